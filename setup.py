@@ -1,0 +1,14 @@
+"""Build the solver's compiled core; everything else is in pyproject.toml."""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "whistkit.solver._dd",
+            sources=["src/whistkit/solver/_dd.c"],
+            extra_compile_args=["-O3", "-std=c11"],
+            optional=True,
+        )
+    ]
+)

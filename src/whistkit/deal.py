@@ -1,0 +1,105 @@
+"""Dealing and PBN deal strings.
+
+A deal is a tuple of four hand masks indexed by seat (N, E, S, W). The PBN form names a
+first seat, then the four hands clockwise from it, each ``spades.hearts.diamonds.clubs``
+with ranks high to low. Hands may be shorter than 13 cards (the solver's endings).
+
+>>> hands = parse_pbn("N:AK.. Q.. J.. T..")
+>>> format_pbn(hands, first=0)
+'N:AK... Q... J... T...'
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from .cards import FULL_DECK, RANKS, CardError, Hand, card_name
+from .seats import SEATS, Seat, left, seat_name
+
+Deal = tuple[Hand, Hand, Hand, Hand]
+
+
+def parse_pbn(text: str, *, full: bool = False) -> Deal:
+    """Read a PBN deal string into four masks indexed by seat.
+
+    With ``full`` each hand must hold exactly 13 cards. Errors name what is wrong.
+    """
+    raw = text.strip()
+    if len(raw) < 2 or raw[1] != ":" or raw[0].upper() not in SEATS:
+        raise CardError(f"deal must start with a seat and a colon, e.g. 'N:...': {text!r}")
+    first = SEATS.index(raw[0].upper())
+    parts = raw[2:].split()
+    if len(parts) != 4:
+        raise CardError(f"deal must have 4 hands separated by spaces, found {len(parts)}")
+    hands = [0, 0, 0, 0]
+    seen = 0
+    for i, part in enumerate(parts):
+        seat = (first + i) & 3
+        suits = part.split(".")
+        if len(suits) != 4:
+            raise CardError(
+                f"hand of {seat_name(seat)} must have 4 suits separated by dots: {part!r}"
+            )
+        m = 0
+        for s, ranks in enumerate(suits):
+            ranks_up = ranks.upper().replace("10", "T")
+            for ch in ranks_up:
+                if ch not in RANKS:
+                    raise CardError(f"hand of {seat_name(seat)}: {ch!r} is not a rank")
+                c = s * 13 + RANKS.index(ch)
+                if (m | seen) >> c & 1:
+                    raise CardError(f"card {card_name(c)} appears twice in the deal")
+                m |= 1 << c
+        hands[seat] = m
+        seen |= m
+    if full:
+        for seat, h in enumerate(hands):
+            if h.bit_count() != 13:
+                raise CardError(
+                    f"hand of {seat_name(seat)} has {h.bit_count()} cards, not 13"
+                )
+    return (hands[0], hands[1], hands[2], hands[3])
+
+
+def format_hand_pbn(hand: Hand) -> str:
+    out = []
+    for s in range(4):
+        bits = (hand >> (13 * s)) & 0x1FFF
+        out.append("".join(RANKS[r] for r in range(12, -1, -1) if bits >> r & 1))
+    return ".".join(out)
+
+
+def format_pbn(hands: Deal | list[Hand], first: Seat = 0) -> str:
+    """The PBN string of a deal, starting from seat ``first``."""
+    return SEATS[first] + ":" + " ".join(
+        format_hand_pbn(hands[(first + i) & 3]) for i in range(4)
+    )
+
+
+@dataclass(frozen=True)
+class DealtHand:
+    """A shuffled deal: the four hands and the last card dealt (which goes to the dealer)."""
+
+    hands: Deal
+    last_card: int
+
+
+def deal_cards(rng: random.Random, dealer: Seat) -> DealtHand:
+    """Shuffle and deal one card at a time clockwise from ``left(dealer)`` (RULES §1.3).
+
+    ``random.Random`` with an int seed gives the same sequence on every machine and
+    Python version, so a seed fixes the deal.
+    """
+    deck = list(range(52))
+    rng.shuffle(deck)
+    hands = [0, 0, 0, 0]
+    seat = left(dealer)
+    for c in deck:
+        hands[seat] |= 1 << c
+        seat = left(seat)
+    assert hands[0] | hands[1] | hands[2] | hands[3] == FULL_DECK
+    return DealtHand((hands[0], hands[1], hands[2], hands[3]), deck[-1])
+
+
+__all__ = ["Deal", "DealtHand", "deal_cards", "format_hand_pbn", "format_pbn", "parse_pbn"]
