@@ -21,8 +21,19 @@ SPADES, HEARTS, DIAMONDS, CLUBS = 0, 1, 2, 3
 SUIT_SYMBOLS = "♠♥♦♣"
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 RANK_NAMES = (
-    "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
-    "Jack", "Queen", "King", "Ace",
+    "Two",
+    "Three",
+    "Four",
+    "Five",
+    "Six",
+    "Seven",
+    "Eight",
+    "Nine",
+    "Ten",
+    "Jack",
+    "Queen",
+    "King",
+    "Ace",
 )
 FULL_DECK = (1 << 52) - 1
 SUIT_BITS = 0x1FFF

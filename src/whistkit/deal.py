@@ -56,9 +56,7 @@ def parse_pbn(text: str, *, full: bool = False) -> Deal:
     if full:
         for seat, h in enumerate(hands):
             if h.bit_count() != 13:
-                raise CardError(
-                    f"hand of {seat_name(seat)} has {h.bit_count()} cards, not 13"
-                )
+                raise CardError(f"hand of {seat_name(seat)} has {h.bit_count()} cards, not 13")
     return (hands[0], hands[1], hands[2], hands[3])
 
 
@@ -72,9 +70,7 @@ def format_hand_pbn(hand: Hand) -> str:
 
 def format_pbn(hands: Deal | list[Hand], first: Seat = 0) -> str:
     """The PBN string of a deal, starting from seat ``first``."""
-    return SEATS[first] + ":" + " ".join(
-        format_hand_pbn(hands[(first + i) & 3]) for i in range(4)
-    )
+    return SEATS[first] + ":" + " ".join(format_hand_pbn(hands[(first + i) & 3]) for i in range(4))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,147 @@
+"""The ``whistkit`` command: play, replay, solve, ...
+
+Errors the user can fix are one line on standard error and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+EXIT_USAGE = 2
+
+
+def default_data_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("whistkit", appauthor=False))
+
+
+def _parse_options(items: Sequence[str]) -> dict[str, Any]:
+    """``--option key=value`` pairs; values are JSON where they parse (true, 5), else text."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--option must be key=value, not {item!r}")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .record import RecordError, loads, replay, summarize
+
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            text = Path(args.file).read_text(encoding="utf-8")
+    except OSError as e:
+        print(f"whistkit replay: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    except UnicodeDecodeError:
+        print(f"whistkit replay: {args.file} is not UTF-8 text", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        state = replay(loads(text))
+    except RecordError as e:
+        print(str(e), file=sys.stderr)
+        return EXIT_USAGE
+    json.dump(summarize(state), sys.stdout, ensure_ascii=False, indent=None if args.compact else 2)
+    sys.stdout.write("\n")
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from .variants import OptionError, UnknownVariant, get_variant
+
+    try:
+        options = _parse_options(args.option)
+        get_variant(args.variant, options)
+    except (ValueError, OptionError, UnknownVariant) as e:
+        print(f"whistkit play: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.text:
+        print(
+            "whistkit play: the web game is not built yet; use --text for the terminal game",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    from .bots import LEVELS
+    from .text_game import TextGame
+
+    if args.level not in LEVELS:
+        print(
+            f"whistkit play: unknown level {args.level!r}; known: {', '.join(LEVELS)}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    seed = args.seed if args.seed is not None else int.from_bytes(__import__("os").urandom(4))
+    records = Path(args.records) if args.records else default_data_dir() / "records"
+
+    def read_line() -> str | None:
+        line = sys.stdin.readline()
+        return line if line else None
+
+    game = TextGame(
+        variant=args.variant,
+        options=options,
+        seed=seed,
+        level=args.level,
+        records_dir=records,
+        out=sys.stdout,
+        read_line=read_line,
+    )
+    try:
+        return game.run()
+    except KeyboardInterrupt:
+        print()
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .bots import DEFAULT_LEVEL
+
+    parser = argparse.ArgumentParser(
+        prog="whistkit", description="The whist family of card games: play, replay, solve."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    play = sub.add_parser("play", help="play a game against bots")
+    play.add_argument("--text", action="store_true", help="play in the terminal")
+    play.add_argument("--variant", default="felagsvist", help="variant name (default felagsvist)")
+    play.add_argument("--seed", type=int, help="seed for the deals and the bots")
+    play.add_argument("--level", default=DEFAULT_LEVEL, help="bot level")
+    play.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rule option of RULES.md §8, e.g. nolo_aces_low=true (repeatable)",
+    )
+    play.add_argument("--records", help="folder for saved records (default: user data dir)")
+    play.set_defaults(func=cmd_play)
+
+    rep = sub.add_parser("replay", help="validate a record and print its result as JSON")
+    rep.add_argument("file", help="record file, or - for standard input")
+    rep.add_argument("--compact", action="store_true", help="one line of JSON")
+    rep.set_defaults(func=cmd_replay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

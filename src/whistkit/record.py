@@ -1,0 +1,278 @@
+"""Game records in ``whistkit-record/1`` (shared/RECORD.md): read, write, replay, summarise.
+
+A record is the history of a game's actions; replaying it through the rules is how it is
+validated, and :func:`summarize` gives the JSON that ``whistkit replay`` prints.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import CardError, card_name, parse_card
+from .deal import format_pbn, parse_pbn
+from .seats import SIDES, Seat, SeatError, parse_seat, seat_name
+from .state import DEAL, Deal, IllegalAction, State, new_game
+from .variants import OptionError, UnknownVariant, find_variant
+
+FORMAT = "whistkit-record/1"
+
+
+class RecordError(ValueError):
+    """An invalid record. The message is the one line ``whistkit replay`` prints."""
+
+
+@dataclass
+class HandRecord:
+    dealer: Seat
+    hands: tuple[int, int, int, int]
+    play: list[int] = field(default_factory=list)
+    turned: int | None = None  # classic whist: the dealer's face-up card
+    bottom: dict[Seat, int] | None = None  # Swedish: bottom card committed by each seat
+    events: list[dict[str, Any]] | None = None  # laws mode: claims, corrections, calls
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "dealer": seat_name(self.dealer),
+            "deal": format_pbn(self.hands, first=0),
+        }
+        if self.turned is not None:
+            out["turned"] = card_name(self.turned)
+        if self.bottom is not None:
+            out["bottom"] = {seat_name(s): card_name(c) for s, c in self.bottom.items()}
+        out["play"] = [card_name(c) for c in self.play]
+        if self.events:
+            out["events"] = self.events
+        return out
+
+
+@dataclass
+class Record:
+    variant: str
+    options: dict[str, Any] = field(default_factory=dict)
+    players: dict[Seat, str] = field(default_factory=dict)
+    hands: list[HandRecord] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"format": FORMAT, "variant": self.variant, "options": self.options}
+        if self.players:
+            out["players"] = {seat_name(s): n for s, n in sorted(self.players.items())}
+        out["hands"] = [h.to_json() for h in self.hands]
+        return out
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False, indent=1)
+
+
+# -- reading ------------------------------------------------------------------------
+
+
+def _card(value: Any, where: str) -> int:
+    if not isinstance(value, str):
+        raise RecordError(f"{where}: {value!r} is not a card code")
+    try:
+        return parse_card(value)
+    except CardError as e:
+        raise RecordError(f"{where}: {e}") from None
+
+
+def _seat(value: Any, where: str) -> Seat:
+    if not isinstance(value, str):
+        raise RecordError(f"{where}: {value!r} is not a seat")
+    try:
+        return parse_seat(value)
+    except SeatError as e:
+        raise RecordError(f"{where}: {e}") from None
+
+
+def parse_record(data: Any) -> Record:
+    """Check a decoded JSON object's shape and build a :class:`Record` (rules unchecked)."""
+    if not isinstance(data, dict):
+        raise RecordError("record: the top level must be a JSON object")
+    if data.get("format") != FORMAT:
+        raise RecordError(f"record: 'format' must be {FORMAT!r}, not {data.get('format')!r}")
+    variant = data.get("variant")
+    if not isinstance(variant, str):
+        raise RecordError("record: 'variant' is missing")
+    options = data.get("options") or {}
+    if not isinstance(options, dict):
+        raise RecordError("record: 'options' must be an object")
+    players_raw = data.get("players") or {}
+    if not isinstance(players_raw, dict):
+        raise RecordError("record: 'players' must be an object")
+    players = {_seat(k, "players"): str(v) for k, v in players_raw.items()}
+    hands_raw = data.get("hands")
+    if not isinstance(hands_raw, list):
+        raise RecordError("record: 'hands' must be a list")
+    hands = []
+    for i, h in enumerate(hands_raw, 1):
+        where = f"hand {i}"
+        if not isinstance(h, dict):
+            raise RecordError(f"{where}: must be an object")
+        dealer = _seat(h.get("dealer"), f"{where}, dealer")
+        deal_text = h.get("deal")
+        if not isinstance(deal_text, str):
+            raise RecordError(f"{where}: 'deal' is missing")
+        try:
+            deal = parse_pbn(deal_text, full=True)
+        except CardError as e:
+            raise RecordError(f"{where}, deal: {e}") from None
+        play_raw = h.get("play", [])
+        if not isinstance(play_raw, list):
+            raise RecordError(f"{where}: 'play' must be a list of cards")
+        play = [_card(c, f"{where}, card {k}") for k, c in enumerate(play_raw, 1)]
+        turned = None if h.get("turned") is None else _card(h["turned"], f"{where}, turned")
+        bottom = None
+        if h.get("bottom") is not None:
+            if not isinstance(h["bottom"], dict):
+                raise RecordError(f"{where}: 'bottom' must be an object of seat: card")
+            bottom = {
+                _seat(k, f"{where}, bottom"): _card(v, f"{where}, bottom")
+                for k, v in h["bottom"].items()
+            }
+        events = h.get("events")
+        if events is not None and not (
+            isinstance(events, list) and all(isinstance(e, dict) for e in events)
+        ):
+            raise RecordError(f"{where}: 'events' must be a list of objects")
+        hands.append(HandRecord(dealer, deal, play, turned, bottom, events))
+    return Record(variant=variant, options=options, players=players, hands=hands)
+
+
+def loads(text: str) -> Record:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"record: invalid JSON: {e}") from None
+    return parse_record(data)
+
+
+# -- replaying ------------------------------------------------------------------------
+
+
+def replay(record: Record) -> State:
+    """Replay a record through the rules; raise :class:`RecordError` at the first fault."""
+    try:
+        cls = find_variant(record.variant)
+    except UnknownVariant as e:
+        raise RecordError(f"record: {e}") from None
+    try:
+        variant = cls(record.options)
+    except OptionError as e:
+        raise RecordError(f"record: {e}") from None
+    first_dealer = record.hands[0].dealer if record.hands else 0
+    state = new_game(variant, dealer=first_dealer)
+    for n, hand in enumerate(record.hands, 1):
+        if state.is_over:
+            raise RecordError(
+                f"hand {n}: the game ended after hand {n - 1} (hand played after the game ended)"
+            )
+        if state.phase != DEAL:
+            raise RecordError(
+                f"hand {n}: hand {n - 1} has only {len(state.played)} of 52 cards"
+                " (a hand started before the previous one ended)"
+            )
+        if hand.dealer != state.dealer:
+            raise RecordError(
+                f"hand {n}: dealer is {seat_name(hand.dealer)} but the deal passes to"
+                f" {seat_name(state.dealer)} (dealer out of rotation)"
+            )
+        try:
+            state = state.apply(Deal(hand.hands, hand.turned))
+            for action in variant.record_actions(state, hand):
+                state = state.apply(action)
+        except IllegalAction as e:
+            raise RecordError(f"hand {n}: {e}") from None
+        if len(hand.play) > 52:
+            raise RecordError(f"hand {n}: {len(hand.play)} cards played (a hand has 52)")
+        for card in hand.play:
+            trick = state.trick_number
+            try:
+                state = variant.replay_card(state, card, hand)
+            except IllegalAction as e:
+                raise RecordError(f"hand {n}, trick {trick}: {e}") from None
+    return state
+
+
+def record_of(state: State, players: Mapping[Seat, str] | None = None) -> Record:
+    """The record of a game so far."""
+    variant = state.variant
+    rec = Record(variant=variant.name, options=variant.options_dict(), players=dict(players or {}))
+    dealers = [r.dealer for r in state.results]
+    if state.phase != DEAL and len(dealers) < state.hand_number:
+        dealers.append(state.dealer)
+    current: HandRecord | None = None
+    for action in state.actions():
+        if isinstance(action, Deal):
+            current = HandRecord(
+                dealer=dealers[len(rec.hands)], hands=action.hands, turned=action.turned
+            )
+            rec.hands.append(current)
+        elif current is None:
+            raise AssertionError("an action before the first deal")
+        elif isinstance(action, int):
+            current.play.append(action)
+        else:
+            variant.record_special(current, action)
+    return rec
+
+
+def dumps(state: State, players: Mapping[Seat, str] | None = None) -> str:
+    return record_of(state, players).dumps()
+
+
+def _sides(pair: tuple[int, int]) -> dict[str, int]:
+    return {SIDES[0]: pair[0], SIDES[1]: pair[1]}
+
+
+def summarize(state: State) -> dict[str, Any]:
+    """The JSON object ``whistkit replay`` prints (RECORD.md)."""
+    variant = state.variant
+    hands: list[dict[str, Any]] = []
+    for r in state.results:
+        entry: dict[str, Any] = {
+            "number": r.number,
+            "dealer": seat_name(r.dealer),
+            "leader": seat_name(r.leader),
+            "contract": r.contract.code,
+        }
+        entry.update(variant.summary_contract(r.contract, r.extra))
+        entry["tricks"] = _sides(r.tricks)
+        entry["points"] = _sides(r.points)
+        entry.update(variant.summary_points(r.extra))
+        entry["score"] = _sides(r.score)
+        hands.append(entry)
+    if state.phase != DEAL and not state.is_over:
+        entry = {
+            "number": state.hand_number,
+            "dealer": seat_name(state.dealer),
+            "leader": seat_name(state.first_leader),
+            "contract": state.contract.code if state.contract else None,
+        }
+        if state.contract is not None:
+            entry.update(variant.summary_contract(state.contract, {"turned": state.turned}))
+        entry["tricks"] = _sides(state.tricks)
+        entry["points"] = None
+        entry["score"] = _sides(state.score)
+        hands.append(entry)
+    out: dict[str, Any] = {"variant": variant.name, "hands": hands}
+    out.update(variant.summary_match(state))
+    out["score"] = _sides(state.score)
+    out["winner"] = state.winner
+    return out
+
+
+__all__ = [
+    "FORMAT",
+    "HandRecord",
+    "Record",
+    "RecordError",
+    "dumps",
+    "loads",
+    "parse_record",
+    "record_of",
+    "replay",
+    "summarize",
+]

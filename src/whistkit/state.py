@@ -1,0 +1,416 @@
+"""The immutable game state: phases, legal actions, check / is_legal / apply, views.
+
+A game moves through phases (OpenSpiel's hearts): ``deal`` (waiting for a :class:`Deal`,
+the chance action), ``bid`` (Swedish bottom cards), ``play`` (tricks) and ``over``. After
+the 13th trick the variant scores the hand and the state returns to ``deal`` for the next
+hand, or ends in ``over``.
+
+Every action comes in three forms (pokerkit): :meth:`State.check` raises
+:class:`IllegalAction` naming the rule, :meth:`State.is_legal` answers yes or no, and
+:meth:`State.apply` returns the new state. A play is the card itself (an int).
+
+>>> from whistkit.state import new_game, Deal
+>>> from whistkit.deal import parse_pbn
+>>> s = new_game("felagsvist", dealer=3)
+>>> s = s.apply(Deal(parse_pbn(
+...     "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432")))
+>>> s.contract.code, s.to_play
+('H', 0)
+>>> s.apply(s.legal_actions()[0]).trick
+(0,)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Union
+
+from .cards import FULL_DECK, SUIT_MASKS, Card, Hand, card_name, iter_cards
+from .seats import Seat, left, seat_name
+
+if TYPE_CHECKING:
+    from .variants.base import Variant
+
+DEAL, BID, PLAY, OVER = "deal", "bid", "play", "over"
+
+# Within one suit a higher card index is a higher rank when aces are high; with aces low
+# the ace drops below the two. These keys compare cards of the same suit.
+RANK_KEY_HIGH = tuple(range(52))
+RANK_KEY_ACES_LOW = tuple((c // 13) * 13 + (c % 13 + 1) % 13 for c in range(52))
+
+
+class IllegalAction(ValueError):
+    """An action the rules forbid. ``rule`` names the rule in a few words."""
+
+    def __init__(self, message: str, rule: str) -> None:
+        super().__init__(f"{message} ({rule})")
+        self.rule = rule
+        self.detail = message
+
+
+@dataclass(frozen=True)
+class Deal:
+    """The chance action that starts a hand: four hands indexed by seat.
+
+    ``turned`` is the dealer's face-up last card in classic whist (the trump card).
+    """
+
+    hands: tuple[Hand, Hand, Hand, Hand]
+    turned: Card | None = None
+
+
+@dataclass(frozen=True)
+class Contract:
+    """What a hand is played in: its record code, trump suit and objective."""
+
+    code: str  # RECORD.md codes: H S D C NT NOLO SPEL NOLLSPEL
+    trump: int | None  # suit index or None for no trump
+    misere: bool = False  # each side tries to take few tricks (Nóló, nollspel)
+    declarer: Seat | None = None  # Swedish spel
+    aces_low: bool = False  # the ace ranks below the two (Félagsvist nolo_aces_low)
+    title: str = ""  # e.g. "Grand (no trump)"
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """One finished (or, inside a view, current) hand as the scorer saw it."""
+
+    number: int
+    dealer: Seat
+    leader: Seat
+    contract: Contract
+    tricks: tuple[int, int]
+    points: tuple[int, int]
+    score: tuple[int, int]
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+Action = Union[Card, Deal, "SpecialAction"]
+
+
+@dataclass(frozen=True)
+class SpecialAction:
+    """Base of non-card actions a variant adds (Swedish bottom cards, laws-mode claims)."""
+
+    seat: Seat
+
+
+class _Link:
+    """A cons cell of the action history: O(1) append on an immutable state."""
+
+    __slots__ = ("action", "prev")
+
+    def __init__(self, prev: _Link | None, action: Action) -> None:
+        self.prev = prev
+        self.action = action
+
+
+def _iter_history(link: _Link | None) -> list[Action]:
+    out: list[Action] = []
+    while link is not None:
+        out.append(link.action)
+        link = link.prev
+    out.reverse()
+    return out
+
+
+class State:
+    """An immutable position in a game. Build one with :func:`new_game`.
+
+    The fields are plain attributes (read them, never assign them); every change makes a
+    new state through :meth:`apply`.
+    """
+
+    # the attributes, for type checkers; values live in __dict__ so that a state is copied
+    # with one dict copy on the hot play path
+    variant: Variant
+    phase: str
+    hand_number: int  # 1-based number of the current hand (or of the next, in ``deal``)
+    dealer: Seat  # dealer of the current hand (or of the next, in ``deal``)
+    deal: tuple[Hand, Hand, Hand, Hand] | None  # the hands as dealt
+    turned: Card | None  # classic whist: the dealer's face-up card (public until played)
+    holdings: tuple[Hand, Hand, Hand, Hand]  # cards still held
+    contract: Contract | None
+    first_leader: Seat
+    leader: Seat  # leader of the current trick
+    to_play: Seat  # -1 when nobody is to act (deal phase, game over)
+    trick: tuple[Card, ...]  # cards of the current trick, from its leader
+    tricks: tuple[int, int]  # tricks taken this hand, NS and EW
+    played: tuple[Card, ...]  # this hand's cards in the order played
+    played_mask: Hand
+    trick_winners: tuple[Seat, ...]  # winner of each finished trick of this hand
+    score: tuple[int, int]  # the running score of the game in progress
+    results: tuple[HandResult, ...]
+    winner: str | None  # "NS", "EW", "draw" once the game is over
+    bidding: Any  # variant-specific, immutable
+    extra: Any  # variant-specific match state (games, rubber), immutable
+    history: _Link | None
+
+    def __init__(self, **fields: Any) -> None:
+        self.__dict__.update(fields)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("State is immutable; use apply()")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("State is immutable")
+
+    def replace(self, **changes: Any) -> State:
+        """A copy with some fields changed (for variants; not part of the play API)."""
+        new = object.__new__(State)
+        d = new.__dict__
+        d.update(self.__dict__)
+        d.update(changes)
+        return new
+
+    def __repr__(self) -> str:
+        return (
+            f"<State {self.variant.name} hand {self.hand_number} {self.phase}"
+            f" to_play={seat_name(self.to_play) if self.to_play >= 0 else '-'}"
+            f" trick={[card_name(c) for c in self.trick]} score={self.score}>"
+        )
+
+    # -- queries -------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def needs_deal(self) -> bool:
+        return self.phase == DEAL
+
+    @property
+    def trick_number(self) -> int:
+        """1-based number of the trick in progress (or about to start)."""
+        return len(self.trick_winners) + 1
+
+    def actions(self) -> list[Action]:
+        """The recorded actions of the whole game, in order."""
+        return _iter_history(self.history)
+
+    def legal_mask(self) -> Hand:
+        """The legal cards of the seat to play, as a mask (strict rules)."""
+        hand = self.holdings[self.to_play]
+        if self.trick:
+            follow = hand & SUIT_MASKS[self.trick[0] // 13]
+            if follow:
+                return follow
+        return hand
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the seat to act; empty in ``deal`` and ``over``."""
+        if self.phase == PLAY:
+            if self.variant.laws:
+                return self.variant.play_actions(self)
+            hand = self.holdings[self.to_play]
+            if self.trick:
+                follow = hand & SUIT_MASKS[self.trick[0] // 13]
+                if follow:
+                    hand = follow
+            out: list[Action] = []
+            while hand:
+                low = hand & -hand
+                out.append(low.bit_length() - 1)
+                hand ^= low
+            return out
+        if self.phase == BID:
+            return self.variant.bid_actions(self)
+        return []
+
+    def check(self, action: Action) -> None:
+        """Raise :class:`IllegalAction` naming the rule if ``action`` is not legal now."""
+        if self.phase == OVER:
+            raise IllegalAction("the game is over", "no action after the game ended")
+        if isinstance(action, Deal):
+            if self.phase != DEAL:
+                raise IllegalAction(
+                    f"hand {self.hand_number} is still in progress",
+                    "a hand cannot start before the previous one ended",
+                )
+            self.variant.check_deal(self, action)
+            return
+        if self.phase == DEAL:
+            raise IllegalAction("no hand has been dealt", "deal first")
+        if self.phase == BID:
+            self.variant.check_bid(self, action)
+            return
+        self.variant.check_play(self, action)
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            self.check(action)
+        except IllegalAction:
+            return False
+        return True
+
+    def apply(self, action: Action) -> State:
+        """The state after ``action``; raises :class:`IllegalAction` if it is not legal."""
+        if self.phase == PLAY and type(action) is int and not self.variant.laws:
+            hand = self.holdings[self.to_play]
+            if not (0 <= action < 52 and hand >> action & 1) or (
+                self.trick
+                and action // 13 != self.trick[0] // 13
+                and hand & SUIT_MASKS[self.trick[0] // 13]
+            ):
+                self.check(action)
+            return self._play(action)
+        self.check(action)
+        if isinstance(action, Deal):
+            return self.variant.start_hand(self, action)
+        if self.phase == BID:
+            return self.variant.apply_bid(self, action)
+        return self.variant.apply_play(self, action)
+
+    # -- the hot path: one legal card in strict play --------------------------------
+
+    def _play(self, card: Card) -> State:
+        new = object.__new__(State)
+        d = new.__dict__
+        d.update(self.__dict__)
+        seat = self.to_play
+        holdings = list(self.holdings)
+        holdings[seat] ^= 1 << card
+        d["holdings"] = (holdings[0], holdings[1], holdings[2], holdings[3])
+        d["played"] = self.played + (card,)
+        d["played_mask"] = self.played_mask | (1 << card)
+        d["history"] = _Link(self.history, card)
+        trick = self.trick + (card,)
+        if len(trick) < 4:
+            d["trick"] = trick
+            d["to_play"] = (seat + 1) & 3
+        else:
+            w = (self.leader + trick_winner_index(trick, self.contract)) & 3  # type: ignore[arg-type]
+            tricks = self.tricks
+            d["tricks"] = (tricks[0] + 1, tricks[1]) if w & 1 == 0 else (tricks[0], tricks[1] + 1)
+            d["trick_winners"] = self.trick_winners + (w,)
+            d["trick"] = ()
+            d["leader"] = w
+            d["to_play"] = w
+            if len(d["trick_winners"]) == 13:
+                return self.variant.finish_hand(new)
+        return new
+
+    # -- views ---------------------------------------------------------------------
+
+    def view(self, seat: Seat) -> View:
+        """Exactly what ``seat`` may know: its own cards and what is public."""
+        legal: tuple[Action, ...] = ()
+        if self.to_play == seat and self.phase in (PLAY, BID):
+            legal = tuple(self.legal_actions())
+        sizes = tuple(h.bit_count() for h in self.holdings)
+        return View(
+            seat=seat,
+            variant=self.variant.name,
+            options=self.variant.options_dict(),
+            phase=self.phase,
+            hand_number=self.hand_number,
+            dealer=self.dealer,
+            contract=self.variant.public_contract(self, seat),
+            hand=self.holdings[seat],
+            hand_sizes=(sizes[0], sizes[1], sizes[2], sizes[3]),
+            first_leader=self.first_leader,
+            leader=self.leader,
+            to_play=self.to_play,
+            trick=self.trick,
+            played=self.played,
+            trick_winners=self.trick_winners,
+            tricks=self.tricks,
+            score=self.score,
+            results=self.results,
+            winner=self.winner,
+            legal=legal,
+            public=self.variant.public_info(self, seat),
+        )
+
+
+@dataclass(frozen=True)
+class View:
+    """What one seat knows. Bots and web clients receive only this."""
+
+    seat: Seat
+    variant: str
+    options: Mapping[str, Any]
+    phase: str
+    hand_number: int
+    dealer: Seat
+    contract: Contract | None
+    hand: Hand
+    hand_sizes: tuple[int, int, int, int]
+    first_leader: Seat
+    leader: Seat
+    to_play: Seat
+    trick: tuple[Card, ...]
+    played: tuple[Card, ...]
+    trick_winners: tuple[Seat, ...]
+    tricks: tuple[int, int]
+    score: tuple[int, int]
+    results: tuple[HandResult, ...]
+    winner: str | None
+    legal: tuple[Action, ...]
+    public: Mapping[str, Any]  # turned card, revealed bottom cards, exposed cards...
+
+    def plays(self) -> Iterator[tuple[Seat, Card]]:
+        """(seat, card) for every card played this hand, in order."""
+        leader = self.first_leader
+        for i, card in enumerate(self.played):
+            t, pos = divmod(i, 4)
+            if pos == 0 and t > 0:
+                leader = self.trick_winners[t - 1]
+            yield (leader + pos) & 3, card
+
+    def unseen(self) -> Hand:
+        """Cards this seat has not seen: neither its own nor played."""
+        seen = self.hand
+        for c in self.played:
+            seen |= 1 << c
+        return FULL_DECK & ~seen
+
+
+def trick_winner_index(trick: tuple[Card, ...], contract: Contract) -> int:
+    """Position (0 = leader) of the card that wins a complete or partial trick."""
+    keys = RANK_KEY_ACES_LOW if contract.aces_low else RANK_KEY_HIGH
+    trump = contract.trump
+    best = 0
+    best_card = trick[0]
+    best_suit = best_card // 13
+    for i in range(1, len(trick)):
+        c = trick[i]
+        s = c // 13
+        if s == best_suit:
+            if keys[c] > keys[best_card]:
+                best, best_card = i, c
+        elif s == trump:
+            best, best_card, best_suit = i, c, s
+    return best
+
+
+def new_game(
+    variant: str | Variant, options: Mapping[str, Any] | None = None, *, dealer: Seat = 0
+) -> State:
+    """A new game waiting for its first deal; ``dealer`` deals the first hand."""
+    from .variants import get_variant
+
+    v = get_variant(variant, options) if isinstance(variant, str) else variant
+    return v.new_state(dealer)
+
+
+__all__ = [
+    "BID",
+    "DEAL",
+    "OVER",
+    "PLAY",
+    "Action",
+    "Contract",
+    "Deal",
+    "HandResult",
+    "IllegalAction",
+    "SpecialAction",
+    "State",
+    "View",
+    "iter_cards",
+    "left",
+    "new_game",
+    "trick_winner_index",
+]

@@ -1,0 +1,205 @@
+"""``whistkit play --text``: a game in the terminal, you at S with a bot partner at N.
+
+It reads one line per answer, so it works with input piped in. At a prompt you type a card
+(``QH``, ``qh``, ``10h``) or its number in your hand, ``?`` for the legal cards, ``n`` for a
+new game or ``q`` to quit.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from .bots import make_bot
+from .cards import CardError, card_name, parse_card, sorted_for_display
+from .game import Game
+from .record import dumps
+from .seats import SIDES, SOUTH, seat_name
+from .state import HandResult, IllegalAction
+
+HUMAN = SOUTH
+PLAYERS = {0: "Bot (partner)", 1: "Bot", 2: "You", 3: "Bot"}
+
+
+class TextGame:
+    def __init__(
+        self,
+        *,
+        variant: str,
+        options: Mapping[str, Any] | None,
+        seed: int,
+        level: str,
+        records_dir: Path,
+        out: TextIO,
+        read_line: Callable[[], str | None],
+    ) -> None:
+        self.variant = variant
+        self.options = options
+        self.level = level
+        self.records_dir = records_dir
+        self.out = out
+        self.read_line = read_line
+        self.seed = seed
+        self.game = self._new_game(seed)
+
+    def _new_game(self, seed: int) -> Game:
+        bots = {seat: make_bot(self.level) for seat in range(4) if seat != HUMAN}
+        self.seed = seed
+        return Game(self.variant, self.options, seed=seed, bots=bots)
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    # -- display -------------------------------------------------------------------
+
+    def hand_line(self) -> tuple[str, list[int]]:
+        cards = sorted_for_display(self.game.state.holdings[HUMAN])
+        parts = [f"{i}:{card_name(c)}" for i, c in enumerate(cards, 1)]
+        return "  ".join(parts), cards
+
+    def show_table(self) -> None:
+        s = self.game.state
+        self.say()
+        self.say(f"{s.variant.describe(s)}   (dealer {seat_name(s.dealer)})")
+        for key, value in s.variant.public_info(s, HUMAN).items():
+            self.say(f"  {key}: {value}")
+        self.say(
+            f"Score: NS {s.score[0]}  EW {s.score[1]}   this hand: NS {s.tricks[0]}"
+            f" tricks, EW {s.tricks[1]}"
+        )
+        if s.trick_winners:
+            last = s.played[-4 - len(s.trick) : len(s.played) - len(s.trick)]
+            self.say(
+                f"Last trick won by {seat_name(s.trick_winners[-1])}: "
+                + " ".join(card_name(c) for c in last)
+            )
+        if s.trick:
+            self.say(
+                "Trick: "
+                + "  ".join(
+                    f"{seat_name((s.leader + i) & 3)} {card_name(c)}" for i, c in enumerate(s.trick)
+                )
+            )
+        else:
+            self.say("You lead.")
+        line, _ = self.hand_line()
+        self.say(f"Your hand: {line}")
+
+    def show_hand_result(self, r: HandResult) -> None:
+        self.say(
+            f"Hand {r.number} over: tricks NS {r.tricks[0]}, EW {r.tricks[1]};"
+            f" points NS +{r.points[0]}, EW +{r.points[1]}; score NS {r.score[0]}, EW {r.score[1]}"
+        )
+
+    # -- the loop ------------------------------------------------------------------
+
+    def run(self) -> int:
+        self.say(
+            f"whistkit: {self.game.variant.title}. You are S; your partner N and the"
+            f" opponents E and W are bots ({self.level}). Seed {self.seed}."
+        )
+        while True:
+            outcome = self.play_one()
+            path = self.save()
+            if outcome == "quit":
+                self.say(f"Game saved to {path}")
+                return 0
+            if outcome == "new":
+                self.say(f"Game saved to {path}. New game.")
+                self.game = self._new_game(random.Random(self.seed).randrange(1 << 31))
+                continue
+            s = self.game.state
+            self.say()
+            self.say(f"Game over. Final score: NS {s.score[0]}, EW {s.score[1]}.")
+            winner = s.winner
+            if winner == "draw":
+                self.say("The game is a draw.")
+            else:
+                who = "you and your partner" if winner == SIDES[0] else "the opponents"
+                self.say(f"{winner} win ({who}).")
+            self.say(f"Record saved to {path}")
+            self.say("Type n for a new game, anything else quits.")
+            answer = self.read_line()
+            if answer is None or answer.strip().lower() != "n":
+                return 0
+            self.game = self._new_game(random.Random(self.seed).randrange(1 << 31))
+
+    def play_one(self) -> str:
+        """Play until the game ends ("over"), or the player asks for "new" or "quit"."""
+        shown_results = 0
+        while True:
+            for seat, action in self.game.run_bots():
+                if type(action) is int:
+                    self.say(f"{seat_name(seat)} plays {card_name(action)}")
+                else:
+                    self.say(f"{seat_name(seat)}: {action}")
+            s = self.game.state
+            while shown_results < len(s.results):
+                self.show_hand_result(s.results[shown_results])
+                shown_results += 1
+            if s.is_over:
+                return "over"
+            self.show_table()
+            answer = self.ask()
+            if answer in ("quit", "new"):
+                return answer
+
+    def ask(self) -> str:
+        """Read answers until one card is played; returns "played", "new" or "quit"."""
+        while True:
+            self.out.write("Your card (? for help): ")
+            self.out.flush()
+            line = self.read_line()
+            if line is None:
+                self.say()
+                return "quit"
+            text = line.strip()
+            if not text:
+                continue
+            low = text.lower()
+            if low in ("q", "quit"):
+                return "quit"
+            if low in ("n", "new"):
+                return "new"
+            if low in ("?", "h", "help"):
+                legal = [a for a in self.game.state.legal_actions() if type(a) is int]
+                self.say(
+                    "Legal cards: "
+                    + " ".join(card_name(c) for c in sorted_for_display(sum(1 << c for c in legal)))
+                )
+                self.say("Type a card (QH, 10h) or its number; n new game; q quit.")
+                continue
+            action = self.parse_answer(text)
+            if action is None:
+                continue
+            try:
+                self.game.act(action)
+            except IllegalAction as e:
+                self.say(f"Refused: {e}")
+                continue
+            self.say(f"S plays {card_name(action)}")
+            return "played"
+
+    def parse_answer(self, text: str) -> int | None:
+        _, cards = self.hand_line()
+        if text.isdigit():
+            k = int(text)
+            if 1 <= k <= len(cards):
+                return cards[k - 1]
+            self.say(f"Refused: there is no card number {k} (you hold {len(cards)} cards)")
+            return None
+        try:
+            return parse_card(text)
+        except CardError as e:
+            self.say(f"Refused: {e}")
+            return None
+
+    def save(self) -> Path:
+        self.records_dir.mkdir(parents=True, exist_ok=True)
+        s = self.game.state
+        n = len(list(self.records_dir.glob("*.json")))
+        path = self.records_dir / f"{s.variant.name}-seed{self.seed}-{n + 1:04d}.json"
+        path.write_text(dumps(s, PLAYERS), encoding="utf-8")
+        return path

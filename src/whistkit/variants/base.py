@@ -1,0 +1,353 @@
+"""What every variant shares: options, the deal, strict trick play, the end of a hand.
+
+A variant is a class with an explicit frozen options dataclass (one field per rule
+option of RULES.md §8, each with its rule in a comment) and hooks for its phases. The
+state machine in :mod:`whistkit.state` calls the hooks; the strict play of a legal card
+runs in the state's own fast path and never reaches the variant until the hand ends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name, iter_cards
+from ..seats import SIDES, Seat, left, seat_name
+from ..state import (
+    DEAL,
+    OVER,
+    PLAY,
+    Action,
+    Contract,
+    Deal,
+    HandResult,
+    IllegalAction,
+    State,
+    _Link,
+)
+
+if TYPE_CHECKING:
+    from ..record import HandRecord
+
+
+class OptionError(ValueError):
+    """An unknown option or a value the option does not take."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """Options every variant has (RULES.md §1.6, §6)."""
+
+    # §1.6: "strict" accepts only legal cards; "laws" lets a human play irregularly and
+    # rules on it by §6 (bots always play strict)
+    play_mode: str = "strict"
+
+    # the values each option takes, for options whose values are a closed set
+    CHOICES: ClassVar[Mapping[str, tuple[Any, ...]]] = {"play_mode": ("strict", "laws")}
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any] | None) -> Options:
+        """Build options from a mapping, refusing unknown keys and wrong values by name."""
+        values = dict(values or {})
+        known = {f.name: f for f in dataclasses.fields(cls)}
+        kwargs: dict[str, Any] = {}
+        for key, value in values.items():
+            f = known.get(key)
+            if f is None:
+                raise OptionError(
+                    f"unknown option {key!r}; this variant takes: {', '.join(sorted(known))}"
+                )
+            default = f.default
+            if isinstance(default, bool):
+                if not isinstance(value, bool):
+                    raise OptionError(f"option {key!r} must be true or false, not {value!r}")
+            elif isinstance(default, int):
+                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                    raise OptionError(f"option {key!r} must be a positive integer, not {value!r}")
+            elif isinstance(default, str):
+                choices = cls.CHOICES.get(key, ())
+                if value not in choices:
+                    raise OptionError(
+                        f"option {key!r} must be one of {', '.join(map(str, choices))},"
+                        f" not {value!r}"
+                    )
+            kwargs[key] = value
+        opts = cls(**kwargs)
+        opts.validate()
+        return opts
+
+    def validate(self) -> None:
+        """Cross-field checks; raise :class:`OptionError`."""
+        if self.play_mode == "laws":
+            raise OptionError(
+                "option 'play_mode': 'laws' (RULES.md §6) is not implemented yet; use 'strict'"
+            )
+
+    def changed(self) -> dict[str, Any]:
+        """The options that differ from their defaults (what a record stores)."""
+        default = type(self)()
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != getattr(default, f.name)
+        }
+
+
+@dataclass(frozen=True)
+class HandScore:
+    """What a variant's scorer decides at the end of a hand."""
+
+    points: tuple[int, int]
+    score: tuple[int, int]
+    winner: str | None = None  # set when the game (or match) is over: "NS", "EW", "draw"
+    extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # for the record
+    match: Any = None  # the variant's new match state (games, rubber)
+    next_dealer: Seat | None = None  # default: left of the dealer
+    tricks: tuple[int, int] | None = None  # tricks after penalties, if they changed
+
+
+class Variant:
+    """Base class of the variants. Subclasses set the class attributes and hooks."""
+
+    name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    title: ClassVar[str]
+    options_class: ClassVar[type[Options]] = Options
+    uses_turned_card: ClassVar[bool] = False
+
+    def __init__(self, options: Options | Mapping[str, Any] | None = None) -> None:
+        if options is None or isinstance(options, Mapping):
+            options = self.options_class.from_dict(options)
+        if not isinstance(options, self.options_class):
+            raise OptionError(f"{self.name} takes {self.options_class.__name__}")
+        self.options = options
+        self.laws = options.play_mode == "laws"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.options.changed()!r})"
+
+    def options_dict(self) -> dict[str, Any]:
+        return self.options.changed()
+
+    # -- game start and deal -------------------------------------------------------
+
+    def initial_match(self) -> Any:
+        """The variant's match state before the first hand (games won, rubber)."""
+        return None
+
+    def new_state(self, dealer: Seat) -> State:
+        return State(
+            variant=self,
+            phase=DEAL,
+            hand_number=1,
+            dealer=dealer & 3,
+            deal=None,
+            turned=None,
+            holdings=(0, 0, 0, 0),
+            contract=None,
+            first_leader=left(dealer & 3),
+            leader=left(dealer & 3),
+            to_play=-1,
+            trick=(),
+            tricks=(0, 0),
+            played=(),
+            played_mask=0,
+            trick_winners=(),
+            score=(0, 0),
+            results=(),
+            winner=None,
+            bidding=None,
+            extra=self.initial_match(),
+            history=None,
+        )
+
+    def check_deal(self, state: State, deal: Deal) -> None:
+        hands = deal.hands
+        if len(hands) != 4:
+            raise IllegalAction("a deal has four hands", "52 cards, 13 each")
+        union = 0
+        for seat, h in enumerate(hands):
+            if h.bit_count() != 13 or h & ~FULL_DECK:
+                raise IllegalAction(
+                    f"{seat_name(seat)} is dealt {h.bit_count()} cards", "13 cards each"
+                )
+            if union & h:
+                raise IllegalAction(
+                    f"{card_name((union & h).bit_length() - 1)} is dealt twice", "52 cards"
+                )
+            union |= h
+        if self.uses_turned_card:
+            if deal.turned is None:
+                raise IllegalAction("no turned-up card", "the dealer's last card is trump")
+            if not hands[state.dealer] >> deal.turned & 1:
+                raise IllegalAction(
+                    f"turned card {card_name(deal.turned)} is not in the dealer's hand",
+                    "the dealer's last card is turned up",
+                )
+        elif deal.turned is not None:
+            raise IllegalAction(f"{self.title} turns up no card", "no turned-up card")
+
+    def contract_for(self, state: State, deal: Deal) -> Contract | None:
+        """The contract fixed by the deal, or None if bidding decides it."""
+        raise NotImplementedError
+
+    def start_hand(self, state: State, deal: Deal) -> State:
+        contract = self.contract_for(state, deal)
+        leader = left(state.dealer)
+        return state.replace(
+            phase=PLAY,
+            deal=deal.hands,
+            turned=deal.turned,
+            holdings=deal.hands,
+            contract=contract,
+            first_leader=leader,
+            leader=leader,
+            to_play=leader,
+            trick=(),
+            tricks=(0, 0),
+            played=(),
+            played_mask=0,
+            trick_winners=(),
+            bidding=None,
+            history=_Link(state.history, deal),
+        )
+
+    # -- bidding (Swedish); the base has none ---------------------------------------
+
+    def bid_actions(self, state: State) -> list[Action]:
+        return []
+
+    def check_bid(self, state: State, action: Action) -> None:
+        raise IllegalAction(f"{self.title} has no bidding", "no bidding")
+
+    def apply_bid(self, state: State, action: Action) -> State:
+        raise IllegalAction(f"{self.title} has no bidding", "no bidding")
+
+    # -- play ----------------------------------------------------------------------
+
+    def play_actions(self, state: State) -> list[Action]:
+        return list(iter_cards(state.legal_mask()))
+
+    def check_play(self, state: State, action: Action) -> None:
+        """Strict play: the seat to play plays a card it holds, following suit."""
+        seat = state.to_play
+        who = seat_name(seat)
+        if type(action) is not int:
+            raise IllegalAction(f"{who} is to play a card, not {action!r}", "play a card")
+        card = action
+        if not 0 <= card < 52:
+            raise IllegalAction(f"{card!r} is not a card", "play a card")
+        hand = state.holdings[seat]
+        if not hand >> card & 1:
+            if state.played_mask >> card & 1:
+                raise IllegalAction(
+                    f"{who} played {card_name(card)} but it was already played",
+                    "card played twice",
+                )
+            raise IllegalAction(
+                f"{who} played {card_name(card)} but does not hold it", "card not in hand"
+            )
+        if state.trick:
+            led = state.trick[0] // 13
+            if card // 13 != led and hand & SUIT_MASKS[led]:
+                raise IllegalAction(
+                    f"{who} played {card_name(card)} but holds a {SUIT_NAMES[led][:-1]}",
+                    "must follow suit",
+                )
+
+    def apply_play(self, state: State, action: Action) -> State:
+        """Apply a play the state's fast path did not take (laws mode overrides this)."""
+        assert type(action) is int
+        return state._play(action)
+
+    # -- end of hand ---------------------------------------------------------------
+
+    def score_hand(self, state: State) -> HandScore:
+        raise NotImplementedError
+
+    def hand_extra(self, state: State) -> dict[str, Any]:
+        return {}
+
+    def finish_hand(self, state: State) -> State:
+        """Score the 13th trick's hand and move to the next deal or the end."""
+        assert state.contract is not None
+        hs = self.score_hand(state)
+        tricks = hs.tricks if hs.tricks is not None else state.tricks
+        result = HandResult(
+            number=state.hand_number,
+            dealer=state.dealer,
+            leader=state.first_leader,
+            contract=state.contract,
+            tricks=tricks,
+            points=hs.points,
+            score=hs.score,
+            extra=hs.extra,
+        )
+        next_dealer = left(state.dealer) if hs.next_dealer is None else hs.next_dealer
+        common: dict[str, Any] = {
+            "results": state.results + (result,),
+            "score": hs.score,
+            "extra": hs.match,
+            "winner": hs.winner,
+            "to_play": -1,
+            "tricks": tricks,
+        }
+        if hs.winner is not None:
+            return state.replace(phase=OVER, **common)
+        return state.replace(
+            phase=DEAL,
+            hand_number=state.hand_number + 1,
+            dealer=next_dealer,
+            **common,
+        )
+
+    # -- what each seat sees ---------------------------------------------------------
+
+    def public_contract(self, state: State, seat: Seat) -> Contract | None:
+        return state.contract
+
+    def public_info(self, state: State, seat: Seat) -> dict[str, Any]:
+        """Public facts beyond the cards played (turned card, revealed bottom cards)."""
+        return {}
+
+    def describe(self, state: State) -> str:
+        """One line above the table, e.g. "Hand 3 of 12 - Grand (no trump)"."""
+        title = state.contract.title if state.contract else "bidding"
+        return f"Hand {state.hand_number} - {title}"
+
+    # -- records (RECORD.md) --------------------------------------------------------
+
+    def record_actions(self, state: State, hand: HandRecord) -> list[Action]:
+        """The actions between a record's deal and its first card (Swedish bottom cards)."""
+        return []
+
+    def replay_card(self, state: State, card: int, hand: HandRecord) -> State:
+        """Apply one recorded card (laws mode interleaves the hand's events here)."""
+        return state.apply(card)
+
+    def record_special(self, hand: HandRecord, action: Action) -> None:
+        """Write a non-card action into a hand's record."""
+        raise ValueError(f"{self.title} records no action {action!r}")
+
+    def summary_contract(self, contract: Contract, extra: Mapping[str, Any]) -> dict[str, Any]:
+        """Keys beside "contract" in ``whistkit replay`` (declarer, turned card)."""
+        return {}
+
+    def summary_points(self, extra: Mapping[str, Any]) -> dict[str, Any]:
+        """Keys beside "points" (English honours and penalties)."""
+        return {}
+
+    def summary_match(self, state: State) -> dict[str, Any]:
+        """Top-level keys of ``whistkit replay`` before "score" (games, rubber)."""
+        return {}
+
+
+def winner_of(score: tuple[int, int]) -> str:
+    if score[0] == score[1]:
+        return "draw"
+    return SIDES[0] if score[0] > score[1] else SIDES[1]
+
+
+__all__ = ["HandScore", "OptionError", "Options", "Variant", "winner_of"]
