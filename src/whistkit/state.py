@@ -387,13 +387,24 @@ def trick_winner_index(trick: tuple[Card, ...], contract: Contract) -> int:
 
 
 def new_game(
-    variant: str | Variant, options: Mapping[str, Any] | None = None, *, dealer: Seat = 0
+    variant: str | Variant,
+    options: Mapping[str, Any] | None = None,
+    *,
+    dealer: Seat = 0,
+    hand_number: int = 1,
 ) -> State:
-    """A new game waiting for its first deal; ``dealer`` deals the first hand."""
+    """A new game waiting for its first deal; ``dealer`` deals the first hand.
+
+    ``hand_number`` starts the game at a later hand (its contract in Félagsvist's cycle)
+    with the score at 0-0: for studying one hand, e.g. in duplicate matches.
+    """
     from .variants import get_variant
 
     v = get_variant(variant, options) if isinstance(variant, str) else variant
-    return v.new_state(dealer)
+    if hand_number < 1:
+        raise ValueError(f"hand_number must be 1 or more, not {hand_number}")
+    state = v.new_state(dealer)
+    return state if hand_number == 1 else state.replace(hand_number=hand_number)
 
 
 __all__ = [
