@@ -106,6 +106,8 @@ class HandScore:
     match: Any = None  # the variant's new match state (games, rubber)
     next_dealer: Seat | None = None  # default: left of the dealer
     tricks: tuple[int, int] | None = None  # tricks after penalties, if they changed
+    # the score the next hand starts from, if not ``score`` (a new game of a rubber)
+    next_score: tuple[int, int] | None = None
 
 
 class Variant:
@@ -130,6 +132,11 @@ class Variant:
 
     def options_dict(self) -> dict[str, Any]:
         return self.options.changed()
+
+    @classmethod
+    def select(cls, name: str, options: Mapping[str, Any] | None) -> type[Variant]:
+        """The class ``name`` means with these options ("whist" with American scoring)."""
+        return cls
 
     # -- game start and deal -------------------------------------------------------
 
@@ -225,6 +232,10 @@ class Variant:
     def apply_bid(self, state: State, action: Action) -> State:
         raise IllegalAction(f"{self.title} has no bidding", "no bidding")
 
+    def card_action(self, state: State, seat: Seat, card: int) -> Action:
+        """The action a seat means by naming ``card`` now (a Swedish bottom card in bidding)."""
+        return card
+
     # -- play ----------------------------------------------------------------------
 
     def play_actions(self, state: State) -> list[Action]:
@@ -270,6 +281,13 @@ class Variant:
     def hand_extra(self, state: State) -> dict[str, Any]:
         return {}
 
+    def penalised_revokes(self, state: State, method: str) -> list[tuple[int, str]]:
+        """``(offending side, method)`` per revoke penalised this hand (laws mode, §6.4).
+
+        ``method`` is the variant's default; English ``claimant_choice`` is resolved here.
+        """
+        return []
+
     def finish_hand(self, state: State) -> State:
         """Score the 13th trick's hand and move to the next deal or the end."""
         assert state.contract is not None
@@ -288,7 +306,7 @@ class Variant:
         next_dealer = left(state.dealer) if hs.next_dealer is None else hs.next_dealer
         common: dict[str, Any] = {
             "results": state.results + (result,),
-            "score": hs.score,
+            "score": hs.score if hs.next_score is None or hs.winner else hs.next_score,
             "extra": hs.match,
             "winner": hs.winner,
             "to_play": -1,
@@ -316,6 +334,14 @@ class Variant:
         """One line above the table, e.g. "Hand 3 of 12 - Grand (no trump)"."""
         title = state.contract.title if state.contract else "bidding"
         return f"Hand {state.hand_number} - {title}"
+
+    def describe_result(self, result: HandResult) -> list[str]:
+        """Lines after a hand's result in the terminal game (honours, games won)."""
+        return []
+
+    def describe_match(self, state: State) -> list[str]:
+        """Lines at the end of a game in the terminal game (games, the rubber)."""
+        return []
 
     # -- records (RECORD.md) --------------------------------------------------------
 
