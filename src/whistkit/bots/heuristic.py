@@ -34,7 +34,9 @@ class BeginnerBot:
             # laws mode offers lawful special actions too (calls, claims); a bot plays
             # strict and takes none of them while it has a card to play
             return self.play(view, cards)
-        return rng.choice(list(legal))
+        # a decision the engine waits for (laws mode): the first choice is the plain one
+        # (claim the revoke, add the penalty, expose the card)
+        return legal[0]
 
     def bottom_card(self, choices: list[BottomCard]) -> BottomCard:
         """Red (spel) with enough high cards, else black; the lowest card of the colour."""

@@ -329,6 +329,7 @@ class ClassicWhist(Variant):
     """What English and American whist share: the turned-up trump, forehand leads."""
 
     uses_turned_card = True
+    points_penalties = True
     options: ClassicOptions
 
     @classmethod
