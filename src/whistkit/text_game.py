@@ -17,7 +17,9 @@ from .cards import CardError, card_name, parse_card, sorted_for_display
 from .game import Game
 from .record import dumps
 from .seats import SIDES, SOUTH, seat_name
-from .state import BID, HandResult, IllegalAction
+from .state import BID, Action, HandResult, IllegalAction
+from .variants.laws import Correct, Expose, lawful_mask
+from .variants.swedish import BottomCard
 
 HUMAN = SOUTH
 PLAYERS = {0: "Bot (partner)", 1: "Bot", 2: "You", 3: "Bot"}
@@ -169,6 +171,9 @@ class TextGame:
 
     def ask(self) -> str:
         """Read answers until one card is played; returns "played", "new" or "quit"."""
+        choices = [a for a in self.game.state.legal_actions() if type(a) is not int]
+        if choices and not any(isinstance(a, BottomCard) for a in choices):
+            return self.decide(choices)
         while True:
             self.out.write("Your card (? for help): ")
             self.out.flush()
@@ -191,6 +196,16 @@ class TextGame:
                     + " ".join(card_name(c) for c in sorted_for_display(sum(1 << c for c in legal)))
                 )
                 self.say("Type a card (QH, 10h) or its number; n new game; q quit.")
+                if self.game.variant.laws:
+                    self.say(
+                        "Laws mode: a card that does not follow suit is a revoke;"
+                        " 'correct QH' takes it back before the next trick starts,"
+                        " 'expose QH' shows a card."
+                    )
+                continue
+            word, _, rest = low.partition(" ")
+            if word in ("correct", "expose") and rest and self.game.variant.laws:
+                self.irregular(word, rest)
                 continue
             card = self.parse_answer(text)
             if card is None:
@@ -206,7 +221,58 @@ class TextGame:
                 self.say(f"S commits {card_name(card)} as bottom card")
             else:
                 self.say(f"S plays {card_name(card)}")
+                irr = state.irregular
+                if irr is not None and not lawful_mask(state, HUMAN, irr) >> card & 1:
+                    self.offer_correction()
             return "played"
+
+    def offer_correction(self) -> None:
+        """Right after a revoke, before the bots play on: take it back now or never.
+
+        The bots would turn the trick at once, which establishes the revoke (§6.2).
+        """
+        self.say("That is a revoke: type 'correct CARD' to take it back, or Enter to play on.")
+        self.out.write("Correct? ")
+        self.out.flush()
+        line = self.read_line()
+        word, _, rest = (line or "").strip().lower().partition(" ")
+        if word == "correct" and rest:
+            self.irregular(word, rest)
+
+    def decide(self, choices: list[Action]) -> str:
+        """A decision the rules ask of the human (laws mode): pick one by number."""
+        self.say("You decide: " + "  ".join(f"{i}) {a}" for i, a in enumerate(choices, 1)))
+        while True:
+            self.out.write("Your choice: ")
+            self.out.flush()
+            line = self.read_line()
+            if line is None:
+                self.say()
+                return "quit"
+            text = line.strip().lower()
+            if text in ("q", "quit", "n", "new"):
+                return "quit" if text.startswith("q") else "new"
+            if text.isdigit() and 1 <= int(text) <= len(choices):
+                action = choices[int(text) - 1]
+                self.game.act(action)
+                self.say(f"S {action}")
+                return "played"
+            self.say(f"Refused: type a number from 1 to {len(choices)}")
+
+    def irregular(self, word: str, text: str) -> None:
+        """``correct CARD`` or ``expose CARD`` (laws mode, RULES.md §6)."""
+        try:
+            card = parse_card(text)
+        except CardError as e:
+            self.say(f"Refused: {e}")
+            return
+        action: Action = Correct(HUMAN, card) if word == "correct" else Expose(HUMAN, card)
+        try:
+            self.game.act(action)
+        except IllegalAction as e:
+            self.say(f"Refused: {e}")
+            return
+        self.say(f"S {action}")
 
     def parse_answer(self, text: str) -> int | None:
         _, cards = self.hand_line()
