@@ -139,8 +139,10 @@ class TextGame:
         """Play until the game ends ("over"), or the player asks for "new" or "quit"."""
         shown_results = 0
         while True:
-            for seat, action in self.game.run_bots():
+            while self.game.bot_to_act() is not None:
+                seat, action = self.game.bot_step()
                 if type(action) is int:
+                    self.show_reveals()  # the reveals came before this first card
                     self.say(f"{seat_name(seat)} plays {card_name(action)}")
                 else:
                     self.say(f"{seat_name(seat)}: {action}")
