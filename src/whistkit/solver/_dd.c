@@ -443,7 +443,7 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
             }
         }
         if (card == hint) sc += 200;
-        if (card == kill) sc += 100;
+        if (card == kill && pos == 0) sc += 100;
         mv[i].score = sc;
     }
     sort_moves(mv, n);
@@ -451,63 +451,141 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
 
 /* ------------------------------------------------------------------------ */
 /* Quick tricks (normal play only): tricks the leader's side surely takes by
- * cashing the leader's top cards. Returns the count and the rank winners used. */
+ * cashing top cards, from the leader's hand or, after an entry, from partner's.
+ * Returns the count and the rank winners used. */
 
-static int quick_tricks(const Ctx *c, u64 all, u64 *rw) {
-    int L = c->leader;
+/* consecutive top cards of `all` in suit mask `sm` held by `own`; *low = the lowest */
+static inline int top_run(u64 own, u64 all, u64 sm, u64 *low) {
+    u64 as = all & sm;
+    int k = 0;
+    *low = 0;
+    while (as) {
+        int top = HIBIT(as);
+        if (!((own >> top) & 1)) break;
+        k++;
+        *low = 1ull << top;
+        as ^= 1ull << top;
+    }
+    return k;
+}
+
+/* tricks seat L, on lead, cashes from its own top cards; `spent` = cards partner
+ * plays before (used for the "partner forced to ruff" test). *side_ok tells whether
+ * side suits were counted (in trumps: the opponents' trumps were drawn). */
+static int cash_from(const Ctx *c, int L, u64 all, u64 *rw, int spent, int *side_ok_out) {
     u64 own = c->h[L];
     u64 lho = c->h[(L + 1) & 3], rho = c->h[(L + 3) & 3], pard = c->h[(L + 2) & 3];
     int trump = c->trump;
-    int qt = 0;
-    u64 used = 0;
-    int side_ok = 1, qside = 0;
-    u64 sused = 0;
+    int qt = 0, side_ok = 1, qside = 0;
+    u64 used = 0, sused = 0, low;
     if (trump >= 0) {
         u64 T = SUIT(trump);
         int ol = POPC(lho & T), orr = POPC(rho & T);
         int omax = ol > orr ? ol : orr;
-        /* top trumps in sequence */
-        u64 as = all & T, oh = own & T;
-        int k = 0;
-        u64 low = 0;
-        while (as) {
-            int top = HIBIT(as);
-            if (!((oh >> top) & 1)) break;
-            k++;
-            low = 1ull << top;
-            as ^= 1ull << top;
-        }
+        int k = top_run(own, all, T, &low);
         qt += k;
-        if (k) used |= low;
-        if (k < omax) side_ok = 0; /* opponents keep trumps to ruff with */
+        used |= low;
+        if (k < omax) side_ok = 0; /* the opponents keep trumps to ruff with */
     }
     if (side_ok) {
         for (int s = 0; s < 4; s++) {
             if (s == trump) continue;
-            u64 sm = SUIT(s);
-            u64 as = all & sm, oh = own & sm;
-            int k = 0;
-            u64 low = 0;
-            while (as) {
-                int top = HIBIT(as);
-                if (!((oh >> top) & 1)) break;
-                k++;
-                low = 1ull << top;
-                as ^= 1ull << top;
-            }
-            qside += k;
+            qside += top_run(own, all, SUIT(s), &low);
             sused |= low;
         }
         /* partner must never be forced to ruff (and take the lead) while we cash */
-        if (trump >= 0 && (pard & SUIT(trump)) && POPC(pard & ~SUIT(trump)) < qt + qside)
-            qside = 0;
-        if (qside) {
+        if (trump >= 0 && (pard & SUIT(trump)) &&
+            POPC(pard & ~SUIT(trump)) < qt + qside + spent)
+            side_ok = 0;
+        else if (qside) {
             qt += qside;
             used |= sused;
         }
     }
+    *side_ok_out = side_ok;
     *rw = used;
     return qt;
+}
+
+static int quick_tricks(const Ctx *c, u64 all, u64 *rw) {
+    int L = c->leader, P = (L + 2) & 3;
+    int trump = c->trump;
+    int ok;
+    u64 rw1;
+    int best = cash_from(c, L, all, &rw1, 0, &ok);
+    *rw = rw1;
+    /* entry to partner: a suit the leader holds whose top card partner holds, which
+     * the opponents cannot ruff */
+    u64 own = c->h[L], pard = c->h[P];
+    u64 lho = c->h[(L + 1) & 3], rho = c->h[(L + 3) & 3];
+    for (int s = 0; s < 4; s++) {
+        u64 sm = SUIT(s);
+        u64 as = all & sm;
+        if (!(own & sm) || !(pard & sm)) continue;
+        int top = HIBIT(as);
+        if (!((pard >> top) & 1)) continue;
+        if (trump >= 0 && s != trump) {
+            u64 T = SUIT(trump);
+            if ((!(lho & sm) && (lho & T)) || (!(rho & sm) && (rho & T))) continue;
+        }
+        u64 rw2;
+        int q = cash_from(c, P, all, &rw2, 1, &ok);
+        if (!ok && s != trump) {
+            /* only P's top trumps were counted: add the entry trick itself */
+            q += 1;
+            rw2 |= 1ull << top;
+        }
+        if (q > best) {
+            best = q;
+            *rw = rw2 | (1ull << top);
+        }
+        break; /* the partner's count does not depend on the entry suit */
+    }
+    return best;
+}
+
+/* tricks the leader's opponents surely take (normal play): the top trumps in one of
+ * their hands, or this trick when they hold the top card of every suit the leader
+ * holds (and partner cannot ruff it) */
+static int sure_losers(const Ctx *c, u64 all, u64 *rw) {
+    int L = c->leader, P = (L + 2) & 3;
+    int trump = c->trump;
+    int best = 0;
+    u64 brw = 0, low;
+    if (trump >= 0) {
+        u64 T = SUIT(trump);
+        for (int i = 1; i < 4; i += 2) {
+            int o = (L + i) & 3;
+            int k = top_run(c->h[o], all, T, &low);
+            if (k > best) {
+                best = k;
+                brw = low;
+            }
+        }
+    }
+    if (best == 0) {
+        u64 own = c->h[L], pard = c->h[P];
+        u64 opp = c->h[(L + 1) & 3] | c->h[(L + 3) & 3];
+        u64 used = 0;
+        int lose = 1;
+        for (int s = 0; s < 4 && lose; s++) {
+            u64 sm = SUIT(s);
+            if (!(own & sm)) continue;
+            int top = HIBIT(all & sm);
+            if (!((opp >> top) & 1)) {
+                lose = 0;
+                break;
+            }
+            used |= 1ull << top;
+            if (trump >= 0 && s != trump && !(pard & sm) && (pard & SUIT(trump))) lose = 0;
+        }
+        if (lose) {
+            best = 1;
+            brw = used;
+        }
+    }
+    *rw = brw;
+    return best;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -598,6 +676,25 @@ static int ab(Ctx *c, int target, u64 *rw) {
         if (!c->misere && !(g_flags & 1)) {
             u64 qrw;
             int qt = quick_tricks(c, all, &qrw);
+            u64 lrw;
+            int lt = sure_losers(c, all, &lrw);
+            if (lt > 0) {
+                if ((c->leader & 1) == 1) {
+                    if (c->won + lt >= target) {
+                        c->st_qt++;
+                        *rw = lrw;
+                        tt_store(c, shape, c->leader, code, all, lrw, lt, c->left, -1);
+                        return 1;
+                    }
+                } else {
+                    if (c->won + c->left - lt < target) {
+                        c->st_qt++;
+                        *rw = lrw;
+                        tt_store(c, shape, c->leader, code, all, lrw, 0, c->left - lt, -1);
+                        return 0;
+                    }
+                }
+            }
             if (qt > 0) {
                 if ((c->leader & 1) == 0) {
                     if (c->won + qt >= target) {
@@ -614,6 +711,33 @@ static int ab(Ctx *c, int target, u64 *rw) {
                         return 0;
                     }
                 }
+            }
+        }
+    }
+
+    if (pos > 0) {
+        /* the current trick already decided? (no player of the other side still to
+         * play can beat the winning card) */
+        int need = target - c->won;
+        int wside = c->wseat & 1;
+        if ((wside == 0 && need == 1) || (wside == 1 && need == c->left)) {
+            int ls = c->tcard[c->left][0] >> 4, ws = c->wcard >> 4, tr = c->trump;
+            int beaten = 0;
+            for (int i = pos; i < 4 && !beaten; i++) {
+                int p = (c->leader + i) & 3;
+                if ((p & 1) == wside) continue;
+                u64 hp = c->h[p];
+                u64 f = hp & SUIT(ls);
+                if (ws == ls) {
+                    if (f) beaten = (f >> c->wcard) > 1;
+                    else beaten = tr >= 0 && (hp & SUIT(tr)) != 0;
+                } else if (!f) {
+                    beaten = (hp & SUIT(ws) & ~((2ull << c->wcard) - 1)) != 0;
+                }
+            }
+            if (!beaten) {
+                *rw = 1ull << c->wcard;
+                return wside == 0;
             }
         }
     }
