@@ -90,6 +90,7 @@ typedef struct {
     int32_t npool, cap;
     /* ordering */
     int killer[16][4];
+    uint8_t cutcache[1 << 16]; /* last refuting card by hashed (seat, hand, winner) */
     long long nodes;
     long long st_probe, st_hit, st_scan, st_qt, st_store, st_reset, st_lead;
 } Ctx;
@@ -373,6 +374,23 @@ static inline void sort_moves(Move *mv, int n) {
     }
 }
 
+static inline u32 cut_key(const Ctx *c) {
+    int seat = (c->leader + c->pos) & 3;
+    u64 hand = c->h[seat];
+    u64 x;
+    if (c->pos == 0) {
+        x = hand * 0x9E3779B97F4A7C15ull ^ (u64)seat;
+    } else {
+        u64 f = hand & SUIT(c->tcard[c->left][0] >> 4);
+        x = (f ? f : hand) * 0x9E3779B97F4A7C15ull;
+        x ^= ((u64)c->wcard << 2 | (u64)c->pos) * 0xC2B2AE3D27D4EB4Full ^ ((u64)seat << 60) ^
+             ((u64)(c->wseat & 1) << 59);
+    }
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    return (u32)(x >> 48);
+}
+
 static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
     int seat = (c->leader + c->pos) & 3;
     int side = seat & 1;
@@ -383,6 +401,7 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
     u64 pard = c->h[(seat + 2) & 3];
     u64 lho = c->h[(seat + 1) & 3], rho = c->h[(seat + 3) & 3];
     int kill = c->killer[c->left][pos];
+    int cc = c->cutcache[cut_key(c)];
     for (int i = 0; i < n; i++) {
         int card = mv[i].card, s = card >> 4, r = card & 15;
         u64 sm = SUIT(s);
@@ -425,25 +444,38 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                 }
             }
         } else {
-            /* misere: lead low; follow with the highest card that still loses */
+            /* misere: lead low, preferring leads the opponents must win when every
+             * player ducks; follow with the highest card that still loses, else the
+             * highest; discard high cards, trumps last */
             if (pos == 0) {
                 sc = 20 - r;
+                int wc = card, wsd = side;
+                for (int k = 1; k < 4; k++) {
+                    u64 hs = c->h[(seat + k) & 3] & sm;
+                    if (!hs) continue;
+                    u64 under = hs & ((1ull << wc) - 1);
+                    int pc = under ? HIBIT(under) : CTZ(hs);
+                    if (pc > wc) {
+                        wc = pc;
+                        wsd = (seat + k) & 1;
+                    }
+                }
+                if (wsd != side) sc += 30;
             } else {
-                int pwin = (c->wseat & 1) == side;
                 int wins = beats(card, c->wcard, trump);
                 int follow = s == (c->tcard[c->left][0] >> 4);
                 if (!follow) {
-                    sc = 30 + r + ((trump >= 0 && s == trump) ? -40 : 0);
-                } else if (pwin || !wins) {
-                    sc = 30 + r;
+                    sc = 100 + r + ((trump >= 0 && s == trump) ? -60 : 0);
+                } else if (!wins) {
+                    sc = 100 + r;
                 } else {
-                    sc = r;
+                    sc = 50 + r;
                 }
-                if (pos == 3 && pwin) sc = 30 + r;
             }
         }
         if (card == hint) sc += 200;
         if (card == kill && pos == 0) sc += 100;
+        if (card == cc) sc += pos > 0 ? 100 : 50;
         mv[i].score = sc;
     }
     sort_moves(mv, n);
@@ -593,6 +625,75 @@ static int sure_losers(const Ctx *c, u64 all, u64 *rw) {
 
 static int ab(Ctx *c, int target, u64 *rw);
 
+/* Misere bounds ---------------------------------------------------------- */
+
+/* one-trick game from card `k` of the current trick (led by L, winner so far wseat
+ * with wcard, led suit ls): can side A make side G win this trick? Players of side A
+ * choose (exists), the others answer (for all). A card that does not beat the current
+ * winner is as good as any other such card. h: hands, all: cards at the trick start. */
+static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wcard, int ls,
+                 int A, int G) {
+    if (k == 4) return (wseat & 1) == G;
+    int seat = (L + k) & 3;
+    int want = (seat & 1) == A;
+    u64 hand = h[seat];
+    if (k > 0) {
+        u64 f = hand & SUIT(ls);
+        if (f) hand = f;
+    }
+    int ducked = 0;
+    while (hand) {
+        int b = CTZ(hand);
+        hand &= hand - 1;
+        int nw = wseat, nc = wcard, nls = ls;
+        if (k == 0) {
+            u64 below = all & ((1ull << b) - 1) & SUIT(b >> 4);
+            if (below && ((h[seat] >> HIBIT(below)) & 1)) continue;
+            nw = seat;
+            nc = b;
+            nls = b >> 4;
+        } else if (beats(b, wcard, c->trump)) {
+            u64 below = all & ((1ull << b) - 1) & SUIT(b >> 4);
+            if (below && ((h[seat] >> HIBIT(below)) & 1) && beats(HIBIT(below), wcard, c->trump))
+                continue; /* same run as a lower card that also beats */
+            nw = seat;
+            nc = b;
+        } else {
+            if (ducked) continue;
+            ducked = 1;
+        }
+        h[seat] ^= 1ull << b;
+        int r = force(c, h, all, L, k + 1, nw, nc, nls, A, G);
+        h[seat] ^= 1ull << b;
+        if (r == want) return r;
+    }
+    return !want;
+}
+
+/* misere claim (no trumps, or nobody else holds one): the leader holds the top cards
+ * of every suit he holds, so his side wins every trick */
+static int misere_claim(const Ctx *c, u64 all, u64 *rw) {
+    int L = c->leader;
+    u64 own = c->h[L];
+    if (c->trump >= 0) {
+        u64 T = SUIT(c->trump);
+        u64 others = (c->h[0] | c->h[1] | c->h[2] | c->h[3]) & ~own;
+        if ((others & T) && (own & ~T)) return 0;
+    }
+    u64 used = 0;
+    for (int s = 0; s < 4; s++) {
+        u64 sm = SUIT(s);
+        u64 o = own & sm;
+        if (!o) continue;
+        u64 above = all & sm & ~o & ~((1ull << CTZ(o)) - 1);
+        if (above) return 0;
+        used |= o & -o;
+    }
+    *rw = used;
+    return 1;
+}
+
+
 /* value of the last trick (each seat holds one card), NS >= target? */
 static int last_trick(Ctx *c, int target, u64 *rw) {
     int L = c->leader;
@@ -673,6 +774,39 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 if (hint < 0 && e->best != 0xFF) hint = e->best;
             }
         }
+        if (c->misere && !(g_flags & 1)) {
+            int L = c->leader, lside = L & 1, need = target - c->won, left = c->left;
+            u64 mrw;
+            if (misere_claim(c, all, &mrw)) {
+                /* the leader's side takes every trick */
+                *rw = mrw;
+                int ns = lside == 0 ? left : 0;
+                tt_store(c, shape, L, code, all, mrw, ns, ns, -1);
+                return lside == 0;
+            }
+            if ((g_flags & 32) && (need == 1 || need == left)) {
+                u64 hh[4] = {c->h[0], c->h[1], c->h[2], c->h[3]};
+                int to_opp = force(c, hh, all, L, 0, L, 0, 0, lside, lside ^ 1);
+                /* the suits in play: those the leader holds, and trumps */
+                u64 suits = 0;
+                for (int s2 = 0; s2 < 4; s2++)
+                    if ((c->h[L] & SUIT(s2)) || s2 == c->trump) suits |= SUIT(s2);
+                u64 low = 0, a2 = all & suits;
+                for (int s2 = 0; s2 < 4; s2++) {
+                    u64 x = a2 & SUIT(s2);
+                    if (x) low |= x & -x;
+                }
+                /* the leader's side takes at most left-1 (to_opp) or at least 1 */
+                int lo = 0, hi = left; /* NS future tricks */
+                if (to_opp == (lside == 0)) hi = left - 1;
+                else lo = 1;
+                if (c->won + lo >= target || c->won + hi < target) {
+                    *rw = low;
+                    tt_store(c, shape, L, code, all, low, lo, hi, -1);
+                    return c->won + lo >= target;
+                }
+            }
+        }
         if (!c->misere && !(g_flags & 1)) {
             u64 qrw;
             int qt = quick_tricks(c, all, &qrw);
@@ -716,16 +850,18 @@ static int ab(Ctx *c, int target, u64 *rw) {
     }
 
     if (pos > 0) {
-        /* the current trick already decided? (no player of the other side still to
-         * play can beat the winning card) */
+        /* at the extremes the current trick decides: NS needing every trick fail if
+         * the side against that can make EW win it; NS needing one trick succeed if
+         * the side for that can make NS win it */
         int need = target - c->won;
-        int wside = c->wseat & 1;
-        if ((wside == 0 && need == 1) || (wside == 1 && need == c->left)) {
+        int G = need == c->left ? 1 : (need == 1 ? 0 : -1);
+        if (G >= 0 && (c->wseat & 1) == G) {
+            /* cheap case: nobody of the other side still to play can beat the winner */
             int ls = c->tcard[c->left][0] >> 4, ws = c->wcard >> 4, tr = c->trump;
             int beaten = 0;
             for (int i = pos; i < 4 && !beaten; i++) {
                 int p = (c->leader + i) & 3;
-                if ((p & 1) == wside) continue;
+                if ((p & 1) == G) continue;
                 u64 hp = c->h[p];
                 u64 f = hp & SUIT(ls);
                 if (ws == ls) {
@@ -737,7 +873,26 @@ static int ab(Ctx *c, int target, u64 *rw) {
             }
             if (!beaten) {
                 *rw = 1ull << c->wcard;
-                return wside == 0;
+                return G == 0;
+            }
+        }
+        if (G >= 0 && c->misere && !(g_flags & 64)) {
+            u64 hh[4] = {c->h[0], c->h[1], c->h[2], c->h[3]};
+            int ls = c->tcard[c->left][0] >> 4;
+            u64 all_t = c->tall[c->left];
+            /* the side that wants this outcome chooses: in misere NS want to lose
+             * (G = EW when NS need every trick), EW want NS to win */
+            int A = c->misere ? G ^ 1 : G;
+            if (force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G)) {
+                u64 low = 0;
+                u64 x = all_t & SUIT(ls);
+                low |= x & -x;
+                if (c->trump >= 0) {
+                    x = all_t & SUIT(c->trump);
+                    low |= x & -x;
+                }
+                *rw = low;
+                return G == 0;
             }
         }
     }
@@ -790,6 +945,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
             myrw = crw;
             best = card;
             c->killer[c->left][pos] = card;
+            c->cutcache[cut_key(c)] = (uint8_t)card;
             break;
         }
         myrw |= crw;
@@ -851,6 +1007,7 @@ static void setup(Ctx *c, const Job *j) {
     }
     c->pos = j->ntrick;
     memset(c->killer, 0xFF, sizeof(c->killer));
+    memset(c->cutcache, 0xFF, sizeof(c->cutcache));
     tt_reset(c);
 }
 
