@@ -51,19 +51,21 @@ typedef uint32_t u32;
 typedef struct {
     u64 code[2]; /* owners (2 bits) of each suit's cards, relative, low card first */
     u64 mask[2]; /* which of those owner bits are significant */
-    int32_t next;
     int8_t lo, hi; /* bounds on NS tricks from this trick start on */
     uint8_t best;  /* a good lead last time (card index), 0xFF if none */
-    uint8_t pad;
+    uint8_t pad[5];
 } Entry;
 
+/* one bucket per (shape, leader): its entries lie contiguously in the pool */
 typedef struct {
     u64 shape; /* 4 bits per (seat, suit) length */
     u32 epoch;
-    int32_t head;
     int32_t leader;
-    int32_t pad;
+    int32_t off, n, cap; /* the bucket's entries: pool[off .. off+n) */
+    int32_t ring;        /* next entry to overwrite once the bucket is full */
 } Slot;
+
+#define BUCKET_MAX 256
 
 #define SLOT_BITS 18
 #define NSLOTS (1u << SLOT_BITS)
@@ -163,7 +165,10 @@ static Slot *slot_find(Ctx *c, u64 shape, int leader, int create) {
             sl->epoch = c->epoch;
             sl->shape = shape;
             sl->leader = leader;
-            sl->head = -1;
+            sl->off = 0;
+            sl->n = 0;
+            sl->cap = 0;
+            sl->ring = 0;
             c->nslots_used++;
             return sl;
         }
@@ -226,8 +231,23 @@ static inline u64 sig_cards(u64 all, const u64 mask[2]) {
     return rw;
 }
 
+/* room for n entries in the pool: an offset, or -1 when the pool is full */
+static int32_t pool_alloc(Ctx *c, int32_t n) {
+    while (c->npool + n > c->cap) {
+        if (c->cap >= POOL_MAX) return -1;
+        Entry *np = (Entry *)realloc(c->pool, sizeof(Entry) * (size_t)c->cap * 2);
+        if (!np) return -1;
+        c->pool = np;
+        c->cap *= 2;
+    }
+    int32_t off = c->npool;
+    c->npool += n;
+    return off;
+}
+
 static void tt_store(Ctx *c, u64 shape, int leader, const u64 code[2], u64 all, u64 rw,
                      int lo, int hi, int best) {
+    if (g_flags & 4) return;
     Slot *sl = slot_find(c, shape, leader, 1);
     if (!sl) {
         tt_reset(c);
@@ -235,15 +255,11 @@ static void tt_store(Ctx *c, u64 shape, int leader, const u64 code[2], u64 all, 
         if (!sl) return;
     }
     u64 mask[2];
-    if (g_flags & 4) return;
     sig_mask(all, (g_flags & 2) ? all : rw, mask);
     u64 k0 = code[0] & mask[0], k1 = code[1] & mask[1];
-    if (g_flags & 8)
-        fprintf(stderr, "STORE left=%d leader=%d h=%llx %llx %llx %llx lo=%d hi=%d rw=%llx mask=%llx %llx\n", c->left, leader,
-                (unsigned long long)c->h[0], (unsigned long long)c->h[1], (unsigned long long)c->h[2], (unsigned long long)c->h[3], lo, hi,
-                (unsigned long long)rw, (unsigned long long)mask[0], (unsigned long long)mask[1]);
-    for (int32_t i = sl->head; i >= 0; i = c->pool[i].next) {
-        Entry *e = &c->pool[i];
+    Entry *base = c->pool + sl->off;
+    for (int32_t i = 0; i < sl->n; i++) {
+        Entry *e = &base[i];
         if (e->mask[0] == mask[0] && e->mask[1] == mask[1] && e->code[0] == k0 &&
             e->code[1] == k1) {
             if (lo > e->lo) e->lo = (int8_t)lo;
@@ -251,23 +267,37 @@ static void tt_store(Ctx *c, u64 shape, int leader, const u64 code[2], u64 all, 
             if (best >= 0) e->best = (uint8_t)best;
             return;
         }
+        /* a more general entry that knows at least as much: nothing to add */
+        if (!(e->mask[0] & ~mask[0]) && !(e->mask[1] & ~mask[1]) &&
+            (k0 & e->mask[0]) == e->code[0] && (k1 & e->mask[1]) == e->code[1] &&
+            e->lo >= lo && e->hi <= hi)
+            return;
     }
-    if (c->npool >= c->cap) {
-        if (c->cap < POOL_MAX) {
-            Entry *np = (Entry *)realloc(c->pool, sizeof(Entry) * (size_t)c->cap * 2);
-            if (np) {
-                c->pool = np;
-                c->cap *= 2;
-            }
-        }
-        if (c->npool >= c->cap) {
+    int32_t at;
+    if (sl->n < sl->cap) {
+        at = sl->n++;
+    } else if (sl->cap >= BUCKET_MAX) {
+        at = sl->ring;
+        sl->ring = (sl->ring + 1) % sl->cap;
+    } else {
+        int32_t ncap = sl->cap ? sl->cap * 2 : 4;
+        int32_t off = pool_alloc(c, ncap);
+        if (off < 0) {
             tt_reset(c);
             sl = slot_find(c, shape, leader, 1);
             if (!sl) return;
+            ncap = 4;
+            off = pool_alloc(c, ncap);
+            if (off < 0) return;
+        } else if (sl->n) {
+            memcpy(c->pool + off, c->pool + sl->off, sizeof(Entry) * (size_t)sl->n);
         }
+        sl->off = off;
+        sl->cap = ncap;
+        at = sl->n++;
     }
     c->st_store++;
-    Entry *e = &c->pool[c->npool];
+    Entry *e = &c->pool[sl->off + at];
     e->code[0] = k0;
     e->code[1] = k1;
     e->mask[0] = mask[0];
@@ -275,9 +305,6 @@ static void tt_store(Ctx *c, u64 shape, int leader, const u64 code[2], u64 all, 
     e->lo = (int8_t)lo;
     e->hi = (int8_t)hi;
     e->best = best >= 0 ? (uint8_t)best : 0xFF;
-    e->next = sl->head;
-    sl->head = c->npool;
-    c->npool++;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -751,16 +778,12 @@ static int ab(Ctx *c, int target, u64 *rw) {
         c->st_probe++;
         if (sl) {
             int need = target - c->won;
-            for (int32_t i = sl->head; i >= 0; i = c->pool[i].next) {
-                const Entry *e = &c->pool[i];
+            const Entry *base = c->pool + sl->off;
+            for (int32_t i = sl->n - 1; i >= 0; i--) {
+                const Entry *e = &base[i];
                 c->st_scan++;
                 if (((code[0] & e->mask[0]) ^ e->code[0]) | ((code[1] & e->mask[1]) ^ e->code[1]))
                     continue;
-                if ((g_flags & 8) && (e->lo >= need || e->hi < need)) {
-                    fprintf(stderr, "HIT left=%d leader=%d h=%llx %llx %llx %llx need=%d lo=%d hi=%d mask=%llx %llx\n", c->left, c->leader,
-                        (unsigned long long)c->h[0], (unsigned long long)c->h[1], (unsigned long long)c->h[2], (unsigned long long)c->h[3], need, e->lo, e->hi,
-                        (unsigned long long)e->mask[0], (unsigned long long)e->mask[1]);
-                }
                 if (e->lo >= need) {
                     c->st_hit++;
                     *rw = sig_cards(all, e->mask);
