@@ -600,6 +600,40 @@ static int quick_tricks(const Ctx *c, u64 all, u64 *rw) {
         }
         break; /* the partner's count does not depend on the entry suit */
     }
+    /* no trumps in play: cash the leader's top cards, then cross to partner in a suit
+     * where the leader keeps a low card and partner holds the top, and cash his. The
+     * partner must be able to keep his top cards while the leader cashes, and the
+     * other way round (enough other cards to follow or discard with). */
+    if (trump < 0 || !((own | pard | lho | rho) & SUIT(trump))) {
+        int kl = 0, kp = 0;
+        u64 usedl = 0, usedp = 0, topl = 0, topp = 0, low;
+        for (int s = 0; s < 4; s++) {
+            u64 sm = SUIT(s);
+            int k = top_run(own, all, sm, &low);
+            if (k) {
+                kl += k;
+                usedl |= low;
+                topl |= own & sm & ~(low - 1);
+            }
+            k = top_run(pard, all, sm, &low);
+            if (k) {
+                kp += k;
+                usedp |= low;
+                topp |= pard & sm & ~(low - 1);
+            }
+        }
+        if (kl && kp && kl + kp > best && POPC(pard & ~topp) >= kl &&
+            POPC(own & ~topl) >= kp) {
+            for (int s = 0; s < 4; s++) {
+                u64 sm = SUIT(s);
+                if (!(own & sm & ~topl) || !(topp & sm)) continue;
+                /* entry: the leader's low card in s, partner's top of s */
+                best = kl + kp;
+                *rw = usedl | usedp;
+                break;
+            }
+        }
+    }
     return best;
 }
 
@@ -747,7 +781,8 @@ static int last_trick(Ctx *c, int target, u64 *rw) {
     nsame = 0;
     for (int i = 0; i < 4; i++) nsame += (CTZ(c->h[i]) >> 4) == (wcard >> 4);
     *rw = nsame > 1 ? (1ull << wcard) : 0;
-    return c->won + ((wseat & 1) == 0) >= target;
+    (void)target;
+    return c->won + ((wseat & 1) == 0);
 }
 
 static int ab(Ctx *c, int target, u64 *rw) {
@@ -763,11 +798,11 @@ static int ab(Ctx *c, int target, u64 *rw) {
     if (pos == 0) {
         if (c->won >= target) {
             *rw = 0;
-            return 1;
+            return c->won;
         }
         if (c->won + c->left < target) {
             *rw = 0;
-            return 0;
+            return c->won + c->left;
         }
         if (c->left == 1) return last_trick(c, target, rw);
         all = c->h[0] | c->h[1] | c->h[2] | c->h[3];
@@ -787,47 +822,25 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 if (e->lo >= need) {
                     c->st_hit++;
                     *rw = sig_cards(all, e->mask);
-                    return 1;
+                    return c->won + e->lo;
                 }
                 if (e->hi < need) {
                     c->st_hit++;
                     *rw = sig_cards(all, e->mask);
-                    return 0;
+                    return c->won + e->hi;
                 }
                 if (hint < 0 && e->best != 0xFF) hint = e->best;
             }
         }
         if (c->misere && !(g_flags & 1)) {
-            int L = c->leader, lside = L & 1, need = target - c->won, left = c->left;
+            int L = c->leader, lside = L & 1, left = c->left;
             u64 mrw;
             if (misere_claim(c, all, &mrw)) {
                 /* the leader's side takes every trick */
                 *rw = mrw;
                 int ns = lside == 0 ? left : 0;
                 tt_store(c, shape, L, code, all, mrw, ns, ns, -1);
-                return lside == 0;
-            }
-            if ((g_flags & 32) && (need == 1 || need == left)) {
-                u64 hh[4] = {c->h[0], c->h[1], c->h[2], c->h[3]};
-                int to_opp = force(c, hh, all, L, 0, L, 0, 0, lside, lside ^ 1);
-                /* the suits in play: those the leader holds, and trumps */
-                u64 suits = 0;
-                for (int s2 = 0; s2 < 4; s2++)
-                    if ((c->h[L] & SUIT(s2)) || s2 == c->trump) suits |= SUIT(s2);
-                u64 low = 0, a2 = all & suits;
-                for (int s2 = 0; s2 < 4; s2++) {
-                    u64 x = a2 & SUIT(s2);
-                    if (x) low |= x & -x;
-                }
-                /* the leader's side takes at most left-1 (to_opp) or at least 1 */
-                int lo = 0, hi = left; /* NS future tricks */
-                if (to_opp == (lside == 0)) hi = left - 1;
-                else lo = 1;
-                if (c->won + lo >= target || c->won + hi < target) {
-                    *rw = low;
-                    tt_store(c, shape, L, code, all, low, lo, hi, -1);
-                    return c->won + lo >= target;
-                }
+                return c->won + ns;
             }
         }
         if (!c->misere && !(g_flags & 1)) {
@@ -841,14 +854,14 @@ static int ab(Ctx *c, int target, u64 *rw) {
                         c->st_qt++;
                         *rw = lrw;
                         tt_store(c, shape, c->leader, code, all, lrw, lt, c->left, -1);
-                        return 1;
+                        return c->won + lt;
                     }
                 } else {
                     if (c->won + c->left - lt < target) {
                         c->st_qt++;
                         *rw = lrw;
                         tt_store(c, shape, c->leader, code, all, lrw, 0, c->left - lt, -1);
-                        return 0;
+                        return c->won + c->left - lt;
                     }
                 }
             }
@@ -858,14 +871,14 @@ static int ab(Ctx *c, int target, u64 *rw) {
                         c->st_qt++;
                         *rw = qrw;
                         tt_store(c, shape, c->leader, code, all, qrw, qt, c->left, -1);
-                        return 1;
+                        return c->won + qt;
                     }
                 } else {
                     if (c->won + c->left - qt < target) {
                         c->st_qt++;
                         *rw = qrw;
                         tt_store(c, shape, c->leader, code, all, qrw, 0, c->left - qt, -1);
-                        return 0;
+                        return c->won + c->left - qt;
                     }
                 }
             }
@@ -896,7 +909,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
             }
             if (!beaten) {
                 *rw = 1ull << c->wcard;
-                return G == 0;
+                return G == 0 ? c->won + 1 : c->won + c->left - 1;
             }
         }
         if (G >= 0 && c->misere && !(g_flags & 64)) {
@@ -915,7 +928,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
                     low |= x & -x;
                 }
                 *rw = low;
-                return G == 0;
+                return G == 0 ? c->won + 1 : c->won + c->left - 1;
             }
         }
     }
@@ -923,7 +936,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
     Move mv[16];
     int n = gen_moves(c, mv);
     if (n > 1) order_moves(c, mv, n, hint);
-    int result = maxnode ? 0 : 1;
+    int value = maxnode ? -1 : 99; /* fail-soft bound on NS tricks */
     int best = -1;
     u64 skip = 0;
     for (int i = 0; i < n; i++) {
@@ -932,15 +945,17 @@ static int ab(Ctx *c, int target, u64 *rw) {
         if ((skip >> card) & 1) continue;
         u64 crw = 0;
         play(c, card, &u);
-        int r;
+        int v;
         if (c->pos == 0) {
             /* trick complete: the winner may have won by rank */
             u64 tw = trick_rank_winner(c, c->wcard);
-            r = ab(c, target, &crw);
+            v = ab(c, target, &crw);
             crw |= tw;
         } else {
-            r = ab(c, target, &crw);
+            v = ab(c, target, &crw);
         }
+        int r = v >= target;
+        if (maxnode ? v > value : v < value) value = v;
         unplay(c, card, &u);
         /* the move stood for its whole run of touching cards: if a card of the run
          * won by rank below, all of the run must stay significant, down to `card` */
@@ -964,7 +979,6 @@ static int ab(Ctx *c, int target, u64 *rw) {
         }
         if (r == maxnode) {
             /* cut: this move decides */
-            result = r;
             myrw = crw;
             best = card;
             c->killer[c->left][pos] = card;
@@ -983,13 +997,13 @@ static int ab(Ctx *c, int target, u64 *rw) {
     *rw = myrw;
     if (pos == 0) {
         int lo = 0, hi = c->left;
-        if (result)
-            lo = target - c->won;
+        if (value >= target)
+            lo = value - c->won;
         else
-            hi = target - c->won - 1;
+            hi = value - c->won;
         tt_store(c, shape, c->leader, code, all, myrw, lo, hi, best);
     }
-    return result;
+    return value;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1041,12 +1055,13 @@ static int mtd(Ctx *c, int lo, int hi, int guess) {
         if (t <= lo) t = lo + 1;
         if (t > hi) t = hi;
         u64 rw;
-        if (ab(c, t, &rw)) {
-            lo = t;
-            guess = t + 1;
+        int v = ab(c, t, &rw);
+        if (v >= t) {
+            lo = v;
+            guess = v + 1;
         } else {
-            hi = t - 1;
-            guess = t - 1;
+            hi = v;
+            guess = v;
         }
     }
     return lo;
@@ -1067,9 +1082,9 @@ static int root_can_take(Ctx *c, int k) {
     if (k <= 0) return 1;
     if (k > left) return 0;
     u64 rw;
-    if ((seat & 1) == 0) return ab(c, k, &rw);
+    if ((seat & 1) == 0) return ab(c, k, &rw) >= k;
     /* EW >= k  <=>  NS <= left - k  <=>  not NS >= left - k + 1 */
-    return !ab(c, left - k + 1, &rw);
+    return ab(c, left - k + 1, &rw) < left - k + 1;
 }
 
 /* every legal card's value for the side to play; out[internal card] = value or -1 */
