@@ -21,6 +21,8 @@
  *       "side to play takes >= k"; values are tricks of the side to play.
  *   solve_batch(list_of_args_tuples, mode, threads) -> list (GIL released).
  */
+#ifndef DD_CORE
+#define DD_CORE
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <pthread.h>
@@ -77,6 +79,7 @@ typedef struct {
     u64 h[4];
     int trump; /* -1: no trump */
     int misere;
+    int suffix; /* patterns keep the low cards of a suit (misere), not the high ones */
     int leader;
     int pos;
     int tcard[16][4]; /* cards of the trick with `left` tricks left */
@@ -105,16 +108,20 @@ typedef struct {
  * partition generalisation), 4 = no TT at all */
 static int g_flags = 0;
 
-static void tt_reset(Ctx *c) {
-    c->st_reset++;
-    c->epoch++;
-    if (c->epoch == 0) {
-        memset(c->slots, 0, sizeof(Slot) * NSLOTS);
-        c->epoch = 1;
-    }
-    c->npool = 0;
-    c->nslots_used = 0;
-}
+typedef struct {
+    int card;
+    int score;
+} Move;
+
+typedef struct {
+    u64 h[4]; /* internal card bits */
+    int trick[3];
+    int ntrick;
+    int leader;
+    int trump;
+    int misere;
+    int aces_low;
+} Job;
 
 static int ctx_init(Ctx *c) {
     memset(c, 0, sizeof(*c));
@@ -137,6 +144,378 @@ static void ctx_free(Ctx *c) {
     free(c->pool);
     c->slots = NULL;
     c->pool = NULL;
+}
+
+/* The search core below is compiled twice: once for any x86-64 (or other) CPU, and
+ * once with popcnt/lzcnt/bmi instructions, chosen at import time. */
+#define FN(x) x##_base
+#include "_dd.c"
+#undef FN
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define DD_HAVE_FAST 1
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("popcnt,lzcnt,bmi,bmi2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("popcnt,lzcnt,bmi,bmi2")
+#endif
+#define FN(x) x##_fast
+#include "_dd.c"
+#undef FN
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
+
+static int g_fast = 0;
+
+static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
+#ifdef DD_HAVE_FAST
+    if (g_fast && !(g_flags & 2048)) return run_job_fast(c, j, mode, k, out);
+#endif
+    return run_job_base(c, j, mode, k, out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Python glue                                                               */
+
+static int parse_job(PyObject *hands, PyObject *trick, int leader, int trump, int misere,
+                     int aces_low, Job *j) {
+    memset(j, 0, sizeof(*j));
+    PyObject *hs = PySequence_Fast(hands, "hands must be a sequence of 4 masks");
+    if (!hs) return -1;
+    if (PySequence_Fast_GET_SIZE(hs) != 4) {
+        Py_DECREF(hs);
+        PyErr_SetString(PyExc_ValueError, "hands must hold 4 masks");
+        return -1;
+    }
+    u64 seen = 0;
+    for (int p = 0; p < 4; p++) {
+        unsigned long long m = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(hs, p));
+        if (m == (unsigned long long)-1 && PyErr_Occurred()) {
+            Py_DECREF(hs);
+            return -1;
+        }
+        if (m >> 52) {
+            Py_DECREF(hs);
+            PyErr_SetString(PyExc_ValueError, "hand is not a 52-bit mask");
+            return -1;
+        }
+        if (m & seen) {
+            Py_DECREF(hs);
+            PyErr_SetString(PyExc_ValueError, "hands share cards");
+            return -1;
+        }
+        seen |= m;
+        u64 h = 0;
+        for (int card = 0; card < 52; card++) {
+            if (!((m >> card) & 1)) continue;
+            int s = card / 13, r = card % 13;
+            int st = aces_low ? (r + 1) % 13 : r;
+            h |= 1ull << (16 * s + st);
+        }
+        j->h[p] = h;
+    }
+    Py_DECREF(hs);
+    PyObject *ts = PySequence_Fast(trick, "trick must be a sequence of cards");
+    if (!ts) return -1;
+    Py_ssize_t nt = PySequence_Fast_GET_SIZE(ts);
+    if (nt > 3) {
+        Py_DECREF(ts);
+        PyErr_SetString(PyExc_ValueError, "the current trick holds at most 3 cards");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nt; i++) {
+        long card = PyLong_AsLong(PySequence_Fast_GET_ITEM(ts, i));
+        if (card == -1 && PyErr_Occurred()) {
+            Py_DECREF(ts);
+            return -1;
+        }
+        if (card < 0 || card >= 52 || ((seen >> card) & 1)) {
+            Py_DECREF(ts);
+            PyErr_SetString(PyExc_ValueError, "bad or duplicate card in the trick");
+            return -1;
+        }
+        seen |= 1ull << card;
+        int s = (int)card / 13, r = (int)card % 13;
+        int st = aces_low ? (r + 1) % 13 : r;
+        j->trick[i] = 16 * s + st;
+    }
+    Py_DECREF(ts);
+    j->ntrick = (int)nt;
+    if (leader < 0 || leader > 3) {
+        PyErr_SetString(PyExc_ValueError, "leader must be 0..3");
+        return -1;
+    }
+    if (trump < -1 || trump > 3) {
+        PyErr_SetString(PyExc_ValueError, "trump must be -1..3");
+        return -1;
+    }
+    j->leader = leader;
+    j->trump = trump;
+    j->misere = misere;
+    j->aces_low = aces_low;
+    /* hand lengths */
+    int seat = (leader + (int)nt) & 3;
+    int n = POPC(j->h[seat]);
+    for (int i = 0; i < 4; i++) {
+        int p = (leader + i) & 3;
+        int want = i < nt ? n - 1 : n;
+        if (POPC(j->h[p]) != want) {
+            PyErr_SetString(PyExc_ValueError, "hand lengths do not fit the trick state");
+            return -1;
+        }
+    }
+    if (nt > 0 && n == 0) {
+        PyErr_SetString(PyExc_ValueError, "no card left to complete the trick");
+        return -1;
+    }
+    return 0;
+}
+
+static int ext_card(const Job *j, int internal) {
+    int s = internal >> 4, st = internal & 15;
+    int r = j->aces_low ? (st + 12) % 13 : st;
+    return s * 13 + r;
+}
+
+static PyObject *cards_dict(const Job *j, const int out[64]) {
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    for (int i = 0; i < 64; i++) {
+        if (out[i] < 0) continue;
+        PyObject *k = PyLong_FromLong(ext_card(j, i));
+        PyObject *v = PyLong_FromLong(out[i]);
+        if (!k || !v || PyDict_SetItem(d, k, v) < 0) {
+            Py_XDECREF(k);
+            Py_XDECREF(v);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(k);
+        Py_DECREF(v);
+    }
+    return d;
+}
+
+static Ctx g_ctx;
+static int g_ctx_ready = 0;
+
+
+static PyObject *py_solve(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *hands, *trick;
+    int leader, trump, misere, aces_low, mode, k;
+    if (!PyArg_ParseTuple(args, "OOiippii", &hands, &trick, &leader, &trump, &misere,
+                          &aces_low, &mode, &k))
+        return NULL;
+    Job j;
+    if (parse_job(hands, trick, leader, trump, misere, aces_low, &j) < 0) return NULL;
+    if (!g_ctx_ready) {
+        if (ctx_init(&g_ctx) < 0) return PyErr_NoMemory();
+        g_ctx_ready = 1;
+    }
+    int out[64];
+    int r = run_job(&g_ctx, &j, mode, k, out);
+    if (mode == 0) return PyLong_FromLong(r);
+    if (mode == 2) return PyBool_FromLong(r);
+    return cards_dict(&j, out);
+}
+
+typedef struct {
+    const Job *jobs;
+    int *values;
+    int (*cards)[64];
+    int njobs;
+    int mode;
+    int next; /* atomic work counter */
+    int failed;
+} Batch;
+
+static void *worker(void *arg) {
+    Batch *b = (Batch *)arg;
+    Ctx c;
+    if (ctx_init(&c) < 0) {
+        __atomic_store_n(&b->failed, 1, __ATOMIC_SEQ_CST);
+        return NULL;
+    }
+    for (;;) {
+        int i = __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST);
+        if (i >= b->njobs) break;
+        b->values[i] = run_job(&c, &b->jobs[i], b->mode, 0, b->mode == 1 ? b->cards[i] : NULL);
+    }
+    ctx_free(&c);
+    return NULL;
+}
+
+static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *list;
+    int mode, threads;
+    if (!PyArg_ParseTuple(args, "Oii", &list, &mode, &threads)) return NULL;
+    if (mode != 0 && mode != 1) {
+        PyErr_SetString(PyExc_ValueError, "batch mode must be 0 or 1");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(list, "positions must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    Job *jobs = (Job *)calloc((size_t)(n ? n : 1), sizeof(Job));
+    int *values = (int *)calloc((size_t)(n ? n : 1), sizeof(int));
+    int(*cards)[64] = mode == 1 ? calloc((size_t)(n ? n : 1), sizeof(int[64])) : NULL;
+    if (!jobs || !values || (mode == 1 && !cards)) {
+        free(jobs);
+        free(values);
+        free(cards);
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *hands, *trick;
+        int leader, trump, misere, aces_low;
+        PyObject *t = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyArg_ParseTuple(t, "OOiipp", &hands, &trick, &leader, &trump, &misere,
+                              &aces_low) ||
+            parse_job(hands, trick, leader, trump, misere, aces_low, &jobs[i]) < 0) {
+            free(jobs);
+            free(values);
+            free(cards);
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    Py_DECREF(seq);
+    if (threads < 1) threads = 1;
+    if (threads > 64) threads = 64;
+    if (threads > n) threads = (int)(n ? n : 1);
+    Batch b = {jobs, values, cards, (int)n, mode, 0, 0};
+    Py_BEGIN_ALLOW_THREADS
+    if (threads == 1) {
+        worker(&b);
+    } else {
+        pthread_t tid[64];
+        int started = 0;
+        for (int t = 0; t < threads - 1; t++) {
+            if (pthread_create(&tid[t], NULL, worker, &b) == 0) started++;
+            else break;
+        }
+        worker(&b);
+        for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    }
+    Py_END_ALLOW_THREADS
+    if (b.failed && b.next < (int)n) {
+        free(jobs);
+        free(values);
+        free(cards);
+        return PyErr_NoMemory();
+    }
+    PyObject *res = PyList_New(n);
+    if (!res) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = mode == 0 ? PyLong_FromLong(values[i]) : cards_dict(&jobs[i], cards[i]);
+        if (!o) {
+            Py_DECREF(res);
+            res = NULL;
+            goto done;
+        }
+        PyList_SET_ITEM(res, i, o);
+    }
+done:
+    free(jobs);
+    free(values);
+    free(cards);
+    return res;
+}
+
+static PyObject *py_nodes(PyObject *self, PyObject *args) {
+    (void)self;
+    (void)args;
+    if (!g_ctx_ready) return Py_BuildValue("()");
+    Ctx *c = &g_ctx;
+    return Py_BuildValue("(LLLLLLLi)", c->nodes, c->st_probe, c->st_hit, c->st_scan, c->st_qt,
+                         c->st_store, c->st_reset, c->npool);
+}
+
+static PyObject *py_set_flags(PyObject *self, PyObject *args) {
+    (void)self;
+    int f;
+    if (!PyArg_ParseTuple(args, "i", &f)) return NULL;
+    g_flags = f;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"set_flags", py_set_flags, METH_VARARGS, "debug switches: 1 no quick tricks, 2 exact TT, 4 no TT"},
+    {"solve", py_solve, METH_VARARGS,
+     "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
+    {"solve_batch", py_solve_batch, METH_VARARGS, "solve_batch(args_list, mode, threads)"},
+    {"nodes", py_nodes, METH_NOARGS, "nodes searched by single solves so far"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_dd",
+                                    "double-dummy search core", -1, methods};
+
+PyMODINIT_FUNC PyInit__dd(void) {
+#ifdef DD_HAVE_FAST
+    __builtin_cpu_init();
+    g_fast = __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") &&
+             __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt");
+#endif
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "FAST", g_fast) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+
+
+#else /* DD_CORE: the search core, included once per instruction set */
+#define ab FN(ab)
+#define beats FN(beats)
+#define cash_from FN(cash_from)
+#define cut_key FN(cut_key)
+#define force FN(force)
+#define gen_moves FN(gen_moves)
+#define last_trick FN(last_trick)
+#define misere_claim FN(misere_claim)
+#define mtd FN(mtd)
+#define order_moves FN(order_moves)
+#define play FN(play)
+#define pool_alloc FN(pool_alloc)
+#define quick_tricks FN(quick_tricks)
+#define rel_code FN(rel_code)
+#define root_can_take FN(root_can_take)
+#define root_cards FN(root_cards)
+#define root_value FN(root_value)
+#define run_job FN(run_job)
+#define setup FN(setup)
+#define shape_of FN(shape_of)
+#define sig_cards FN(sig_cards)
+#define sig_mask FN(sig_mask)
+#define slot_find FN(slot_find)
+#define slot_hash FN(slot_hash)
+#define sort_moves FN(sort_moves)
+#define sure_losers FN(sure_losers)
+#define top_run FN(top_run)
+#define trick_rank_winner FN(trick_rank_winner)
+#define tt_reset FN(tt_reset)
+#define tt_store FN(tt_store)
+#define unplay FN(unplay)
+#define whole_suit FN(whole_suit)
+
+static void tt_reset(Ctx *c) {
+    c->st_reset++;
+    c->epoch++;
+    if (c->epoch == 0) {
+        memset(c->slots, 0, sizeof(Slot) * NSLOTS);
+        c->epoch = 1;
+    }
+    c->npool = 0;
+    c->nslots_used = 0;
 }
 
 static inline u64 shape_of(const u64 *h) {
@@ -201,34 +580,49 @@ static inline void rel_code(const u64 *h, u64 all, u64 code[2]) {
 }
 
 /* mask of significant owner bits: per suit, all cards from the top down to the lowest
- * card of `rw` in that suit */
-static inline void sig_mask(u64 all, u64 rw, u64 mask[2]) {
+ * card of `rw` in that suit; with `suffix` (misere), all cards from the bottom up to the
+ * highest card of `rw` */
+static inline void sig_mask(u64 all, u64 rw, u64 mask[2], int suffix) {
     u64 out[2] = {0, 0};
     for (int s = 0; s < 4; s++) {
         u64 w = (rw >> (16 * s)) & 0x1FFF;
         if (!w) continue;
         u64 a = (all >> (16 * s)) & 0x1FFF;
-        int L = POPC(a);
-        int below = POPC(a & ((w & -w) - 1));
-        u64 m = ((1ull << (2 * L)) - 1) ^ ((1ull << (2 * below)) - 1);
+        u64 m;
+        if (suffix) {
+            int upto = POPC(a & ((2ull << HIBIT(w)) - 1));
+            m = (1ull << (2 * upto)) - 1;
+        } else {
+            int L = POPC(a);
+            int below = POPC(a & ((w & -w) - 1));
+            m = ((1ull << (2 * L)) - 1) ^ ((1ull << (2 * below)) - 1);
+        }
         out[s >> 1] |= m << (32 * (s & 1));
     }
     mask[0] = out[0];
     mask[1] = out[1];
 }
 
-/* the rank winners a stored pattern stands for: the lowest significant card per suit */
-static inline u64 sig_cards(u64 all, const u64 mask[2]) {
+/* the rank winners a stored pattern stands for: the lowest significant card per suit
+ * (with `suffix`: the highest) */
+static inline u64 sig_cards(u64 all, const u64 mask[2], int suffix) {
     u64 rw = 0;
     for (int s = 0; s < 4; s++) {
         u64 m = (mask[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull;
         if (!m) continue;
-        int below = CTZ(m) / 2;
+        int skip = suffix ? HIBIT(m) / 2 : CTZ(m) / 2;
         u64 a = (all >> (16 * s)) & 0x1FFF;
-        for (int i = 0; i < below; i++) a &= a - 1;
+        for (int i = 0; i < skip; i++) a &= a - 1;
         rw |= (a & -a) << (16 * s);
     }
     return rw;
+}
+
+/* the card that makes all of suit s significant */
+static inline u64 whole_suit(u64 all, int s, int suffix) {
+    u64 x = all & SUIT(s);
+    if (!x) return 0;
+    return suffix ? 1ull << HIBIT(x) : x & -x;
 }
 
 /* room for n entries in the pool: an offset, or -1 when the pool is full */
@@ -255,7 +649,7 @@ static void tt_store(Ctx *c, u64 shape, int leader, const u64 code[2], u64 all, 
         if (!sl) return;
     }
     u64 mask[2];
-    sig_mask(all, (g_flags & 2) ? all : rw, mask);
+    sig_mask(all, (g_flags & 2) ? all : rw, mask, c->suffix);
     u64 k0 = code[0] & mask[0], k1 = code[1] & mask[1];
     Entry *base = c->pool + sl->off;
     for (int32_t i = 0; i < sl->n; i++) {
@@ -360,10 +754,6 @@ static inline u64 trick_rank_winner(const Ctx *c, int wcard) {
 /* ------------------------------------------------------------------------ */
 /* Move generation and ordering                                              */
 
-typedef struct {
-    int card;
-    int score;
-} Move;
 
 /* one move per run of touching cards (relative to the cards left at the start of the
  * trick): the run's lowest card */
@@ -748,7 +1138,7 @@ static int misere_claim(const Ctx *c, u64 all, u64 *rw) {
         if (!o) continue;
         u64 above = all & sm & ~o & ~((1ull << CTZ(o)) - 1);
         if (above) return 0;
-        used |= o & -o;
+        used |= c->suffix ? 1ull << HIBIT(all & sm) : o & -o;
     }
     *rw = used;
     return 1;
@@ -821,12 +1211,12 @@ static int ab(Ctx *c, int target, u64 *rw) {
                     continue;
                 if (e->lo >= need) {
                     c->st_hit++;
-                    *rw = sig_cards(all, e->mask);
+                    *rw = sig_cards(all, e->mask, c->suffix);
                     return c->won + e->lo;
                 }
                 if (e->hi < need) {
                     c->st_hit++;
-                    *rw = sig_cards(all, e->mask);
+                    *rw = sig_cards(all, e->mask, c->suffix);
                     return c->won + e->hi;
                 }
                 if (hint < 0 && e->best != 0xFF) hint = e->best;
@@ -908,7 +1298,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 }
             }
             if (!beaten) {
-                *rw = 1ull << c->wcard;
+                *rw = c->suffix ? whole_suit(c->tall[c->left], c->wcard >> 4, 1) : 1ull << c->wcard;
                 return G == 0 ? c->won + 1 : c->won + c->left - 1;
             }
         }
@@ -920,13 +1310,8 @@ static int ab(Ctx *c, int target, u64 *rw) {
              * (G = EW when NS need every trick), EW want NS to win */
             int A = c->misere ? G ^ 1 : G;
             if (force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G)) {
-                u64 low = 0;
-                u64 x = all_t & SUIT(ls);
-                low |= x & -x;
-                if (c->trump >= 0) {
-                    x = all_t & SUIT(c->trump);
-                    low |= x & -x;
-                }
+                u64 low = whole_suit(all_t, ls, c->suffix);
+                if (c->trump >= 0) low |= whole_suit(all_t, c->trump, c->suffix);
                 *rw = low;
                 return G == 0 ? c->won + 1 : c->won + c->left - 1;
             }
@@ -958,8 +1343,21 @@ static int ab(Ctx *c, int target, u64 *rw) {
         if (maxnode ? v > value : v < value) value = v;
         unplay(c, card, &u);
         /* the move stood for its whole run of touching cards: if a card of the run
-         * won by rank below, all of the run must stay significant, down to `card` */
-        {
+         * won by rank below, all of the run must stay significant, down to `card`
+         * (suffix mode: up to the run's top card) */
+        if (c->suffix) {
+            u64 all_t = c->tall[c->left];
+            int b = card, hit = (crw >> card) & 1;
+            for (;;) {
+                u64 above = all_t & SUIT(b >> 4) & ~((2ull << b) - 1);
+                if (!above) break;
+                int nb = CTZ(above);
+                if (!((c->h[seat] >> nb) & 1)) break;
+                hit |= (crw >> nb) & 1;
+                b = nb;
+            }
+            if (hit) crw |= 1ull << b;
+        } else {
             u64 up = crw & c->h[seat] & SUIT(card >> 4) & ~((2ull << card) - 1);
             if (up) {
                 u64 all_t = c->tall[c->left];
@@ -991,7 +1389,11 @@ static int ab(Ctx *c, int target, u64 *rw) {
          * same pattern and fail too */
         {
             u64 ws = crw & SUIT(card >> 4);
-            if (!ws || CTZ(ws) > card) skip |= SUIT(card >> 4) & ((1ull << card) - 1);
+            if (c->suffix) {
+                if (!ws || HIBIT(ws) < card) skip |= SUIT(card >> 4) & ~((2ull << card) - 1);
+            } else {
+                if (!ws || CTZ(ws) > card) skip |= SUIT(card >> 4) & ((1ull << card) - 1);
+            }
         }
     }
     *rw = myrw;
@@ -1009,20 +1411,12 @@ static int ab(Ctx *c, int target, u64 *rw) {
 /* ------------------------------------------------------------------------ */
 /* Driver                                                                    */
 
-typedef struct {
-    u64 h[4]; /* internal card bits */
-    int trick[3];
-    int ntrick;
-    int leader;
-    int trump;
-    int misere;
-    int aces_low;
-} Job;
 
 static void setup(Ctx *c, const Job *j) {
     for (int p = 0; p < 4; p++) c->h[p] = j->h[p];
     c->trump = j->trump;
     c->misere = j->misere;
+    c->suffix = j->misere && (g_flags & 1024); /* experimental, off by default */
     c->leader = j->leader;
     c->pos = 0;
     c->won = 0;
@@ -1138,131 +1532,6 @@ static void root_cards(Ctx *c, int out[64]) {
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Python glue                                                               */
-
-static int parse_job(PyObject *hands, PyObject *trick, int leader, int trump, int misere,
-                     int aces_low, Job *j) {
-    memset(j, 0, sizeof(*j));
-    PyObject *hs = PySequence_Fast(hands, "hands must be a sequence of 4 masks");
-    if (!hs) return -1;
-    if (PySequence_Fast_GET_SIZE(hs) != 4) {
-        Py_DECREF(hs);
-        PyErr_SetString(PyExc_ValueError, "hands must hold 4 masks");
-        return -1;
-    }
-    u64 seen = 0;
-    for (int p = 0; p < 4; p++) {
-        unsigned long long m = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(hs, p));
-        if (m == (unsigned long long)-1 && PyErr_Occurred()) {
-            Py_DECREF(hs);
-            return -1;
-        }
-        if (m >> 52) {
-            Py_DECREF(hs);
-            PyErr_SetString(PyExc_ValueError, "hand is not a 52-bit mask");
-            return -1;
-        }
-        if (m & seen) {
-            Py_DECREF(hs);
-            PyErr_SetString(PyExc_ValueError, "hands share cards");
-            return -1;
-        }
-        seen |= m;
-        u64 h = 0;
-        for (int card = 0; card < 52; card++) {
-            if (!((m >> card) & 1)) continue;
-            int s = card / 13, r = card % 13;
-            int st = aces_low ? (r + 1) % 13 : r;
-            h |= 1ull << (16 * s + st);
-        }
-        j->h[p] = h;
-    }
-    Py_DECREF(hs);
-    PyObject *ts = PySequence_Fast(trick, "trick must be a sequence of cards");
-    if (!ts) return -1;
-    Py_ssize_t nt = PySequence_Fast_GET_SIZE(ts);
-    if (nt > 3) {
-        Py_DECREF(ts);
-        PyErr_SetString(PyExc_ValueError, "the current trick holds at most 3 cards");
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < nt; i++) {
-        long card = PyLong_AsLong(PySequence_Fast_GET_ITEM(ts, i));
-        if (card == -1 && PyErr_Occurred()) {
-            Py_DECREF(ts);
-            return -1;
-        }
-        if (card < 0 || card >= 52 || ((seen >> card) & 1)) {
-            Py_DECREF(ts);
-            PyErr_SetString(PyExc_ValueError, "bad or duplicate card in the trick");
-            return -1;
-        }
-        seen |= 1ull << card;
-        int s = (int)card / 13, r = (int)card % 13;
-        int st = aces_low ? (r + 1) % 13 : r;
-        j->trick[i] = 16 * s + st;
-    }
-    Py_DECREF(ts);
-    j->ntrick = (int)nt;
-    if (leader < 0 || leader > 3) {
-        PyErr_SetString(PyExc_ValueError, "leader must be 0..3");
-        return -1;
-    }
-    if (trump < -1 || trump > 3) {
-        PyErr_SetString(PyExc_ValueError, "trump must be -1..3");
-        return -1;
-    }
-    j->leader = leader;
-    j->trump = trump;
-    j->misere = misere;
-    j->aces_low = aces_low;
-    /* hand lengths */
-    int seat = (leader + (int)nt) & 3;
-    int n = POPC(j->h[seat]);
-    for (int i = 0; i < 4; i++) {
-        int p = (leader + i) & 3;
-        int want = i < nt ? n - 1 : n;
-        if (POPC(j->h[p]) != want) {
-            PyErr_SetString(PyExc_ValueError, "hand lengths do not fit the trick state");
-            return -1;
-        }
-    }
-    if (nt > 0 && n == 0) {
-        PyErr_SetString(PyExc_ValueError, "no card left to complete the trick");
-        return -1;
-    }
-    return 0;
-}
-
-static int ext_card(const Job *j, int internal) {
-    int s = internal >> 4, st = internal & 15;
-    int r = j->aces_low ? (st + 12) % 13 : st;
-    return s * 13 + r;
-}
-
-static PyObject *cards_dict(const Job *j, const int out[64]) {
-    PyObject *d = PyDict_New();
-    if (!d) return NULL;
-    for (int i = 0; i < 64; i++) {
-        if (out[i] < 0) continue;
-        PyObject *k = PyLong_FromLong(ext_card(j, i));
-        PyObject *v = PyLong_FromLong(out[i]);
-        if (!k || !v || PyDict_SetItem(d, k, v) < 0) {
-            Py_XDECREF(k);
-            Py_XDECREF(v);
-            Py_DECREF(d);
-            return NULL;
-        }
-        Py_DECREF(k);
-        Py_DECREF(v);
-    }
-    return d;
-}
-
-static Ctx g_ctx;
-static int g_ctx_ready = 0;
-
 static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
     setup(c, j);
     if (mode == 0) return root_value(c);
@@ -1271,158 +1540,36 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
     return 0;
 }
 
-static PyObject *py_solve(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *hands, *trick;
-    int leader, trump, misere, aces_low, mode, k;
-    if (!PyArg_ParseTuple(args, "OOiippii", &hands, &trick, &leader, &trump, &misere,
-                          &aces_low, &mode, &k))
-        return NULL;
-    Job j;
-    if (parse_job(hands, trick, leader, trump, misere, aces_low, &j) < 0) return NULL;
-    if (!g_ctx_ready) {
-        if (ctx_init(&g_ctx) < 0) return PyErr_NoMemory();
-        g_ctx_ready = 1;
-    }
-    int out[64];
-    int r = run_job(&g_ctx, &j, mode, k, out);
-    if (mode == 0) return PyLong_FromLong(r);
-    if (mode == 2) return PyBool_FromLong(r);
-    return cards_dict(&j, out);
-}
-
-typedef struct {
-    const Job *jobs;
-    int *values;
-    int (*cards)[64];
-    int njobs;
-    int mode;
-    int next; /* atomic work counter */
-    int failed;
-} Batch;
-
-static void *worker(void *arg) {
-    Batch *b = (Batch *)arg;
-    Ctx c;
-    if (ctx_init(&c) < 0) {
-        __atomic_store_n(&b->failed, 1, __ATOMIC_SEQ_CST);
-        return NULL;
-    }
-    for (;;) {
-        int i = __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST);
-        if (i >= b->njobs) break;
-        b->values[i] = run_job(&c, &b->jobs[i], b->mode, 0, b->mode == 1 ? b->cards[i] : NULL);
-    }
-    ctx_free(&c);
-    return NULL;
-}
-
-static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *list;
-    int mode, threads;
-    if (!PyArg_ParseTuple(args, "Oii", &list, &mode, &threads)) return NULL;
-    if (mode != 0 && mode != 1) {
-        PyErr_SetString(PyExc_ValueError, "batch mode must be 0 or 1");
-        return NULL;
-    }
-    PyObject *seq = PySequence_Fast(list, "positions must be a sequence");
-    if (!seq) return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    Job *jobs = (Job *)calloc((size_t)(n ? n : 1), sizeof(Job));
-    int *values = (int *)calloc((size_t)(n ? n : 1), sizeof(int));
-    int(*cards)[64] = mode == 1 ? calloc((size_t)(n ? n : 1), sizeof(int[64])) : NULL;
-    if (!jobs || !values || (mode == 1 && !cards)) {
-        free(jobs);
-        free(values);
-        free(cards);
-        Py_DECREF(seq);
-        return PyErr_NoMemory();
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *hands, *trick;
-        int leader, trump, misere, aces_low;
-        PyObject *t = PySequence_Fast_GET_ITEM(seq, i);
-        if (!PyArg_ParseTuple(t, "OOiipp", &hands, &trick, &leader, &trump, &misere,
-                              &aces_low) ||
-            parse_job(hands, trick, leader, trump, misere, aces_low, &jobs[i]) < 0) {
-            free(jobs);
-            free(values);
-            free(cards);
-            Py_DECREF(seq);
-            return NULL;
-        }
-    }
-    Py_DECREF(seq);
-    if (threads < 1) threads = 1;
-    if (threads > 64) threads = 64;
-    if (threads > n) threads = (int)(n ? n : 1);
-    Batch b = {jobs, values, cards, (int)n, mode, 0, 0};
-    Py_BEGIN_ALLOW_THREADS
-    if (threads == 1) {
-        worker(&b);
-    } else {
-        pthread_t tid[64];
-        int started = 0;
-        for (int t = 0; t < threads - 1; t++) {
-            if (pthread_create(&tid[t], NULL, worker, &b) == 0) started++;
-            else break;
-        }
-        worker(&b);
-        for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
-    }
-    Py_END_ALLOW_THREADS
-    if (b.failed && b.next < (int)n) {
-        free(jobs);
-        free(values);
-        free(cards);
-        return PyErr_NoMemory();
-    }
-    PyObject *res = PyList_New(n);
-    if (!res) goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *o = mode == 0 ? PyLong_FromLong(values[i]) : cards_dict(&jobs[i], cards[i]);
-        if (!o) {
-            Py_DECREF(res);
-            res = NULL;
-            goto done;
-        }
-        PyList_SET_ITEM(res, i, o);
-    }
-done:
-    free(jobs);
-    free(values);
-    free(cards);
-    return res;
-}
-
-static PyObject *py_nodes(PyObject *self, PyObject *args) {
-    (void)self;
-    (void)args;
-    if (!g_ctx_ready) return Py_BuildValue("()");
-    Ctx *c = &g_ctx;
-    return Py_BuildValue("(LLLLLLLi)", c->nodes, c->st_probe, c->st_hit, c->st_scan, c->st_qt,
-                         c->st_store, c->st_reset, c->npool);
-}
-
-static PyObject *py_set_flags(PyObject *self, PyObject *args) {
-    (void)self;
-    int f;
-    if (!PyArg_ParseTuple(args, "i", &f)) return NULL;
-    g_flags = f;
-    Py_RETURN_NONE;
-}
-
-static PyMethodDef methods[] = {
-    {"set_flags", py_set_flags, METH_VARARGS, "debug switches: 1 no quick tricks, 2 exact TT, 4 no TT"},
-    {"solve", py_solve, METH_VARARGS,
-     "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
-    {"solve_batch", py_solve_batch, METH_VARARGS, "solve_batch(args_list, mode, threads)"},
-    {"nodes", py_nodes, METH_NOARGS, "nodes searched by single solves so far"},
-    {NULL, NULL, 0, NULL},
-};
-
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_dd",
-                                    "double-dummy search core", -1, methods};
-
-PyMODINIT_FUNC PyInit__dd(void) { return PyModule_Create(&module); }
+#undef ab
+#undef beats
+#undef cash_from
+#undef cut_key
+#undef force
+#undef gen_moves
+#undef last_trick
+#undef misere_claim
+#undef mtd
+#undef order_moves
+#undef play
+#undef pool_alloc
+#undef quick_tricks
+#undef rel_code
+#undef root_can_take
+#undef root_cards
+#undef root_value
+#undef run_job
+#undef setup
+#undef shape_of
+#undef sig_cards
+#undef sig_mask
+#undef slot_find
+#undef slot_hash
+#undef sort_moves
+#undef sure_losers
+#undef top_run
+#undef trick_rank_winner
+#undef tt_reset
+#undef tt_store
+#undef unplay
+#undef whole_suit
+#endif /* DD_CORE */
