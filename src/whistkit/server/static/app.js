@@ -1,0 +1,677 @@
+// The whistkit web game: renders the seat's view from the server and sends its actions.
+// The server is authoritative; this page only shows what the server sends for its seat.
+
+import { LANGUAGES, SUIT_SYMBOL, cardLabel, has, language, languageName, pickLanguage, setLanguage, t } from "./i18n.js";
+
+const GAME_KEY = "whistkit.game";
+const SEATS = ["N", "E", "S", "W"];
+const RANKS = "23456789TJQKA";
+
+const $ = (sel) => document.querySelector(sel);
+
+const app = {
+  ws: null,
+  game: localStorage.getItem(GAME_KEY),
+  seat: "S",
+  version: 0,
+  view: null,
+  meta: null,
+  selected: 0,
+  liveTrick: [], // cards of the trick in progress, from the events
+  doneTrick: null, // the last completed trick, shown until the next card is played
+  typed: "", // a rank typed, waiting for its suit
+  typedAt: 0,
+  message: null, // a refusal or error shown in the status line
+  retry: 0,
+};
+
+// -- seats on the screen ---------------------------------------------------------------
+
+function posOf(seat) {
+  // you at the bottom, your partner at the top, clockwise to your left
+  const d = (SEATS.indexOf(seat) - SEATS.indexOf(app.seat) + 4) % 4;
+  return ["bottom", "left", "top", "right"][d];
+}
+
+function seatName(seat) {
+  if (seat === app.seat) return t("you");
+  return t(`seat_${seat}`);
+}
+
+function sideOf(seat) {
+  return "NS".includes(seat) ? "NS" : "EW";
+}
+
+// -- the connection ---------------------------------------------------------------------
+
+function connect() {
+  if (!app.game) return;
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/ws`);
+  app.ws = ws;
+  ws.onopen = () => {
+    app.retry = 0;
+    ws.send(JSON.stringify({ type: "join", game: app.game, seat: app.seat, since: app.version }));
+  };
+  ws.onmessage = (e) => onMessage(JSON.parse(e.data));
+  ws.onclose = () => {
+    if (app.ws !== ws) return;
+    app.ws = null;
+    showMessage(t("reconnecting"));
+    app.retry = Math.min(app.retry + 1, 10);
+    setTimeout(connect, 200 * app.retry);
+  };
+}
+
+function send(msg) {
+  if (app.ws && app.ws.readyState === WebSocket.OPEN) app.ws.send(JSON.stringify(msg));
+}
+
+function onMessage(msg) {
+  if (msg.type === "event") {
+    app.version = msg.v;
+    if (msg.event) onEvent(msg.event);
+    if (msg.view) setView(msg.view);
+  } else if (msg.type === "state") {
+    app.version = msg.v;
+    app.liveTrick = msg.view.trick.slice();
+    app.doneTrick = msg.view.trick.length ? null : msg.view.last_trick;
+    setView(msg.view);
+  } else if (msg.type === "error") {
+    if (msg.code === "unknown_game") {
+      localStorage.removeItem(GAME_KEY);
+      app.game = null;
+      if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
+      openNew();
+      return;
+    }
+    showMessage(refusalText(msg));
+  } else if (msg.type === "ack") {
+    app.message = null;
+  }
+}
+
+function onEvent(ev) {
+  if (ev.type === "deal") {
+    app.liveTrick = [];
+  } else if (ev.type === "play") {
+    if (app.liveTrick.length === 0) app.doneTrick = null;
+    app.liveTrick.push({ seat: ev.seat, card: ev.card });
+    if (ev.trick_complete) {
+      app.doneTrick = { cards: app.liveTrick, winner: ev.winner };
+      app.liveTrick = [];
+    }
+  }
+}
+
+// -- rendering ---------------------------------------------------------------------------
+
+function cardImg(code) {
+  const img = document.createElement("img");
+  img.src = `/static/cards/${code}.svg`;
+  img.alt = "";
+  img.draggable = false;
+  return img;
+}
+
+function cardFace(code) {
+  const span = document.createElement("span");
+  span.className = "card face";
+  span.dataset.card = code;
+  span.setAttribute("role", "img");
+  span.setAttribute("aria-label", cardLabel(code));
+  span.append(cardImg(code));
+  return span;
+}
+
+function contractText(contract) {
+  if (!contract) return t("contract_bidding");
+  const sym = contract.trump ? SUIT_SYMBOL[contract.trump] + " " : "";
+  let text = sym + t(`contract_${contract.code}`);
+  if (contract.aces_low) text += ` (${t("aces_low")})`;
+  return text;
+}
+
+function setView(view) {
+  app.view = view;
+  app.seat = view.seat;
+  render();
+}
+
+function render() {
+  const v = app.view;
+  if (!v) return;
+  const table = $("#table");
+  table.dataset.turn = v.to_play || "";
+  table.dataset.phase = v.phase;
+  table.dataset.version = String(app.version);
+
+  // above the table: "3/12 · Grand"
+  const info = $("#hand-info");
+  info.dataset.hand = String(v.hand_number);
+  info.dataset.contract = v.contract ? v.contract.code : "";
+  const num = v.hands_total ? t("hand_total", { n: v.hand_number, total: Math.max(v.hands_total, v.hand_number) }) : t("hand_open", { n: v.hand_number });
+  info.textContent = `${num} · ${contractText(v.contract)}`;
+  if (v.contract && v.contract.declarer) info.textContent += ` · ${t("declarer", { seat: seatName(v.contract.declarer) })}`;
+
+  const mySide = sideOf(app.seat);
+  $("[data-score-ns]").textContent = String(v.score.NS);
+  $("[data-score-ew]").textContent = String(v.score.EW);
+  const [weEl, theyEl] = document.querySelectorAll(".scores .score > span");
+  weEl.textContent = mySide === "NS" ? `${t("we")} (${t("side_ns")})` : `${t("they")} (${t("side_ns")})`;
+  theyEl.textContent = mySide === "EW" ? `${t("we")} (${t("side_ew")})` : `${t("they")} (${t("side_ew")})`;
+
+  $("#roles").textContent = `${t("dealt_by", { seat: seatName(v.dealer) })} · ${t("leader_is", { seat: seatName(v.first_leader) })}`;
+
+  renderSeats(v);
+  renderTrick(v);
+  renderHand(v);
+  renderActions(v);
+  renderStatus(v);
+  renderResult(v);
+  if ($("#dlg-sheet").open) renderSheet();
+  if ($("#dlg-last").open) renderLast();
+}
+
+function renderSeats(v) {
+  for (const seat of SEATS) {
+    const pos = posOf(seat);
+    const el = pos === "bottom" ? $("#me") : document.querySelector(`.seat[data-pos="${pos}"]`);
+    el.replaceChildren();
+    el.dataset.seat = seat;
+    el.classList.toggle("to-play", v.to_play === seat);
+    const name = document.createElement("div");
+    name.className = "name";
+    const role = seat === app.seat ? "" : seat === partnerOf(app.seat) ? ` (${t("partner")})` : "";
+    name.textContent = seatName(seat) + role;
+    el.append(name);
+    const badges = document.createElement("div");
+    badges.className = "badges";
+    if (seat === v.dealer) badges.append(badge(t("dealer"), "dealer"));
+    if (seat === v.first_leader && v.phase === "play") badges.append(badge(t("leads"), "leader"));
+    if (badges.childElementCount) el.append(badges);
+    if (pos !== "bottom") {
+      const count = document.createElement("div");
+      count.className = "count";
+      count.textContent = t("cards_left", { n: v.hand_sizes[seat] });
+      el.append(count);
+    }
+    // public cards beside their owner: a revealed bottom card, the turned-up trump
+    for (const [key, value] of Object.entries(v.public || {})) {
+      let code = null;
+      if (value && typeof value === "object" && !Array.isArray(value) && typeof value[seat] === "string") code = value[seat];
+      else if (typeof value === "string" && /^[2-9TJQKA][SHDC]$/.test(value) && seat === v.dealer) code = value;
+      if (code) {
+        const box = document.createElement("div");
+        box.className = "public";
+        box.dataset.public = key;
+        const label = document.createElement("span");
+        label.className = "label";
+        label.textContent = has(`public_${key}`) ? t(`public_${key}`) : key;
+        box.append(label, cardFace(code));
+        el.append(box);
+      }
+    }
+  }
+}
+
+function partnerOf(seat) {
+  return SEATS[(SEATS.indexOf(seat) + 2) % 4];
+}
+
+function badge(text, cls) {
+  const b = document.createElement("span");
+  b.className = `badge ${cls}`;
+  b.textContent = text;
+  return b;
+}
+
+function renderTrick(v) {
+  let cards = v.trick;
+  let done = null;
+  if (cards.length === 0 && app.doneTrick) {
+    done = app.doneTrick;
+    cards = done.cards;
+  }
+  const area = document.querySelector("[data-trick]");
+  area.setAttribute("aria-label", t("trick_area"));
+  area.classList.toggle("done", Boolean(done));
+  for (const slot of area.querySelectorAll(".slot")) slot.replaceChildren();
+  for (const { seat, card } of cards) {
+    const face = cardFace(card);
+    face.dataset.seat = seat;
+    if (done && done.winner === seat) face.classList.add("winner");
+    area.querySelector(`[data-slot="${posOf(seat)}"]`).append(face);
+  }
+}
+
+function legalCards(v) {
+  const set = new Map();
+  for (const a of v.legal) {
+    if (a.type === "play") set.set(a.card, a);
+    else if (a.type === "action" && typeof a.action.card === "string") set.set(a.action.card, a);
+  }
+  return set;
+}
+
+function renderHand(v) {
+  const hand = $("#hand");
+  hand.setAttribute("aria-label", t("your_hand"));
+  const legal = legalCards(v);
+  const hadFocus = hand.contains(document.activeElement);
+  hand.replaceChildren();
+  if (app.selected >= v.hand.length) app.selected = Math.max(0, v.hand.length - 1);
+  v.hand.forEach((code, i) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "card";
+    b.dataset.card = code;
+    b.setAttribute("aria-label", cardLabel(code));
+    b.tabIndex = i === app.selected ? 0 : -1;
+    if (legal.has(code)) b.dataset.legal = "true";
+    else b.setAttribute("aria-disabled", "true");
+    if (i === app.selected) b.classList.add("selected");
+    b.append(cardImg(code));
+    b.addEventListener("click", () => { app.selected = i; playCard(code); });
+    hand.append(b);
+  });
+  if (hadFocus) focusSelected();
+}
+
+function renderActions(v) {
+  const box = $("#actions");
+  box.replaceChildren();
+  for (const a of v.legal) {
+    if (a.type !== "action" || typeof a.action.card === "string") continue;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.action = a.action.kind;
+    const key = `action_${a.action.kind}`;
+    b.textContent = has(key) ? t(key) : t("action_other", { kind: a.action.kind });
+    b.addEventListener("click", () => send({ type: "action", action: a.action }));
+    box.append(b);
+  }
+}
+
+function renderStatus(v) {
+  let text;
+  if (app.message) text = app.message;
+  else if (v.winner) text = t("result_title");
+  else if (v.to_play === app.seat) {
+    const special = v.legal.some((a) => a.type === "action");
+    text = v.phase === "bid" ? t("prompt_bid") : special && !v.legal.some((a) => a.type === "play") ? t("prompt_action") : t("your_turn");
+  } else if (v.to_play) text = t("turn_of", { seat: seatName(v.to_play) });
+  else text = t("waiting");
+  if (!app.message && v.trick.length === 0 && app.doneTrick && app.doneTrick.winner) {
+    text = `${t("trick_won_by", { seat: seatName(app.doneTrick.winner) })} · ${text}`;
+  }
+  $("#status").textContent = text;
+}
+
+function showMessage(text) {
+  app.message = text;
+  $("#status").textContent = text;
+  clearTimeout(showMessage.timer);
+  showMessage.timer = setTimeout(() => { app.message = null; if (app.view) renderStatus(app.view); }, 4000);
+}
+
+function renderResult(v) {
+  const dlg = $("#dlg-result");
+  if (!v.winner) {
+    dlg.removeAttribute("data-result");
+    if (dlg.open) dlg.close();
+    return;
+  }
+  dlg.dataset.result = v.winner;
+  const mine = sideOf(app.seat);
+  $("#result-text").textContent = v.winner === "draw" ? t("result_draw") : v.winner === mine ? t("result_win") : t("result_loss");
+  $("#result-score").textContent = t("final_score", { ns: v.score.NS, ew: v.score.EW }) + ` (${t("side_ns")}–${t("side_ew")})`;
+  if (!dlg.open && !document.querySelector("dialog[open]")) dlg.showModal();
+}
+
+// -- playing -------------------------------------------------------------------------------
+
+function refusalText(msg) {
+  const map = { not_your_turn: "refused_turn", game_over: "refused_over" };
+  if (map[msg.code]) return t(map[msg.code]);
+  if (msg.code === "illegal") return t("refused_other", { reason: msg.message });
+  return t("error", { message: msg.message });
+}
+
+function playCard(code) {
+  const v = app.view;
+  if (!v) return;
+  if (v.winner) return showMessage(t("refused_over"));
+  if (!v.hand.includes(code)) return showMessage(t("refused_not_held"));
+  if (v.to_play !== app.seat) return showMessage(t("refused_turn"));
+  const legal = legalCards(v);
+  const action = legal.get(code);
+  if (!action) {
+    const led = v.trick.length ? v.trick[0].card[1] : null;
+    if (led && v.hand.some((c) => c[1] === led)) return showMessage(t("refused_follow", { suit: t(`suit_${led}`) }));
+    return showMessage(t("refused_action"));
+  }
+  app.message = null;
+  send(action.type === "play" ? { type: "play", card: code } : { type: "action", action: action.action });
+}
+
+function focusSelected() {
+  const b = $("#hand").children[app.selected];
+  if (b) b.focus();
+}
+
+function select(delta) {
+  const n = app.view ? app.view.hand.length : 0;
+  if (!n) return;
+  app.selected = (app.selected + delta + n) % n;
+  for (const [i, b] of [...$("#hand").children].entries()) {
+    b.classList.toggle("selected", i === app.selected);
+    b.tabIndex = i === app.selected ? 0 : -1;
+  }
+  focusSelected();
+}
+
+// -- dialogs -----------------------------------------------------------------------------
+
+function closeDialogs() {
+  for (const d of document.querySelectorAll("dialog[open]")) d.close();
+}
+
+function openDialog(id) {
+  closeDialogs();
+  $(id).showModal();
+}
+
+function renderLast() {
+  const body = $("#last-body");
+  body.replaceChildren();
+  const v = app.view;
+  const last = v && v.trick.length === 0 && app.doneTrick ? app.doneTrick : v && v.last_trick;
+  if (!last) {
+    body.textContent = t("no_last");
+    return;
+  }
+  for (const { seat, card } of last.cards) {
+    const row = document.createElement("div");
+    row.className = "played";
+    const who = document.createElement("span");
+    who.textContent = seatName(seat);
+    row.append(who, cardFace(card));
+    if (seat === last.winner) row.classList.add("winner");
+    body.append(row);
+  }
+  if (last.winner) {
+    const p = document.createElement("p");
+    p.textContent = t("trick_won_by", { seat: seatName(last.winner) });
+    body.append(p);
+  }
+}
+
+function renderSheet() {
+  const body = $("#sheet-body");
+  body.replaceChildren();
+  const v = app.view;
+  if (!v || !v.results.length) {
+    body.textContent = t("no_hands");
+    return;
+  }
+  const table = document.createElement("table");
+  const head = table.createTHead().insertRow();
+  for (const k of ["col_hand", "col_contract", "col_dealer", "col_tricks", "col_points", "col_score"]) {
+    const th = document.createElement("th");
+    th.textContent = t(k);
+    head.append(th);
+  }
+  const tb = table.createTBody();
+  for (const r of v.results) {
+    const row = tb.insertRow();
+    const cells = [String(r.number), contractText(r.contract), seatName(r.dealer), `${r.tricks.NS}–${r.tricks.EW}`, `${r.points.NS}–${r.points.EW}`, `${r.score.NS}–${r.score.EW}`];
+    for (const c of cells) row.insertCell().textContent = c;
+    const extras = [];
+    if (r.extra && r.extra.honours) extras.push(`${t("honours")} ${r.extra.honours.NS ?? 0}–${r.extra.honours.EW ?? 0}`);
+    if (r.extra && r.extra.penalties) extras.push(`${t("penalties")} ${r.extra.penalties.NS ?? 0}–${r.extra.penalties.EW ?? 0}`);
+    if (extras.length) row.cells[4].textContent += ` (${extras.join(", ")})`;
+  }
+  const cap = table.createCaption();
+  cap.textContent = `${t("side_ns")} – ${t("side_ew")}`;
+  body.append(table);
+}
+
+async function openGames() {
+  openDialog("#dlg-games");
+  const body = $("#games-body");
+  body.replaceChildren();
+  const games = await (await fetch("/api/games?finished=1")).json();
+  if (!games.length) {
+    body.textContent = t("no_games");
+    return;
+  }
+  const ul = document.createElement("ul");
+  ul.className = "games";
+  for (const g of games) {
+    const li = document.createElement("li");
+    const when = new Date(g.updated * 1000).toLocaleString(language());
+    const score = g.score ? `${g.score.NS}–${g.score.EW}` : "";
+    const name = has(`variant_${g.variant}`) ? t(`variant_${g.variant}`) : g.variant;
+    li.append(`${name} · ${when} · ${score} · `);
+    const a = document.createElement("a");
+    a.href = `/api/games/${g.id}/record`;
+    a.download = `whistkit-${g.id}.json`;
+    a.textContent = t("download");
+    a.dataset.record = g.id;
+    li.append(a);
+    ul.append(li);
+  }
+  body.append(ul);
+}
+
+async function loadMeta() {
+  if (!app.meta) app.meta = await (await fetch("/api/meta")).json();
+  return app.meta;
+}
+
+function optionLabel(key, value) {
+  if (typeof value === "boolean") return t(value ? "yes" : "no");
+  const k = `opt_${key}_${value}`;
+  return has(k) ? t(k) : String(value);
+}
+
+function fillOptions() {
+  const meta = app.meta;
+  const box = $("#new-options");
+  for (const el of [...box.children]) if (el.tagName !== "LEGEND") el.remove();
+  const variant = meta.variants.find((x) => x.name === $("#new-variant").value) || meta.variants[0];
+  for (const opt of variant.options) {
+    const label = document.createElement("label");
+    const span = document.createElement("span");
+    span.textContent = has(`opt_${opt.key}`) ? t(`opt_${opt.key}`) : opt.key;
+    let input;
+    if (opt.kind === "bool") {
+      input = document.createElement("input");
+      input.type = "checkbox";
+      input.checked = opt.default;
+      label.classList.add("check");
+      label.append(input, span);
+    } else if (opt.kind === "int") {
+      input = document.createElement("input");
+      input.type = "number";
+      input.min = "1";
+      input.value = String(opt.default);
+      label.append(span, input);
+    } else {
+      input = document.createElement("select");
+      for (const c of opt.choices) {
+        const o = document.createElement("option");
+        o.value = c;
+        o.textContent = optionLabel(opt.key, c);
+        o.selected = c === opt.default;
+        input.append(o);
+      }
+      label.append(span, input);
+    }
+    input.dataset.option = opt.key;
+    input.dataset.kind = opt.kind;
+    input.name = `opt_${opt.key}`;
+    box.append(label);
+  }
+  box.hidden = variant.options.length === 0;
+}
+
+async function openNew() {
+  const meta = await loadMeta();
+  const vs = $("#new-variant");
+  const keep = vs.value;
+  vs.replaceChildren();
+  for (const v of meta.variants) {
+    const o = document.createElement("option");
+    o.value = v.name;
+    o.textContent = has(`variant_${v.name}`) ? t(`variant_${v.name}`) : v.title;
+    vs.append(o);
+  }
+  if (keep) vs.value = keep;
+  const ls = $("#new-level");
+  const keepLevel = ls.value;
+  ls.replaceChildren();
+  for (const l of meta.levels) {
+    const o = document.createElement("option");
+    o.value = l;
+    o.textContent = has(`level_${l}`) ? t(`level_${l}`) : l;
+    ls.append(o);
+  }
+  ls.value = keepLevel || meta.default_level;
+  fillOptions();
+  $("#new-error").textContent = "";
+  openDialog("#dlg-new");
+  $("#new-start").focus();
+}
+
+async function startNew() {
+  const options = {};
+  for (const el of document.querySelectorAll("#new-options [data-option]")) {
+    const kind = el.dataset.kind;
+    options[el.dataset.option] = kind === "bool" ? el.checked : kind === "int" ? Number(el.value) : el.value;
+  }
+  const seedText = $("#new-seed").value.trim();
+  const body = { variant: $("#new-variant").value, level: $("#new-level").value, options };
+  if (seedText) body.seed = Number(seedText);
+  const r = await fetch("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const data = await r.json();
+  if (!r.ok) {
+    $("#new-error").textContent = t("error", { message: data.error });
+    return;
+  }
+  $("#dlg-new").close();
+  startGame(data.id, data.seat);
+}
+
+function startGame(id, seat) {
+  app.game = id;
+  app.seat = seat;
+  app.version = 0;
+  app.view = null;
+  app.liveTrick = [];
+  app.doneTrick = null;
+  app.selected = 0;
+  app.message = null;
+  localStorage.setItem(GAME_KEY, id);
+  if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
+  connect();
+}
+
+// -- keys --------------------------------------------------------------------------------
+
+function onKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const openDlg = document.querySelector("dialog[open]");
+  if (openDlg) {
+    // in a dialog only its own keys work; the letters toggle their dialogs shut
+    const k = e.key.toLowerCase();
+    const own = { "dlg-last": "l", "dlg-sheet": "s", "dlg-help": "?" }[openDlg.id];
+    if (own && (k === own || e.key === own)) { e.preventDefault(); openDlg.close(); }
+    else if (openDlg.id === "dlg-result" && k === "n") { e.preventDefault(); openNew(); }
+    return;
+  }
+  const target = e.target;
+  if (target instanceof HTMLSelectElement || target instanceof HTMLInputElement) return;
+  const key = e.key;
+  const upper = key.length === 1 ? key.toUpperCase() : key;
+  const now = Date.now();
+  if (app.typed && now - app.typedAt > 3000) app.typed = "";
+  if (app.typed && "SHDC".includes(upper) && upper.length === 1) {
+    e.preventDefault();
+    const code = app.typed + upper;
+    app.typed = "";
+    selectCode(code);
+    playCard(code);
+    return;
+  }
+  if (key === "ArrowLeft") { e.preventDefault(); select(-1); return; }
+  if (key === "ArrowRight") { e.preventDefault(); select(1); return; }
+  if (key === "Enter" || key === " ") {
+    if (target instanceof HTMLButtonElement && !target.classList.contains("card")) return;
+    e.preventDefault();
+    const v = app.view;
+    if (v && v.hand[app.selected]) playCard(v.hand[app.selected]);
+    return;
+  }
+  if (key === "?") { e.preventDefault(); openDialog("#dlg-help"); return; }
+  if (upper === "N") { e.preventDefault(); openNew(); return; }
+  if (upper === "L") { e.preventDefault(); renderLast(); openDialog("#dlg-last"); return; }
+  if (upper === "S") { e.preventDefault(); renderSheet(); openDialog("#dlg-sheet"); return; }
+  if (upper === "1") { app.typed = "1"; app.typedAt = now; return; }
+  if (upper === "0" && app.typed === "1") { app.typed = "T"; app.typedAt = now; return; }
+  if (upper.length === 1 && RANKS.includes(upper)) { e.preventDefault(); app.typed = upper; app.typedAt = now; }
+}
+
+function selectCode(code) {
+  const v = app.view;
+  if (!v) return;
+  const i = v.hand.indexOf(code);
+  if (i >= 0) { app.selected = i; select(0); }
+}
+
+// -- start -------------------------------------------------------------------------------
+
+async function main() {
+  const lang = await setLanguage(pickLanguage());
+  const sel = $("#lang");
+  for (const l of LANGUAGES) {
+    const o = document.createElement("option");
+    o.value = l;
+    o.textContent = languageName(l);
+    sel.append(o);
+  }
+  sel.value = lang;
+  sel.addEventListener("change", async () => {
+    await setLanguage(sel.value, true);
+    render();
+    if ($("#dlg-new").open) openNew();
+  });
+  $("#btn-new").addEventListener("click", openNew);
+  $("#btn-last").addEventListener("click", () => { renderLast(); openDialog("#dlg-last"); });
+  $("#btn-sheet").addEventListener("click", () => { renderSheet(); openDialog("#dlg-sheet"); });
+  $("#btn-help").addEventListener("click", () => openDialog("#dlg-help"));
+  $("#btn-games").addEventListener("click", openGames);
+  $("#result-new").addEventListener("click", openNew);
+  $("#result-sheet").addEventListener("click", () => { renderSheet(); openDialog("#dlg-sheet"); });
+  $("#new-variant").addEventListener("change", fillOptions);
+  $("#new-cancel").addEventListener("click", () => $("#dlg-new").close());
+  $("#new-form").addEventListener("submit", (e) => { e.preventDefault(); startNew(); });
+  for (const b of document.querySelectorAll("dialog .close")) b.addEventListener("click", () => b.closest("dialog").close());
+  document.addEventListener("keydown", onKey);
+  // Space activates a button on key-up: the card was already played on key-down
+  document.addEventListener("keyup", (e) => {
+    if (e.key === " " && e.target instanceof HTMLButtonElement && e.target.classList.contains("card")) e.preventDefault();
+  });
+  const hash = new URLSearchParams(location.hash.slice(1));
+  if (hash.get("game")) { app.game = hash.get("game"); localStorage.setItem(GAME_KEY, app.game); }
+  if (app.game) {
+    showMessage(t("connecting"));
+    connect();
+  } else {
+    openNew();
+  }
+  document.body.dataset.ready = "true";
+}
+
+main();

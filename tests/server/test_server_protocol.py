@@ -1,0 +1,303 @@
+"""The web game's protocol without a browser: whole games, errors, catching up, hiding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from whistkit.cards import card_name, parse_card
+from whistkit.record import loads, replay, summarize
+from whistkit.seats import parse_seat
+from whistkit.server.app import create_app
+from whistkit.server.table import HUMAN
+
+from .helpers import card_codes, has_view, play_actions, play_game, receive_until, server_of
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def new_game(client: TestClient, **body: Any) -> str:
+    r = client.post("/api/games", json={"seed": 7, **body})
+    assert r.status_code == 200, r.text
+    game_id: str = r.json()["id"]
+    return game_id
+
+
+def join(ws: Any, game: str, seat: str = "S", since: int = 0) -> dict[str, Any]:
+    ws.send_json({"type": "join", "game": game, "seat": seat, "since": since})
+    msg: dict[str, Any] = receive_until(ws, lambda m: m["type"] in ("state", "error"))
+    return msg
+
+
+def stored(client: TestClient, game: str) -> tuple[str, int]:
+    row = server_of(client).store.get(game)
+    return row.record, row.version
+
+
+# -- whole games ---------------------------------------------------------------------------
+
+
+def test_whole_felagsvist_game_over_websocket(client: TestClient) -> None:
+    game = new_game(client)
+    with client.websocket_connect("/ws") as ws:
+        join(ws, game)
+        final = play_game(ws)
+    assert final["winner"] in ("NS", "EW", "draw")
+    assert final["score"]["NS"] + final["score"]["EW"] == 156
+    assert [r["contract"]["code"] for r in final["results"]] == [
+        "H",
+        "S",
+        "NT",
+        "D",
+        "C",
+        "NOLO",
+    ] * 2
+    # the stored game is its record, and it replays to the same result
+    record, _ = stored(client, game)
+    summary = summarize(replay(loads(record)))
+    assert summary["score"] == final["score"] and summary["winner"] == final["winner"]
+    # listed as finished and downloadable
+    listed = client.get("/api/games?finished=1").json()
+    assert [g["id"] for g in listed] == [game]
+    r = client.get(f"/api/games/{game}/record")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    assert r.json()["format"] == "whistkit-record/1"
+
+
+def test_same_seed_same_game(client: TestClient) -> None:
+    a, b = new_game(client, seed=99), new_game(client, seed=99)
+    with client.websocket_connect("/ws") as ws:
+        join(ws, a)
+        fa = play_game(ws)
+        join(ws, b)
+        fb = play_game(ws)
+    assert fa["results"] == fb["results"]
+
+
+# -- errors change nothing -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        ("not json", "malformed"),
+        ("[1, 2]", "malformed"),
+        ('{"card": "QH"}', "malformed"),
+        ('{"type": 5}', "malformed"),
+        ('{"type": "dance"}', "unknown_type"),
+        ('{"type": "play", "card": "QH"}', "not_joined"),
+        ('{"type": "join"}', "malformed"),
+        ('{"type": "join", "game": "nope"}', "unknown_game"),
+    ],
+)
+def test_malformed_and_unknown(client: TestClient, raw: str, code: str) -> None:
+    game = new_game(client)
+    before = stored(client, game)
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(raw)
+        msg = ws.receive_json()
+        assert msg["type"] == "error" and msg["code"] == code, msg
+        assert msg["message"]
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}  # the connection stays usable
+    assert stored(client, game) == before
+
+
+def test_bad_messages_after_join(client: TestClient) -> None:
+    game = new_game(client)
+    with client.websocket_connect("/ws") as ws:
+        view = play_actions(ws, 0, join(ws, game))["view"]
+        before = stored(client, game)
+        held = set(view["hand"])
+        not_held = next(
+            card_name(c)
+            for c in range(52)
+            if card_name(c) not in held and card_name(c) not in {t["card"] for t in view["trick"]}
+        )
+        cases = [
+            ({"type": "play", "card": "ZZ"}, "malformed", "not a card"),
+            ({"type": "play", "card": 12}, "malformed", "card code"),
+            ({"type": "play"}, "malformed", "card code"),
+            ({"type": "play", "card": not_held}, "illegal", "does not hold it"),
+            ({"type": "action", "action": {"kind": "Bottom"}}, "illegal", "not one of"),
+            ({"type": "action", "action": "x"}, "malformed", "object"),
+            ({"type": "join", "game": game, "seat": "X"}, "bad_seat", "not a seat"),
+            ({"type": "join", "game": game, "since": -3}, "malformed", "since"),
+        ]
+        led = view["trick"][0]["card"][1] if view["trick"] else None
+        if led and any(c[1] == led for c in view["hand"]):
+            off = next((c for c in view["hand"] if c[1] != led), None)
+            if off:
+                cases.append(({"type": "play", "card": off}, "illegal", "must follow suit"))
+        for msg, code, text in cases:
+            ws.send_json(msg)
+            reply = ws.receive_json()
+            assert reply["type"] == "error", (msg, reply)
+            assert reply["code"] == code, (msg, reply)
+            assert text in reply["message"], (msg, reply)
+        assert stored(client, game) == before
+
+
+def all_human_table(client: TestClient) -> str:
+    tables = server_of(client).tables
+    table = tables.create("felagsvist", {}, seed=3, seats={s: HUMAN for s in range(4)})
+    game_id: str = table.id
+    return game_id
+
+
+def test_out_of_turn_and_following_suit(client: TestClient) -> None:
+    game = all_human_table(client)
+    with client.websocket_connect("/ws") as ws:
+        view = join(ws, game)["view"]
+        to_play = view["to_play"]
+        wrong = next(s for s in "NESW" if s != to_play)
+        before = stored(client, game)
+        view_wrong = join(ws, game, seat=wrong)["view"]
+        ws.send_json({"type": "play", "card": view_wrong["hand"][0]})
+        reply = ws.receive_json()
+        assert reply["code"] == "not_your_turn"
+        assert f"it is {to_play}'s turn, not {wrong}'s" in reply["message"]
+        assert stored(client, game) == before
+        # the leader leads; the next seat tries to discard while holding the led suit
+        view = join(ws, game, seat=to_play)["view"]
+        lead = view["hand"][0]
+        ws.send_json({"type": "play", "card": lead})
+        ack = receive_until(ws, lambda m: m["type"] in ("ack", "error"))
+        assert ack["type"] == "ack"
+        nxt = "NESW"[(parse_seat(to_play) + 1) % 4]
+        view = join(ws, game, seat=nxt, since=ack["v"])["view"]
+        assert view["trick"] == [{"seat": to_play, "card": lead}]
+        follow = [c for c in view["hand"] if c[1] == lead[1]]
+        other = [c for c in view["hand"] if c[1] != lead[1]]
+        if follow and other:
+            before = stored(client, game)
+            ws.send_json({"type": "play", "card": other[0]})
+            reply = ws.receive_json()
+            assert reply["code"] == "illegal"
+            assert "must follow suit" in reply["message"]
+            assert stored(client, game) == before
+            assert sorted(view["legal"], key=str) == sorted(
+                ({"type": "play", "card": c} for c in follow), key=str
+            )
+
+
+def test_bot_seat_cannot_be_played(client: TestClient) -> None:
+    game = new_game(client)
+    with client.websocket_connect("/ws") as ws:
+        view = join(ws, game, seat="N")["view"]
+        before = stored(client, game)
+        ws.send_json({"type": "play", "card": view["hand"][0]})
+        reply = receive_until(ws, lambda m: m["type"] == "error")
+        assert reply["code"] == "bad_seat" and "played by a bot" in reply["message"]
+        assert len(stored(client, game)[0]) >= len(before[0])
+
+
+def test_actions_after_the_end(client: TestClient) -> None:
+    game = new_game(client)
+    with client.websocket_connect("/ws") as ws:
+        join(ws, game)
+        final = play_game(ws)
+        before = stored(client, game)
+        ws.send_json({"type": "play", "card": "AS"})
+        reply = ws.receive_json()
+        assert reply["code"] == "game_over", reply
+        assert final["winner"] in reply["message"]
+    assert stored(client, game) == before
+
+
+def test_http_errors(client: TestClient) -> None:
+    for body, text in [
+        ({"variant": "chess"}, "unknown variant"),
+        ({"options": {"colour": "red"}}, "unknown option"),
+        ({"options": {"nolo_aces_low": "yes"}}, "true or false"),
+        ({"level": "grandmaster"}, "unknown bot level"),
+        ({"seed": "abc"}, "'seed' must be an integer"),
+        ({"options": []}, "'options' must be an object"),
+    ]:
+        r = client.post("/api/games", json=body)
+        assert r.status_code == 400 and text in r.json()["error"], (body, r.text)
+    r = client.post("/api/games", content=b"{", headers={"content-type": "application/json"})
+    assert r.status_code == 400
+    assert client.get("/api/games/zzz/record").status_code == 404
+    game = new_game(client)
+    r = client.get(f"/api/games/{game}/record")
+    assert r.status_code == 409 and "not finished" in r.json()["error"]
+
+
+# -- catching up and persistence ---------------------------------------------------------------
+
+
+def test_reconnect_catches_up_without_gaps(client: TestClient) -> None:
+    game = new_game(client)
+    with client.websocket_connect("/ws") as ws:
+        seen = play_actions(ws, 5, join(ws, game))["v"]
+    # a client that saw version 2 gets every later event, numbered without a gap
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": game, "seat": "S", "since": 2})
+        msgs = []
+        while True:
+            m = ws.receive_json()
+            msgs.append(m)
+            if m["type"] == "state":
+                break
+    versions = [m["v"] for m in msgs if m["type"] == "event"]
+    assert versions == list(range(3, msgs[-1]["v"] + 1))
+    assert msgs[-1]["v"] >= seen
+
+
+def test_restart_on_same_database_continues(db_path: Path) -> None:
+    app = create_app(db_path, bot_delay=0)
+    with TestClient(app) as c, c.websocket_connect("/ws") as ws:
+        game = new_game(c)
+        m = play_actions(ws, 20, join(ws, game))
+        before = m["view"]
+        v_before = m["v"]
+    app2 = create_app(db_path, bot_delay=0)
+    with TestClient(app2) as c2, c2.websocket_connect("/ws") as ws2:
+        after = join(ws2, game)
+        assert after["v"] == v_before
+        assert after["view"] == before
+
+
+# -- nothing hidden leaves the server ------------------------------------------------------------
+
+
+def test_no_hidden_card_reaches_a_seat(db_path: Path) -> None:
+    app = create_app(db_path, bot_delay=0)
+    log: list[dict[str, Any]] = []
+    with TestClient(app) as c, c.websocket_connect("/ws") as ws:
+        game = new_game(c, seed=2024)
+        ws.send_json({"type": "join", "game": game, "seat": "S", "since": 0})
+        play_game(ws, log=log)
+        table = server_of(c).tables.get(game)
+        record = json.loads(table.record_json())
+    # what S may know after each version: its own hands as dealt and the cards played
+    allowed_at: list[set[str]] = [set()]
+    known: set[str] = set()
+    hand_index = -1
+    south = parse_seat("S")
+    for event in table.events:
+        pub = event.public or {}
+        if pub.get("type") == "deal":
+            hand_index += 1
+            deal = loads(json.dumps({**record, "hands": [record["hands"][hand_index]]}))
+            known |= {card_name(c) for c in range(52) if deal.hands[0].hands[south] >> c & 1}
+        elif pub.get("type") == "play":
+            known.add(pub["card"])
+        allowed_at.append(set(known))
+    assert hand_index == 11
+    checked = 0
+    for msg in log:
+        if "v" not in msg:
+            continue
+        codes = card_codes(msg)
+        extra = codes - allowed_at[msg["v"]]
+        assert not extra, (msg["v"], sorted(extra), msg.get("event"))
+        checked += 1
+    assert checked > 600
+    assert all(parse_card(c) >= 0 for c in known)
+    assert any(has_view(m) for m in log)
