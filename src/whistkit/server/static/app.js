@@ -23,6 +23,7 @@ const app = {
   typedAt: 0,
   message: null, // a refusal or error shown in the status line
   retry: 0,
+  resultShown: null, // the game whose result dialog has been shown
 };
 
 // -- seats on the screen ---------------------------------------------------------------
@@ -74,6 +75,7 @@ function onMessage(msg) {
     if (msg.view) setView(msg.view);
   } else if (msg.type === "state") {
     app.version = msg.v;
+    app.message = null;
     app.liveTrick = msg.view.trick.slice();
     app.doneTrick = msg.view.trick.length ? null : msg.view.last_trick;
     setView(msg.view);
@@ -317,16 +319,26 @@ function showMessage(text) {
 
 function renderResult(v) {
   const dlg = $("#dlg-result");
+  const banner = $("#result-banner");
   if (!v.winner) {
-    dlg.removeAttribute("data-result");
+    banner.removeAttribute("data-result");
+    banner.hidden = true;
     if (dlg.open) dlg.close();
     return;
   }
-  dlg.dataset.result = v.winner;
   const mine = sideOf(app.seat);
-  $("#result-text").textContent = v.winner === "draw" ? t("result_draw") : v.winner === mine ? t("result_win") : t("result_loss");
-  $("#result-score").textContent = t("final_score", { ns: v.score.NS, ew: v.score.EW }) + ` (${t("side_ns")}–${t("side_ew")})`;
-  if (!dlg.open && !document.querySelector("dialog[open]")) dlg.showModal();
+  const text = v.winner === "draw" ? t("result_draw") : v.winner === mine ? t("result_win") : t("result_loss");
+  const score = t("final_score", { ns: v.score.NS, ew: v.score.EW }) + ` (${t("side_ns")}–${t("side_ew")})`;
+  $("#result-text").textContent = text;
+  $("#result-score").textContent = score;
+  banner.dataset.result = v.winner;
+  banner.hidden = false;
+  $("#banner-text").textContent = `${text} ${score}`;
+  // shown once per game; the banner attribute stays for as long as the game is over
+  if (app.resultShown !== app.game && !document.querySelector("dialog[open]")) {
+    app.resultShown = app.game;
+    dlg.showModal();
+  }
 }
 
 // -- playing -------------------------------------------------------------------------------
@@ -653,6 +665,7 @@ async function main() {
   $("#btn-help").addEventListener("click", () => openDialog("#dlg-help"));
   $("#btn-games").addEventListener("click", openGames);
   $("#result-new").addEventListener("click", openNew);
+  $("#banner-new").addEventListener("click", openNew);
   $("#result-sheet").addEventListener("click", () => { renderSheet(); openDialog("#dlg-sheet"); });
   $("#new-variant").addEventListener("change", fillOptions);
   $("#new-cancel").addEventListener("click", () => $("#dlg-new").close());
