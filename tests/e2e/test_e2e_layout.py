@@ -22,7 +22,8 @@ SHOTS = Path(os.environ.get("WHISTKIT_E2E_SHOTS", "/tmp/whistkit-e2e-shots"))
 ITEMS = (
     "#hand [data-card], [data-trick] [data-card], .seat [data-card], #me [data-card],"
     " .seat .name, .seat .count, .seat .badge, #me .name, #me .badge,"
-    " #hand-info, .scores .score, #roles, .tools > *, #status, #actions > *, #result-banner"
+    " #hand-info, .scores .score, #roles, #public-info, .tools > *, #status,"
+    " #actions > *, #result-banner"
 )
 
 GEOMETRY = """(sel) => {

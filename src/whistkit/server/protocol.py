@@ -20,7 +20,7 @@ Server to client:
   after it.
 - ``{"type": "error", "code": C, "message": M}``: nothing changed. Codes: ``malformed``,
   ``unknown_type``, ``unknown_game``, ``not_joined``, ``bad_seat``, ``not_your_turn``,
-  ``illegal``, ``game_over``.
+  ``illegal``, ``game_over``, ``storage`` (the server could not store the action).
 - ``{"type": "pong"}``.
 """
 

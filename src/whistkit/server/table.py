@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import random
 import secrets
+import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -229,9 +230,17 @@ class Table:
         except IllegalAction as e:
             raise TableError("illegal", str(e)) from None
         first_new = len(self.events)
-        self._apply(action)
-        self._deal_if_needed()
-        self._save()  # stored before anyone hears of it
+        rng_state = self.deal_rng.getstate()
+        try:
+            self._apply(action)
+            self._deal_if_needed()
+            self._save()  # stored before anyone hears of it
+        except (sqlite3.Error, OSError) as e:
+            # nothing was acknowledged: forget the action, as if it never came
+            self.state = state
+            del self.events[first_new:]
+            self.deal_rng.setstate(rng_state)
+            raise TableError("storage", f"the game could not be stored, try again: {e}") from None
         self._publish(first_new)
 
     def _apply(self, action: Action) -> None:
@@ -339,7 +348,12 @@ class Table:
                 continue
             rng = random.Random(f"{self.seed}:{seat}:{self.version}")
             action = self.bots[seat].choose(state.view(seat), rng)
-            self._act(seat, action)
+            try:
+                self._act(seat, action)
+            except TableError as e:
+                if e.code != "storage":
+                    raise
+                await asyncio.sleep(max(self.bot_delay, 0.5))  # the disk may come back
 
     async def close(self) -> None:
         """Stop the bots' loop."""

@@ -166,6 +166,7 @@ function render() {
   $("#roles").textContent = `${t("dealt_by", { seat: seatName(v.dealer) })} · ${t("leader_is", { seat: seatName(v.first_leader) })}`;
 
   renderSeats(v);
+  renderPublicInfo(v);
   renderTrick(v);
   renderHand(v);
   renderActions(v);
@@ -215,6 +216,42 @@ function renderSeats(v) {
       }
     }
   }
+}
+
+// public facts that belong to no seat (games won, the rubber, ...), as one line of text
+function renderPublicInfo(v) {
+  const parts = [];
+  for (const [key, value] of Object.entries(v.public || {})) {
+    if (isSeatCards(value) || isCard(value)) continue; // drawn beside the seats
+    const name = has(`public_${key}`) ? t(`public_${key}`) : key;
+    parts.push(`${name}: ${formatValue(value)}`);
+  }
+  const el = $("#public-info");
+  el.textContent = parts.join(" · ");
+  el.hidden = parts.length === 0;
+}
+
+function isCard(value) {
+  return typeof value === "string" && /^[2-9TJQKA][SHDC]$/.test(value);
+}
+
+function isSeatCards(value) {
+  return value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length > 0
+    && Object.entries(value).every(([k, c]) => SEATS.includes(k) && (isCard(c) || c === null));
+}
+
+function formatValue(value) {
+  if (value === null || value === undefined) return "–";
+  if (typeof value === "boolean") return t(value ? "yes" : "no");
+  if (isCard(value)) return cardLabel(value);
+  if (SEATS.includes(value)) return seatName(value);
+  if (value === "NS" || value === "EW") return t(value === "NS" ? "side_ns" : "side_ew");
+  if (Array.isArray(value)) return value.map(formatValue).join(", ");
+  if (typeof value === "object") {
+    if ("NS" in value && "EW" in value) return `${t("side_ns")} ${formatValue(value.NS)}, ${t("side_ew")} ${formatValue(value.EW)}`;
+    return Object.entries(value).map(([k, x]) => `${has(`public_${k}`) ? t(`public_${k}`) : k} ${formatValue(x)}`).join(", ");
+  }
+  return String(value);
 }
 
 function partnerOf(seat) {
