@@ -116,3 +116,46 @@ def browser() -> Iterator[object]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def toy_server(tmp_path: Path) -> Iterator[str]:
+    """An in-process server with the stand-in Swedish and classic variants registered."""
+    import importlib.util
+    import threading
+
+    import uvicorn
+
+    from whistkit.server.app import create_app
+    from whistkit.variants import VARIANTS
+
+    spec = importlib.util.spec_from_file_location(
+        "whistkit_toy_variants", Path(__file__).parents[1] / "server" / "toy_variants.py"
+    )
+    assert spec is not None and spec.loader is not None
+    toys = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = toys  # dataclasses look their module up there
+    spec.loader.exec_module(toys)
+    saved = dict(VARIANTS)
+    VARIANTS.update(toys.TOYS)
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(tmp_path / "toys.sqlite3", bot_delay=0),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws="websockets-sansio",
+    )
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        srv.should_exit = True
+        thread.join(10)
+        VARIANTS.clear()
+        VARIANTS.update(saved)

@@ -35,7 +35,8 @@ def start_by_keyboard(page: Page, seed: int | None = None) -> None:
 
 def start_by_clicks(page: Page, variant: str, options: dict[str, Any], seed: int) -> None:
     """The new-game dialog by mouse: variant, options, seed, Start."""
-    page.locator("#btn-new").click()
+    if not page.locator("#dlg-new[open]").count():
+        page.locator("#btn-new").click()
     page.wait_for_selector("#dlg-new[open]")
     page.select_option("#new-variant", variant)
     for key, value in options.items():

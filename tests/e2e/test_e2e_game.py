@@ -211,3 +211,37 @@ def test_record_of_unfinished_game_is_refused(browser: Browser, server: ServerPr
     assert r.status == 409
     assert "hidden cards" in json.loads(r.text())["error"]
     page.close()
+
+
+@pytest.mark.parametrize("variant", ["toyswedish", "toyclassic"])
+def test_generic_bidding_and_public_cards_by_clicks(
+    browser: Browser, toy_server: str, variant: str
+) -> None:
+    """The page's generic paths that Swedish and classic whist will use, on stand-ins."""
+    page = browser.new_page(viewport=PHONE)
+    open_page(page, toy_server)
+    start_by_clicks(page, variant, {}, seed=4)
+    if variant == "toyswedish":
+        assert wait_my_turn_or_action(page, "")
+        assert page.locator("#table").get_attribute("data-phase") == "bid"
+        assert "bottom card" in page.locator("#status").inner_text()
+        assert len(legal_cards(page)) == len(hand_cards(page))  # any card may be the bottom
+        last = version(page)
+        page.locator('#hand [data-legal="true"]').first.click()
+        page.wait_for_function(
+            "() => document.querySelector('#table').dataset.phase === 'play'", timeout=10_000
+        )
+        assert page.locator('[data-public="revealed"] [data-card]').count() >= 1
+        assert version(page) != last
+    else:
+        turned = page.locator('[data-public="turned"] [data-card]')
+        if turned.count():
+            dealer_box = page.locator('[data-public="turned"]').locator("xpath=..")
+            assert (
+                page.locator("#hand-info").get_attribute("data-contract")
+                == (turned.get_attribute("data-card") or "?")[1]
+            )
+            assert dealer_box.locator(".badge.dealer").count() == 1
+    assert play_by_clicks(page) > 0
+    assert page.locator("[data-result]").get_attribute("data-result") in ("NS", "EW", "draw")
+    page.close()
