@@ -104,10 +104,15 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def _play_web(args: argparse.Namespace) -> int:
     """Serve the web game (``whistkit.server``), print its URL and open a browser."""
-    from .server import serve
+    from .server import check_address, serve
 
     db = Path(args.db) if args.db else default_data_dir() / "games.sqlite3"
     url = f"http://{args.host}:{args.port}/"
+    try:
+        check_address(args.host, args.port)
+    except OSError as e:
+        print(f"whistkit play: {e}", file=sys.stderr)
+        return EXIT_USAGE
     print(f"whistkit: the web game is at {url} (games stored in {db}; Ctrl-C stops)", flush=True)
     if not args.no_browser:
         import threading

@@ -5,6 +5,25 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def check_address(host: str, port: int) -> None:
+    """Raise OSError naming the address if the server could not listen there."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as e:
+        raise OSError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as e:
+            raise OSError(
+                f"cannot listen on {host}:{port}: {e.strerror or e}; choose another --port"
+            ) from None
+
+
 def serve(
     db: str | Path,
     *,
@@ -21,4 +40,4 @@ def serve(
     uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio")
 
 
-__all__ = ["serve"]
+__all__ = ["check_address", "serve"]
