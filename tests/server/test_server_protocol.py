@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from whistkit.cards import card_name
+from whistkit.cards import card_name, parse_card
 from whistkit.record import loads, replay, summarize
 from whistkit.seats import parse_seat
 from whistkit.server.app import create_app
-from whistkit.server.table import HUMAN
+from whistkit.server.table import HUMAN, TableError
 from whistkit.variants import VARIANTS
 
 from .helpers import card_codes, has_view, play_actions, play_game, receive_until, server_of
@@ -23,15 +23,24 @@ from .toy_variants import TOYS
 pytestmark = pytest.mark.timeout(120)
 
 
+TOKENS: dict[tuple[str, str], str] = {}  # (game, seat) -> the seat's token
+
+
 def new_game(client: TestClient, **body: Any) -> str:
     r = client.post("/api/games", json={"seed": 7, **body})
     assert r.status_code == 200, r.text
     game_id: str = r.json()["id"]
+    TOKENS[game_id, r.json()["seat"]] = r.json()["token"]
     return game_id
 
 
+def join_message(game: str, seat: str = "S", since: int = 0) -> dict[str, Any]:
+    token = TOKENS.get((game, seat), "")
+    return {"type": "join", "game": game, "seat": seat, "token": token, "since": since}
+
+
 def join(ws: Any, game: str, seat: str = "S", since: int = 0) -> dict[str, Any]:
-    ws.send_json({"type": "join", "game": game, "seat": seat, "since": since})
+    ws.send_json(join_message(game, seat, since))
     msg: dict[str, Any] = receive_until(ws, lambda m: m["type"] in ("state", "error"))
     return msg
 
@@ -129,7 +138,10 @@ def test_bad_messages_after_join(client: TestClient) -> None:
             ({"type": "action", "action": {"kind": "Bottom"}}, "illegal", "not one of"),
             ({"type": "action", "action": "x"}, "malformed", "object"),
             ({"type": "join", "game": game, "seat": "X"}, "bad_seat", "not a seat"),
-            ({"type": "join", "game": game, "since": -3}, "malformed", "since"),
+            ({**join_message(game), "since": -3}, "malformed", "since"),
+            ({**join_message(game), "token": "guess"}, "forbidden", "needs its token"),
+            ({"type": "join", "game": game}, "forbidden", "needs its token"),
+            ({**join_message(game), "seat": "W"}, "bad_seat", "played by a bot"),
         ]
         led = view["trick"][0]["card"][1] if view["trick"] else None
         if led and any(c[1] == led for c in view["hand"]):
@@ -149,6 +161,8 @@ def all_human_table(client: TestClient) -> str:
     tables = server_of(client).tables
     table = tables.create("felagsvist", {}, seed=3, seats={s: HUMAN for s in range(4)})
     game_id: str = table.id
+    for s, token in table.tokens.items():
+        TOKENS[game_id, "NESW"[s]] = token
     return game_id
 
 
@@ -188,15 +202,22 @@ def test_out_of_turn_and_following_suit(client: TestClient) -> None:
             )
 
 
-def test_bot_seat_cannot_be_played(client: TestClient) -> None:
+def test_a_bot_seat_can_be_neither_joined_nor_played(client: TestClient) -> None:
     game = new_game(client)
+    before = stored(client, game)
     with client.websocket_connect("/ws") as ws:
-        view = join(ws, game, seat="N")["view"]
-        before = stored(client, game)
-        ws.send_json({"type": "play", "card": view["hand"][0]})
-        reply = receive_until(ws, lambda m: m["type"] == "error")
-        assert reply["code"] == "bad_seat" and "played by a bot" in reply["message"]
-        assert len(stored(client, game)[0]) >= len(before[0])
+        TOKENS[game, "N"] = TOKENS[game, "S"]  # even with a real token of the game
+        reply = join(ws, game, seat="N")
+        assert reply["type"] == "error" and reply["code"] == "bad_seat"
+        assert "seat N is played by a bot" in reply["message"]
+        ws.send_json({"type": "play", "card": "AS"})
+        assert ws.receive_json()["code"] == "not_joined"
+    table = server_of(client).tables.get(game)
+    north_card = table.view_of(0)["hand"][0]
+    with pytest.raises(TableError) as err:
+        table.act(0, parse_card(north_card))
+    assert err.value.code == "bad_seat"
+    assert stored(client, game) == before
 
 
 def test_actions_after_the_end(client: TestClient) -> None:
@@ -240,7 +261,7 @@ def test_reconnect_catches_up_without_gaps(client: TestClient) -> None:
         seen = play_actions(ws, 5, join(ws, game))["v"]
     # a client that saw version 2 gets every later event, numbered without a gap
     with client.websocket_connect("/ws") as ws:
-        ws.send_json({"type": "join", "game": game, "seat": "S", "since": 2})
+        ws.send_json(join_message(game, since=2))
         msgs = []
         while True:
             m = ws.receive_json()
@@ -294,7 +315,7 @@ def test_no_hidden_card_reaches_a_seat(
     log: list[dict[str, Any]] = []
     with TestClient(app) as c, c.websocket_connect("/ws") as ws:
         game = new_game(c, seed=2024, variant=variant)
-        ws.send_json({"type": "join", "game": game, "seat": "S", "since": 0})
+        ws.send_json(join_message(game))
         play_game(ws, log=log)
         table = server_of(c).tables.get(game)
         record = json.loads(table.record_json())

@@ -28,7 +28,8 @@ def toys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def start(client: TestClient, ws: Any, variant: str) -> dict[str, Any]:
     r = client.post("/api/games", json={"variant": variant, "seed": 12})
     assert r.status_code == 200, r.text
-    ws.send_json({"type": "join", "game": r.json()["id"], "seat": "S"})
+    body = r.json()
+    ws.send_json({"type": "join", "game": body["id"], "seat": "S", "token": body["token"]})
     msg: dict[str, Any] = receive_until(ws, lambda m: m["type"] == "state")
     msg["game"] = r.json()["id"]
     return msg

@@ -5,7 +5,7 @@ Routes:
 - ``GET /``: the page (plain HTML, CSS and ES modules under ``/static``).
 - ``GET /api/meta``: the variants with their options, and the bot levels.
 - ``POST /api/games``: a new game ``{"variant", "options", "level", "seed"}``; answers
-  ``{"id", "seat"}``.
+  ``{"id", "seat", "token"}`` (the token joins that seat).
 - ``GET /api/games``: stored games (``?finished=1`` for the finished ones).
 - ``GET /api/games/{id}/record``: a finished game's record (shared/RECORD.md) as a download.
 - ``WS /ws``: the play protocol of :mod:`whistkit.server.protocol`.
@@ -144,7 +144,9 @@ def create_app(db: str | Path, *, bot_delay: float | None = None) -> Starlette:
             table = server.tables.create(variant, options, seed=seed, seats=seats)
         except (OptionError, UnknownVariant, ValueError) as e:
             return JSONResponse({"error": str(e)}, 400)
-        return JSONResponse({"id": table.id, "seat": seat_name(human)})
+        return JSONResponse(
+            {"id": table.id, "seat": seat_name(human), "token": table.tokens[human]}
+        )
 
     async def list_games(request: Request) -> Response:
         flag = request.query_params.get("finished")
@@ -283,6 +285,7 @@ class Connection:
         table = self.tables.get(game_id)
         if table is None:
             raise ProtocolError("unknown_game", f"unknown game {game_id!r}")
+        table.check_token(seat, msg.get("token"))
         if since > table.version:
             since = 0  # a client from before a lost database: start over
         self.leave()

@@ -2,9 +2,9 @@
 
 Client to server (one JSON object per message):
 
-- ``{"type": "join", "game": ID, "seat": "S", "since": V}``: watch or play ``seat`` of
-  game ``ID``; the server sends every event after version ``V`` (0 for all) and then a
-  ``state`` message.
+- ``{"type": "join", "game": ID, "seat": "S", "token": T, "since": V}``: play ``seat``
+  of game ``ID`` with the seat's secret token; the server sends every event after version
+  ``V`` (0 for all) and then a ``state`` message.
 - ``{"type": "play", "card": "QH"}``: play a card.
 - ``{"type": "action", "action": {...}}``: a non-card action (Swedish bottom card, laws
   claims), written exactly as the server listed it in the view's ``legal``.
@@ -19,7 +19,8 @@ Server to client:
 - ``{"type": "ack", "v": V}``: the action was stored and applied; ``V`` is the version
   after it.
 - ``{"type": "error", "code": C, "message": M}``: nothing changed. Codes: ``malformed``,
-  ``unknown_type``, ``unknown_game``, ``not_joined``, ``bad_seat``, ``not_your_turn``,
+  ``unknown_type``, ``unknown_game``, ``not_joined``, ``bad_seat``, ``forbidden``,
+  ``not_your_turn``,
   ``illegal``, ``game_over``, ``storage`` (the server could not store the action).
 - ``{"type": "pong"}``.
 """

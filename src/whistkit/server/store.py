@@ -22,6 +22,7 @@ CREATE TABLE IF NOT EXISTS games (
     variant TEXT NOT NULL,
     seed INTEGER NOT NULL,
     seats TEXT NOT NULL,          -- JSON {"N": "bot:beginner", "S": "human", ...}
+    tokens TEXT NOT NULL,         -- JSON {"S": secret}: what a person's seat joins with
     record TEXT NOT NULL,         -- the whistkit-record/1 JSON of the game so far
     version INTEGER NOT NULL,     -- the table's event version after the last action
     created REAL NOT NULL,
@@ -42,6 +43,7 @@ class StoredGame:
     variant: str
     seed: int
     seats: dict[str, str]
+    tokens: dict[str, str]
     record: str
     version: int
     created: float
@@ -68,14 +70,21 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    def create(self, game_id: str, variant: str, seed: int, seats: dict[str, str]) -> None:
+    def create(
+        self,
+        game_id: str,
+        variant: str,
+        seed: int,
+        seats: dict[str, str],
+        tokens: dict[str, str],
+    ) -> None:
         """Insert a new game with an empty record; raises if the id exists."""
         now = time.time()
         record = json.dumps({"format": "whistkit-record/1", "variant": variant, "hands": []})
         self.db.execute(
-            "INSERT INTO games (id, variant, seed, seats, record, version, created, updated)"
-            " VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
-            (game_id, variant, seed, json.dumps(seats), record, now, now),
+            "INSERT INTO games (id, variant, seed, seats, tokens, record, version, created,"
+            " updated) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)",
+            (game_id, variant, seed, json.dumps(seats), json.dumps(tokens), record, now, now),
         )
 
     def save(
@@ -100,7 +109,7 @@ class Store:
     def get(self, game_id: str) -> StoredGame | None:
         """The stored game with this id, or None."""
         row = self.db.execute(
-            "SELECT id, variant, seed, seats, record, version, created, updated, finished,"
+            "SELECT id, variant, seed, seats, tokens, record, version, created, updated, finished,"
             " winner, score FROM games WHERE id = ?",
             (game_id,),
         ).fetchone()
@@ -109,7 +118,7 @@ class Store:
     def list(self, *, finished: bool | None = None, limit: int = 100) -> list[StoredGame]:
         """Games, most recently updated first; only finished (or unfinished) ones if asked."""
         sql = (
-            "SELECT id, variant, seed, seats, record, version, created, updated, finished,"
+            "SELECT id, variant, seed, seats, tokens, record, version, created, updated, finished,"
             " winner, score FROM games"
         )
         args: tuple[Any, ...] = ()
@@ -126,13 +135,14 @@ def _row(row: tuple[Any, ...]) -> StoredGame:
         variant=row[1],
         seed=row[2],
         seats=json.loads(row[3]),
-        record=row[4],
-        version=row[5],
-        created=row[6],
-        updated=row[7],
-        finished=bool(row[8]),
-        winner=row[9],
-        score=json.loads(row[10]) if row[10] else None,
+        tokens=json.loads(row[4]),
+        record=row[5],
+        version=row[6],
+        created=row[7],
+        updated=row[8],
+        finished=bool(row[9]),
+        winner=row[10],
+        score=json.loads(row[11]) if row[11] else None,
     )
 
 

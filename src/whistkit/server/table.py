@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import random
 import secrets
 import sqlite3
@@ -76,10 +77,13 @@ class Table:
         seats: Mapping[Seat, str],
         store: Store,
         bot_delay: float,
+        tokens: Mapping[Seat, str] | None = None,
     ) -> None:
         self.id = game_id
         self.seed = seed
         self.seats = dict(seats)
+        # a person's seat is joined with its secret token; a bot's seat is never joined
+        self.tokens = dict(tokens or {})
         self.store = store
         self.bot_delay = bot_delay
         self.deal_rng = random.Random(seed)
@@ -125,8 +129,15 @@ class Table:
         if seed is None:
             seed = secrets.randbits(31)
         game_id = game_id or secrets.token_hex(6)
-        table = cls(game_id, v, seed, seats, store, bot_delay)
-        store.create(game_id, v.name, seed, {seat_name(s): w for s, w in seats.items()})
+        tokens = {s: secrets.token_urlsafe(16) for s, w in seats.items() if w == HUMAN}
+        table = cls(game_id, v, seed, seats, store, bot_delay, tokens)
+        store.create(
+            game_id,
+            v.name,
+            seed,
+            {seat_name(s): w for s, w in seats.items()},
+            {seat_name(s): t for s, t in tokens.items()},
+        )
         table._deal_if_needed()
         table._save()
         return table
@@ -137,7 +148,8 @@ class Table:
         record = loads(row.record)
         final = replay(record)
         seats = {SEATS.index(k): w for k, w in row.seats.items()}
-        table = cls(row.id, final.variant, row.seed, seats, store, bot_delay)
+        tokens = {SEATS.index(k): t for k, t in row.tokens.items()}
+        table = cls(row.id, final.variant, row.seed, seats, store, bot_delay, tokens)
         # the same first dealer and deals as the seed gave; rebuild the events in order
         first_dealer = record.hands[0].dealer if record.hands else table.state.dealer
         table.state = new_game(final.variant, dealer=first_dealer)
@@ -167,6 +179,16 @@ class Table:
             s: ("You" if w == HUMAN else f"Bot ({w[len(BOT_PREFIX) :]})")
             for s, w in sorted(self.seats.items())
         }
+
+    def check_token(self, seat: Seat, token: object) -> None:
+        """Raise :class:`TableError` unless ``token`` opens ``seat``."""
+        if self.seats.get(seat) != HUMAN:
+            raise TableError("bad_seat", f"seat {seat_name(seat)} is played by a bot")
+        expected = self.tokens.get(seat, "")
+        if not isinstance(token, str) or not hmac.compare_digest(token, expected):
+            raise TableError(
+                "forbidden", f"seat {seat_name(seat)} of game {self.id} needs its token"
+            )
 
     def view_of(self, seat: Seat) -> dict[str, Any]:
         """The seat's view as protocol JSON."""

@@ -4,6 +4,7 @@
 import { LANGUAGES, SUIT_SYMBOL, cardLabel, has, language, languageName, pickLanguage, setLanguage, t } from "./i18n.js";
 
 const GAME_KEY = "whistkit.game";
+const TOKEN_KEY = "whistkit.token";
 const SEATS = ["N", "E", "S", "W"];
 const RANKS = "23456789TJQKA";
 
@@ -12,6 +13,7 @@ const $ = (sel) => document.querySelector(sel);
 const app = {
   ws: null,
   game: localStorage.getItem(GAME_KEY),
+  token: localStorage.getItem(TOKEN_KEY), // the secret that opens our seat
   seat: "S",
   version: 0,
   view: null,
@@ -52,7 +54,7 @@ function connect() {
   app.ws = ws;
   ws.onopen = () => {
     app.retry = 0;
-    ws.send(JSON.stringify({ type: "join", game: app.game, seat: app.seat, since: app.version }));
+    ws.send(JSON.stringify({ type: "join", game: app.game, seat: app.seat, token: app.token, since: app.version }));
   };
   ws.onmessage = (e) => onMessage(JSON.parse(e.data));
   ws.onclose = () => {
@@ -80,7 +82,7 @@ function onMessage(msg) {
     app.doneTrick = msg.view.trick.length ? null : msg.view.last_trick;
     setView(msg.view);
   } else if (msg.type === "error") {
-    if (msg.code === "unknown_game") {
+    if (msg.code === "unknown_game" || msg.code === "forbidden" || (msg.code === "bad_seat" && !app.view)) {
       localStorage.removeItem(GAME_KEY);
       app.game = null;
       if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
@@ -610,12 +612,14 @@ async function startNew() {
     return;
   }
   $("#dlg-new").close();
-  startGame(data.id, data.seat);
+  startGame(data.id, data.seat, data.token);
 }
 
-function startGame(id, seat) {
+function startGame(id, seat, token) {
   app.game = id;
   app.seat = seat;
+  app.token = token;
+  localStorage.setItem(TOKEN_KEY, token);
   app.version = 0;
   app.view = null;
   app.liveTrick = [];
@@ -714,7 +718,12 @@ async function main() {
     if (e.key === " " && e.target instanceof HTMLButtonElement && e.target.classList.contains("card")) e.preventDefault();
   });
   const hash = new URLSearchParams(location.hash.slice(1));
-  if (hash.get("game")) { app.game = hash.get("game"); localStorage.setItem(GAME_KEY, app.game); }
+  if (hash.get("game") && hash.get("token")) {
+    app.game = hash.get("game");
+    app.token = hash.get("token");
+    localStorage.setItem(GAME_KEY, app.game);
+    localStorage.setItem(TOKEN_KEY, app.token);
+  }
   if (app.game) {
     showMessage(t("connecting"));
     connect();
