@@ -67,6 +67,8 @@ def check_dialog_fits(page: Page, dialog: str, where: str) -> None:
     assert box["x"] >= 0 and box["y"] >= 0, f"{where}: {dialog} leaves the viewport"
     assert box["x"] + box["width"] <= size["width"], f"{where}: {dialog} too wide"
     assert box["y"] + box["height"] <= size["height"], f"{where}: {dialog} too tall"
+    overflow = page.locator(dialog).evaluate("d => d.scrollWidth - d.clientWidth")
+    assert overflow <= 0, f"{where}: {dialog} content is {overflow}px too wide"
 
 
 def play_until_trick_on_table(page: Page, cards: int) -> None:
@@ -162,4 +164,29 @@ def test_language_is_switchable_and_remembered(browser: Browser, server: ServerP
     page.wait_for_selector("body[data-ready]")
     assert page.evaluate("document.documentElement.lang") == "is"
     assert page.locator("#btn-sheet").inner_text() == strings("is")["btn_sheet"]
+    page.close()
+
+
+def test_final_result_and_full_score_sheet_fit_a_phone(
+    browser: Browser, server: ServerProcess
+) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport=PHONE)
+    open_page(page, server.url)
+    start_by_keyboard(page, seed=5)
+    last = ""
+    while wait_my_turn(page, last):
+        last = version(page)
+        page.locator('#hand [data-legal="true"]').first.click()
+    page.wait_for_selector("#dlg-result[open]")
+    check_dialog_fits(page, "#dlg-result", "phone/result")
+    page.screenshot(path=str(SHOTS / "result-phone-en.png"))
+    page.keyboard.press("Escape")
+    check_layout(page, "phone/over")  # the result banner included
+    assert page.locator("#result-banner[data-result]").is_visible()
+    page.keyboard.press("s")
+    page.wait_for_selector("#dlg-sheet[open]")
+    assert page.locator("#dlg-sheet tbody tr").count() == 12
+    check_dialog_fits(page, "#dlg-sheet", "phone/sheet")
+    page.screenshot(path=str(SHOTS / "sheet-full-phone-en.png"))
     page.close()

@@ -178,6 +178,7 @@ def view_json(view: View, players: Mapping[Seat, str]) -> dict[str, Any]:
         "trick": trick,
         "last_trick": last_trick,
         "trick_number": len(view.trick_winners) + 1,
+        "played_count": len(view.played),
         "tricks": sides(view.tricks),
         "score": sides(view.score),
         "results": [result_json(r) for r in view.results],

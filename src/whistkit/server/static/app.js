@@ -26,6 +26,7 @@ const app = {
   message: null, // a refusal or error shown in the status line
   retry: 0,
   resultShown: null, // the game whose result dialog has been shown
+  handNote: null, // the last hand's points, shown until the next hand's first card
 };
 
 // -- seats on the screen ---------------------------------------------------------------
@@ -98,6 +99,12 @@ function onMessage(msg) {
 function onEvent(ev) {
   if (ev.type === "deal") {
     app.liveTrick = [];
+  } else if (ev.type === "hand_end") {
+    // the hand's points (and honours, in classic whist) for a moment in the status line
+    const r = ev.result;
+    let text = t("hand_points", { n: r.number, ns: r.points.NS, ew: r.points.EW });
+    if (r.extra && r.extra.honours) text += ` · ${t("honours")} ${r.extra.honours.NS ?? 0}–${r.extra.honours.EW ?? 0}`;
+    app.handNote = text;
   } else if (ev.type === "play") {
     if (app.liveTrick.length === 0) app.doneTrick = null;
     app.liveTrick.push({ seat: ev.seat, card: ev.card });
@@ -147,6 +154,7 @@ function render() {
   if (!v) return;
   const table = $("#table");
   table.dataset.turn = v.to_play || "";
+  table.dataset.myTurn = String(v.to_play === app.seat);
   table.dataset.phase = v.phase;
   table.dataset.version = String(app.version);
 
@@ -346,6 +354,7 @@ function renderStatus(v) {
   if (!app.message && v.trick.length === 0 && app.doneTrick && app.doneTrick.winner) {
     text = `${t("trick_won_by", { seat: seatName(app.doneTrick.winner) })} · ${text}`;
   }
+  if (!app.message && app.handNote && v.played_count === 0) text = `${app.handNote} · ${text}`;
   $("#status").textContent = text;
 }
 
@@ -367,7 +376,7 @@ function renderResult(v) {
   }
   const mine = sideOf(app.seat);
   const text = v.winner === "draw" ? t("result_draw") : v.winner === mine ? t("result_win") : t("result_loss");
-  const score = t("final_score", { ns: v.score.NS, ew: v.score.EW }) + ` (${t("side_ns")}–${t("side_ew")})`;
+  const score = t("final_score", { ns: `${t("side_ns")} ${v.score.NS}`, ew: `${v.score.EW} ${t("side_ew")}` });
   $("#result-text").textContent = text;
   $("#result-score").textContent = score;
   banner.dataset.result = v.winner;
@@ -468,16 +477,22 @@ function renderSheet() {
   }
   const table = document.createElement("table");
   const head = table.createTHead().insertRow();
-  for (const k of ["col_hand", "col_contract", "col_dealer", "col_tricks", "col_points", "col_score"]) {
+  const cols = ["col_hand", "col_contract", "col_dealer", "col_tricks", "col_points", "col_score"];
+  for (const k of cols) {
     const th = document.createElement("th");
     th.textContent = t(k);
+    th.className = k.replace("_", "-");
     head.append(th);
   }
   const tb = table.createTBody();
   for (const r of v.results) {
     const row = tb.insertRow();
     const cells = [String(r.number), contractText(r.contract), seatName(r.dealer), `${r.tricks.NS}–${r.tricks.EW}`, `${r.points.NS}–${r.points.EW}`, `${r.score.NS}–${r.score.EW}`];
-    for (const c of cells) row.insertCell().textContent = c;
+    cells.forEach((c, i) => {
+      const td = row.insertCell();
+      td.textContent = c;
+      td.className = cols[i].replace("_", "-");
+    });
     const extras = [];
     if (r.extra && r.extra.honours) extras.push(`${t("honours")} ${r.extra.honours.NS ?? 0}–${r.extra.honours.EW ?? 0}`);
     if (r.extra && r.extra.penalties) extras.push(`${t("penalties")} ${r.extra.penalties.NS ?? 0}–${r.extra.penalties.EW ?? 0}`);
