@@ -244,4 +244,6 @@ def test_generic_bidding_and_public_cards_by_clicks(
             assert dealer_box.locator(".badge.dealer").count() == 1
     assert play_by_clicks(page) > 0
     assert page.locator("[data-result]").get_attribute("data-result") in ("NS", "EW", "draw")
+    if variant == "toyclassic":  # the match's games, from the server's summary
+        assert "Games: " in page.locator("#public-info").inner_text()
     page.close()

@@ -114,5 +114,17 @@ class ToyClassic(Variant):
     def score_hand(self, state: State) -> HandScore:
         return HandScore(points=state.tricks, score=state.tricks, winner=winner_of(state.tricks))
 
+    def summary_match(self, state: State) -> dict[str, Any]:
+        """Each finished hand stands in for a game of a rubber."""
+        games = [
+            {
+                "winner": winner_of(r.score),
+                "score": {"NS": r.score[0], "EW": r.score[1]},
+                "value": 1,
+            }
+            for r in state.results
+        ]
+        return {"games": games}
+
 
 TOYS: dict[str, type[Variant]] = {"toyswedish": ToySwedish, "toyclassic": ToyClassic}

@@ -29,7 +29,7 @@ from ..record import dumps, loads, replay
 from ..seats import SEATS, SIDES, Seat, seat_name
 from ..state import Action, Deal, IllegalAction, SpecialAction, State, new_game
 from ..variants import Variant, get_variant
-from .protocol import action_to_json, result_json, sides, view_json
+from .protocol import action_to_json, result_json, sides, to_json_value, view_json
 from .store import Store, StoredGame
 
 HUMAN = "human"
@@ -191,8 +191,11 @@ class Table:
             )
 
     def view_of(self, seat: Seat) -> dict[str, Any]:
-        """The seat's view as protocol JSON."""
-        return view_json(self.state.view(seat), self.players())
+        """The seat's view as protocol JSON, with the match's public standing (games won,
+        the rubber: what ``whistkit replay`` lists beside the hands)."""
+        out = view_json(self.state.view(seat), self.players())
+        out["match"] = to_json_value(self.variant.summary_match(self.state))
+        return out
 
     def events_since(self, seat: Seat, since: int) -> list[dict[str, Any]]:
         """Event messages after version ``since`` as ``seat`` may see them."""

@@ -236,6 +236,14 @@ function renderPublicInfo(v) {
     const name = has(`public_${key}`) ? t(`public_${key}`) : key;
     parts.push(`${name}: ${formatValue(value)}`);
   }
+  const match = v.match || {};
+  if (Array.isArray(match.games) && match.games.length) {
+    const games = match.games.map((g) => `${formatValue(g.winner)} ${g.score ? `${g.score.NS}–${g.score.EW}` : ""}${g.value ? ` (${g.value})` : ""}`);
+    parts.push(`${t("public_games")}: ${games.join(", ")}`);
+  }
+  if (match.rubber && match.rubber.winner) {
+    parts.push(t("rubber_won", { side: formatValue(match.rubber.winner), net: match.rubber.net }));
+  }
   const el = $("#public-info");
   el.textContent = parts.join(" · ");
   el.hidden = parts.length === 0;
