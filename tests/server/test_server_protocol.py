@@ -240,6 +240,8 @@ def test_http_errors(client: TestClient) -> None:
         ({"options": {"nolo_aces_low": "yes"}}, "true or false"),
         ({"level": "grandmaster"}, "unknown bot level"),
         ({"seed": "abc"}, "'seed' must be an integer"),
+        ({"seed": 10**30}, "'seed' must be an integer"),
+        ({"seed": -1}, "'seed' must be an integer"),
         ({"options": []}, "'options' must be an object"),
     ]:
         r = client.post("/api/games", json=body)

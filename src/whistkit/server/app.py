@@ -136,8 +136,12 @@ def create_app(db: str | Path, *, bot_delay: float | None = None) -> Starlette:
         if level not in LEVELS:
             known = ", ".join(LEVELS)
             return JSONResponse({"error": f"unknown bot level {level!r}; known: {known}"}, 400)
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            return JSONResponse({"error": f"'seed' must be an integer, not {seed!r}"}, 400)
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63
+        ):
+            return JSONResponse(
+                {"error": f"'seed' must be an integer from 0 to 2**63-1, not {seed!r}"}, 400
+            )
         human: Seat = SOUTH
         seats = {s: HUMAN if s == human else BOT_PREFIX + level for s in range(4)}
         try:

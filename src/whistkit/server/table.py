@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bots import LEVELS, Bot, make_bot
+from ..bots import DEFAULT_LEVEL, LEVELS, Bot, make_bot
 from ..cards import card_name, sorted_for_display
 from ..deal import deal_cards
 from ..record import dumps, loads, replay
@@ -115,9 +115,10 @@ class Table:
     ) -> Table:
         """A new game, stored with its first hand dealt. Raises OptionError, ValueError."""
         v = get_variant(variant, options)
-        if seats is None:
-            seats = {0: BOT_PREFIX + "beginner", 1: BOT_PREFIX + "beginner", 2: HUMAN}
-            seats = {**seats, 3: BOT_PREFIX + "beginner"}
+        if seats is None:  # a person at S, bots elsewhere
+            seats = {s: HUMAN if s == 2 else BOT_PREFIX + DEFAULT_LEVEL for s in range(4)}
+        if sorted(seats) != [0, 1, 2, 3]:
+            raise ValueError("seats must name a player for each of N, E, S and W")
         for s, who in seats.items():
             if who != HUMAN and not (
                 who.startswith(BOT_PREFIX) and who[len(BOT_PREFIX) :] in LEVELS

@@ -201,7 +201,7 @@ function renderSeats(v) {
     const badges = document.createElement("div");
     badges.className = "badges";
     if (seat === v.dealer) badges.append(badge(t("dealer"), "dealer"));
-    if (seat === v.first_leader && v.phase === "play") badges.append(badge(t("leads"), "leader"));
+    if (seat === v.leader && v.phase === "play") badges.append(badge(t("leads"), "leader")); // leads this trick
     if (badges.childElementCount) el.append(badges);
     if (pos !== "bottom") {
       const count = document.createElement("div");
@@ -627,7 +627,13 @@ async function startNew() {
   }
   const seedText = $("#new-seed").value.trim();
   const body = { variant: $("#new-variant").value, level: $("#new-level").value, options };
-  if (seedText) body.seed = Number(seedText);
+  if (seedText) {
+    if (!/^\d{1,15}$/.test(seedText)) {
+      $("#new-error").textContent = t("error", { message: `${t("seed")}: ${seedText}` });
+      return;
+    }
+    body.seed = Number(seedText);
+  }
   const r = await fetch("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   const data = await r.json();
   if (!r.ok) {
