@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -381,3 +382,20 @@ def test_an_action_that_cannot_be_stored_is_not_applied(client: TestClient) -> N
         assert again["v"] == view["v"] and again["view"] == view["view"]
         ws.send_json(view["view"]["legal"][0])
         assert receive_until(ws, lambda m: m["type"] in ("ack", "error"))["type"] == "ack"
+
+
+def test_idle_tables_are_freed_and_resumed(client: TestClient) -> None:
+    game = new_game(client)
+    tables = server_of(client).tables
+    with client.websocket_connect("/ws") as ws:
+        first = play_actions(ws, 3, join(ws, game))
+        assert game in tables.tables
+    # the socket closed and no bot is to act: the table leaves memory, not the store
+    for _ in range(100):
+        if game not in tables.tables:
+            break
+        time.sleep(0.01)
+    assert game not in tables.tables
+    with client.websocket_connect("/ws") as ws:
+        again = join(ws, game)
+        assert again["v"] == first["v"] and again["view"] == first["view"]

@@ -18,7 +18,7 @@ import hmac
 import random
 import secrets
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +98,8 @@ class Table:
         self.subscribers: list[tuple[Seat, Subscriber]] = []
         self._bot_task: asyncio.Task[None] | None = None
         self.closed = False
+        # called when nobody watches and no bot is thinking, so memory can be freed
+        self.on_idle: Callable[[Table], None] | None = None
 
     # -- building -----------------------------------------------------------------
 
@@ -340,7 +342,19 @@ class Table:
         self.subscribers.append((seat, queue))
 
     def unsubscribe(self, queue: Subscriber) -> None:
+        """Stop sending to ``queue``; the table may then be freed from memory."""
         self.subscribers = [(s, q) for s, q in self.subscribers if q is not queue]
+        self._check_idle()
+
+    @property
+    def idle(self) -> bool:
+        """Nobody is connected and no bot is about to act."""
+        running = self._bot_task is not None and not self._bot_task.done()
+        return not self.subscribers and not running
+
+    def _check_idle(self) -> None:
+        if self.on_idle is not None and self.idle:
+            self.on_idle(self)
 
     def _publish(self, first_new: int) -> None:
         new = self.events[first_new:]
@@ -362,6 +376,13 @@ class Table:
             self._bot_task = asyncio.get_running_loop().create_task(self._run_bots())
 
     async def _run_bots(self) -> None:
+        try:
+            await self._bot_loop()
+        finally:
+            self._bot_task = None
+            self._check_idle()
+
+    async def _bot_loop(self) -> None:
         while not self.closed:
             state = self.state
             seat = state.to_play
@@ -401,7 +422,7 @@ class Tables:
     def create(self, variant: str, options: Mapping[str, Any] | None, **kwargs: Any) -> Table:
         """A new stored game (see :meth:`Table.create`)."""
         table = Table.create(self.store, variant, options, bot_delay=self.bot_delay, **kwargs)
-        self.tables[table.id] = table
+        self._keep(table)
         return table
 
     def get(self, game_id: str) -> Table | None:
@@ -412,8 +433,18 @@ class Tables:
             if row is None:
                 return None
             table = Table.load(self.store, row, self.bot_delay)
-            self.tables[game_id] = table
+            self._keep(table)
         return table
+
+    def _keep(self, table: Table) -> None:
+        self.tables[table.id] = table
+        table.on_idle = self._forget
+
+    def _forget(self, table: Table) -> None:
+        """Free an idle table; it is stored, and the next join resumes it."""
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+            table.closed = True
 
     async def close(self) -> None:
         """Stop every table's bots."""
