@@ -40,6 +40,20 @@ RANK_KEY_HIGH = tuple(range(52))
 RANK_KEY_ACES_LOW = tuple((c // 13) * 13 + (c % 13 + 1) % 13 for c in range(52))
 
 
+# _SUIT_CARDS[suit][bits]: the cards of a 13-bit rank pattern in one suit, lowest first;
+# built on first use so that importing whistkit stays cheap
+_SUIT_CARDS: list[tuple[tuple[Card, ...], ...]] = []
+
+
+def _suit_cards() -> list[tuple[tuple[Card, ...], ...]]:
+    if not _SUIT_CARDS:
+        ranks = [tuple(r for r in range(13) if bits >> r & 1) for bits in range(8192)]
+        for suit in range(4):
+            base = 13 * suit
+            _SUIT_CARDS.append(tuple(tuple(base + r for r in rs) for rs in ranks))
+    return _SUIT_CARDS
+
+
 class IllegalAction(ValueError):
     """An action the rules forbid. ``rule`` names the rule in a few words."""
 
@@ -145,6 +159,7 @@ class State:
     winner: str | None  # "NS", "EW", "draw" once the game is over
     bidding: Any  # variant-specific, immutable
     extra: Any  # variant-specific match state (games, rubber), immutable
+    irregular: Any  # laws mode: the hand's irregularities (variants.laws.LawsHand), else None
     history: _Link | None
 
     def __init__(self, **fields: Any) -> None:
@@ -204,17 +219,19 @@ class State:
         if self.phase == PLAY:
             if self.variant.laws:
                 return self.variant.play_actions(self)
+            table = _SUIT_CARDS or _suit_cards()
             hand = self.holdings[self.to_play]
             if self.trick:
-                follow = hand & SUIT_MASKS[self.trick[0] // 13]
+                led = self.trick[0] // 13
+                follow = table[led][(hand >> (13 * led)) & 0x1FFF]
                 if follow:
-                    hand = follow
-            out: list[Action] = []
-            while hand:
-                low = hand & -hand
-                out.append(low.bit_length() - 1)
-                hand ^= low
-            return out
+                    return list(follow)
+            return [
+                *table[0][hand & 0x1FFF],
+                *table[1][(hand >> 13) & 0x1FFF],
+                *table[2][(hand >> 26) & 0x1FFF],
+                *table[3][hand >> 39],
+            ]
         if self.phase == BID:
             return self.variant.bid_actions(self)
         return []
@@ -354,10 +371,14 @@ class View:
     def plays(self) -> Iterator[tuple[Seat, Card]]:
         """(seat, card) for every card played this hand, in order."""
         leader = self.first_leader
+        # laws mode: a trick led out of turn that stood has a leader of its own
+        leaders = self.public.get("trick leaders")
         for i, card in enumerate(self.played):
             t, pos = divmod(i, 4)
             if pos == 0 and t > 0:
                 leader = self.trick_winners[t - 1]
+            if pos == 0 and leaders is not None:
+                leader = "NESW".index(leaders[t])
             yield (leader + pos) & 3, card
 
     def unseen(self) -> Hand:
@@ -387,13 +408,24 @@ def trick_winner_index(trick: tuple[Card, ...], contract: Contract) -> int:
 
 
 def new_game(
-    variant: str | Variant, options: Mapping[str, Any] | None = None, *, dealer: Seat = 0
+    variant: str | Variant,
+    options: Mapping[str, Any] | None = None,
+    *,
+    dealer: Seat = 0,
+    hand_number: int = 1,
 ) -> State:
-    """A new game waiting for its first deal; ``dealer`` deals the first hand."""
+    """A new game waiting for its first deal; ``dealer`` deals the first hand.
+
+    ``hand_number`` starts the game at a later hand (its contract in Félagsvist's cycle)
+    with the score at 0-0: for studying one hand, e.g. in duplicate matches.
+    """
     from .variants import get_variant
 
     v = get_variant(variant, options) if isinstance(variant, str) else variant
-    return v.new_state(dealer)
+    if hand_number < 1:
+        raise ValueError(f"hand_number must be 1 or more, not {hand_number}")
+    state = v.new_state(dealer)
+    return state if hand_number == 1 else state.replace(hand_number=hand_number)
 
 
 __all__ = [
