@@ -17,9 +17,9 @@ from whistkit.seats import parse_seat
 from whistkit.server.app import create_app
 from whistkit.server.table import HUMAN, TableError
 from whistkit.variants import VARIANTS
+from whistkit.variants.swedish import reveal
 
 from .helpers import card_codes, has_view, play_actions, play_game, receive_until, server_of
-from .toy_variants import TOYS
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -293,27 +293,45 @@ def test_restart_on_same_database_continues(db_path: Path) -> None:
 # -- nothing hidden leaves the server ------------------------------------------------------------
 
 
-def public_parts(msg: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
-    """A message without its public-information parts, and those parts."""
+def split_parts(msg: dict[str, Any]) -> tuple[dict[str, Any], list[Any], list[Any]]:
+    """A message split into three: what is about the hand in play, its public information
+    (turned card, revealed bottom cards), and the finished hands' results."""
     msg = json.loads(json.dumps(msg))
     parts: list[Any] = []
+    results: list[Any] = []
     view = msg.get("view")
     if view is not None:
         parts.append(view.pop("public", None))
+        results.append(view.pop("results", []))
     event = msg.get("event")
-    if event is not None and "turned" in event:
-        parts.append(event.pop("turned"))
-    return msg, parts
+    if event is not None:
+        if "turned" in event:
+            parts.append(event.pop("turned"))
+        if event.get("type") == "hand_end":
+            results.append(event.pop("result"))
+    return msg, parts, results
 
 
-@pytest.mark.parametrize("variant", [*sorted(VARIANTS), *TOYS])
-def test_no_hidden_card_reaches_a_seat(
-    db_path: Path, variant: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def revealed_bottom_cards(record: dict[str, Any], hand: dict[str, Any]) -> set[str]:
+    """The bottom cards of a recorded Swedish hand that the reveal showed everyone."""
+    bottom = hand.get("bottom")
+    if not bottom:
+        return set()
+    committed = tuple(parse_card(bottom["NESW"[s]]) for s in range(4))
+    forehand = (parse_seat(hand["dealer"]) + 1) % 4
+    simultaneous = bool(record.get("options", {}).get("sw_simultaneous_reveal"))
+    return {card_name(committed[s]) for s in reveal(committed, forehand, simultaneous)}
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_no_hidden_card_reaches_a_seat(db_path: Path, variant: str) -> None:
     """Every message to S during a whole game shows only S's cards and the cards played,
-    plus, in the public information, a turned-up card or a committed bottom card."""
-    if variant in TOYS:
-        monkeypatch.setitem(VARIANTS, variant, TOYS[variant])
+    plus, in the public information, the turned-up card and the revealed bottom cards.
+
+    A finished hand's result may name any card of that hand (its turned card, the bottom
+    cards): by then every card of it was played. Results are checked against what S had
+    seen by the end of their hands, never against the hand in play.
+    """
     app = create_app(db_path, bot_delay=0)
     log: list[dict[str, Any]] = []
     with TestClient(app) as c, c.websocket_connect("/ws") as ws:
@@ -325,9 +343,12 @@ def test_no_hidden_card_reaches_a_seat(
     # what S may know after each version: its own hand as dealt and this hand's plays
     allowed_at: list[set[str]] = [set()]
     public_at: list[set[str]] = [set()]
+    finished_at: list[set[str]] = [set()]  # the cards of the hands finished so far
     known: set[str] = set()
     public: set[str] = set()
+    finished: set[str] = set()
     hand_index = -1
+    actions = 0
     south = parse_seat("S")
     for event in table.events:
         pub = event.public or {}
@@ -336,24 +357,33 @@ def test_no_hidden_card_reaches_a_seat(
             hand = record["hands"][hand_index]
             deal = loads(json.dumps({**record, "hands": [hand]})).hands[0]
             known = {card_name(c) for c in range(52) if deal.hands[south] >> c & 1}
-            public = set((hand.get("bottom") or {}).values())
-            if hand.get("turned"):
-                public.add(hand["turned"])
+            public = {hand["turned"]} if hand.get("turned") else set()
+            actions = 0
+        elif pub.get("type") == "action":
+            actions += 1
+            if actions == 4:  # the fourth bottom card: the reveal
+                public |= revealed_bottom_cards(record, hand)
         elif pub.get("type") == "play":
             known.add(pub["card"])
+        elif pub.get("type") == "hand_end":
+            assert len(known) == 52  # every card of a finished hand was seen
+            finished |= known
         allowed_at.append(set(known))
         public_at.append(set(public))
+        finished_at.append(set(finished))
     assert hand_index + 1 == len(record["hands"])
     checked = 0
     for msg in log:
         if "v" not in msg:
             continue
-        private, parts = public_parts(msg)
-        allowed = allowed_at[msg["v"]]
-        extra = card_codes(private) - allowed
-        assert not extra, (msg["v"], sorted(extra), msg.get("event"))
-        extra = card_codes(parts) - allowed - public_at[msg["v"]]
-        assert not extra, (msg["v"], sorted(extra), parts)
+        v = msg["v"]
+        private, parts, results = split_parts(msg)
+        extra = card_codes(private) - allowed_at[v]
+        assert not extra, (v, sorted(extra), msg.get("event"))
+        extra = card_codes(parts) - allowed_at[v] - public_at[v]
+        assert not extra, (v, sorted(extra), parts)
+        extra = card_codes(results) - finished_at[v]
+        assert not extra, (v, sorted(extra), results)
         checked += 1
     assert checked > 50
     assert any(has_view(m) for m in log)

@@ -1,32 +1,24 @@
-"""The server's generic paths for bidding, special actions and public cards, on stand-ins
-for Swedish and classic whist (tests/server/toy_variants.py)."""
+"""The server's generic paths on the real variants: Swedish bottom cards (special actions
+chosen by card, revealed cards), the classic turned-up card and the match's games."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
+from whistkit.cards import card_name
 from whistkit.record import loads, replay, summarize
 from whistkit.variants import VARIANTS
 
 from .helpers import play_actions, play_game, receive_until, server_of
-from .toy_variants import TOYS
 
 pytestmark = pytest.mark.timeout(120)
 
 
-@pytest.fixture(autouse=True)
-def toys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name, cls in TOYS.items():
-        monkeypatch.setitem(VARIANTS, name, cls)
-    yield
-
-
-def start(client: TestClient, ws: Any, variant: str) -> dict[str, Any]:
-    r = client.post("/api/games", json={"variant": variant, "seed": 12})
+def start(client: TestClient, ws: Any, variant: str, **options: Any) -> dict[str, Any]:
+    r = client.post("/api/games", json={"variant": variant, "seed": 12, "options": options})
     assert r.status_code == 200, r.text
     body = r.json()
     ws.send_json({"type": "join", "game": body["id"], "seat": "S", "token": body["token"]})
@@ -36,28 +28,56 @@ def start(client: TestClient, ws: Any, variant: str) -> dict[str, Any]:
 
 
 def test_meta_lists_every_registered_variant(client: TestClient) -> None:
-    names = [v["name"] for v in client.get("/api/meta").json()["variants"]]
-    assert names[0] == "felagsvist" and set(TOYS) <= set(names)
+    meta = client.get("/api/meta").json()
+    names = [v["name"] for v in meta["variants"]]
+    assert names[0] == "felagsvist" and set(names) == set(VARIANTS)
+    for v in meta["variants"]:
+        modes = next(o for o in v["options"] if o["key"] == "play_mode")
+        assert modes["choices"] == ["strict", "laws"], v["name"]
+    english = next(v for v in meta["variants"] if v["name"] == "english")
+    keys = {o["key"] for o in english["options"]}
+    assert {"english_rubber", "revoke_method", "auto_claim", "revoke_correction"} <= keys
+    # the scoring is the variant itself (english or american): nothing to choose there
+    assert "classic_scoring" not in keys
+    assert [v.get("hands") for v in meta["variants"]] == [
+        12 if n == "felagsvist" else None for n in names
+    ]
 
 
-@pytest.mark.parametrize("variant", sorted(TOYS))
-def test_whole_toy_game(client: TestClient, variant: str) -> None:
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        ("swedish", {}),
+        ("swedish", {"sw_simultaneous_reveal": True, "sw_spel_leader": "left_of_declarer"}),
+        ("english", {}),
+        ("english", {"english_rubber": False}),
+        ("american", {"american_match": "rubber"}),
+    ],
+)
+def test_whole_game(client: TestClient, variant: str, options: dict[str, Any]) -> None:
     with client.websocket_connect("/ws") as ws:
-        first = start(client, ws, variant)
+        first = start(client, ws, variant, **options)
         final = play_game(ws)
     assert final["winner"] in ("NS", "EW")
+    assert final["hands_total"] is None
     record = server_of(client).store.get(first["game"]).record
-    assert summarize(replay(loads(record)))["score"] == final["score"]
+    summary = summarize(replay(loads(record)))
+    assert summary["score"] == final["score"]
+    if variant != "swedish":
+        assert final["match"]["games"] == summary["games"]
+        if options.get("english_rubber", True) or options.get("american_match") == "rubber":
+            assert final["match"]["rubber"]["winner"] == final["winner"]
 
 
 def test_bottom_card_actions(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
-        msg = play_actions(ws, 0, start(client, ws, "toyswedish"))
+        first = start(client, ws, "swedish")
+        msg = play_actions(ws, 0, first)
         view = msg["view"]
-        assert view["phase"] == "bid"
+        assert view["phase"] == "bid" and view["contract"] is None
         assert all(a["type"] == "action" for a in view["legal"])
         assert {a["action"]["card"] for a in view["legal"]} == set(view["hand"])
-        assert view["legal"][0]["action"]["kind"] == "Bottom"
+        assert view["legal"][0]["action"]["kind"] == "BottomCard"
         assert view["legal"][0]["action"]["seat"] == "S"
         # a card played while bottom cards are chosen, and an action for a card not held
         ws.send_json({"type": "play", "card": view["hand"][0]})
@@ -67,32 +87,31 @@ def test_bottom_card_actions(client: TestClient) -> None:
             f"{r}{s}" for r in "AKQJT98765432" for s in "SHDC" if f"{r}{s}" not in view["hand"]
         )
         ws.send_json(
-            {"type": "action", "action": {"kind": "Bottom", "seat": "S", "card": not_held}}
+            {"type": "action", "action": {"kind": "BottomCard", "seat": "S", "card": not_held}}
         )
         reply = ws.receive_json()
         assert reply["code"] == "illegal" and "not one of the legal actions" in reply["message"]
-        # commit one: S sees its own bottom card in the public information, nobody else's
+        # commit one: S sees the revealed cards and its own bottom card, nobody else's
+        mine = view["legal"][0]["action"]["card"]
         ws.send_json(view["legal"][0])
         after = receive_until(ws, lambda m: "view" in m and m["view"]["phase"] == "play")
         public = after["view"]["public"]
-        assert "revealed" in public
-        assert all(len(c) == 2 for c in public["revealed"].values())
+        assert public["your bottom card"] == mine
+        assert 1 <= len(public["revealed"]) <= 4
+        assert after["view"]["contract"]["code"] in ("SPEL", "NOLLSPEL")
+        table = server_of(client).tables.get(first["game"])
+        committed = table.state.bidding.committed
+        for seat, code in public["revealed"].items():
+            assert code == card_name(committed["NESW".index(seat)])
 
 
 def test_turned_card_is_public_until_played(client: TestClient) -> None:
     with client.websocket_connect("/ws") as ws:
-        msg = start(client, ws, "toyclassic")
-        game = msg["game"]
-        table = server_of(client).tables.get(game)
-        turned = table.state.turned
-        from whistkit.cards import card_name
-
-        code = card_name(turned)
-        assert (
-            msg["view"]["public"] == {"turned": code}
-            or code in msg["view"]["hand"]
-            or any(t["card"] == code for t in msg["view"]["trick"])
-        )
+        msg = start(client, ws, "english")
+        table = server_of(client).tables.get(msg["game"])
+        code = card_name(table.state.turned)
+        view = msg["view"]
+        assert view["public"].get("turned") == code or any(t["card"] == code for t in view["trick"])
         deal_events = [e for e in table.events if (e.public or {}).get("type") == "deal"]
         assert deal_events[0].public["turned"] == code
-        assert msg["view"]["contract"]["trump"] == code[1]
+        assert view["contract"]["trump"] == code[1]

@@ -86,7 +86,12 @@ def variant_meta(cls: type[Variant]) -> dict[str, Any]:
         if len(usable) < 2 and entry["kind"] != "int":
             continue  # nothing to choose
         options.append(entry)
-    return {"name": cls.name, "title": cls.title, "options": options}
+    return {
+        "name": cls.name,
+        "title": cls.title,
+        "options": options,
+        "hands": cls.hands_per_game,
+    }
 
 
 class Server:

@@ -35,6 +35,7 @@ from typing import Any
 from ..cards import SUITS, CardError, card_name, parse_card, sorted_for_display
 from ..seats import SEATS, SIDES, Seat, SeatError, parse_seat, seat_name
 from ..state import Action, Contract, HandResult, SpecialAction, View
+from ..variants import find_variant
 
 # Keys of a variant's public info (and of special actions) whose values are cards or
 # collections of cards, so that they leave the server as RECORD.md codes.
@@ -42,9 +43,6 @@ CARD_KEYS = frozenset(
     {"card", "cards", "turned", "bottom", "revealed", "reveals", "exposed", "called"}
 )
 SEAT_KEYS = frozenset({"seat", "declarer", "offender", "claimant", "caller", "leader", "winner"})
-
-# Hands per game where a variant has a fixed number (for "3/12" above the table).
-HANDS_PER_GAME = {"felagsvist": 12}
 
 
 class ProtocolError(ValueError):
@@ -167,7 +165,8 @@ def view_json(view: View, players: Mapping[Seat, str]) -> dict[str, Any]:
         "options": dict(view.options),
         "phase": view.phase,
         "hand_number": view.hand_number,
-        "hands_total": HANDS_PER_GAME.get(view.variant),
+        # "3/12" above the table where the variant fixes the number of hands
+        "hands_total": find_variant(view.variant).hands_per_game,
         "dealer": seat_name(view.dealer),
         "contract": contract_json(view.contract),
         "hand": [card_name(c) for c in sorted_for_display(view.hand)],
