@@ -23,16 +23,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bots import DEFAULT_LEVEL, LEVELS, Bot, make_bot
-from ..cards import card_name, sorted_for_display
+from ..cards import card_name, iter_cards, sorted_for_display
 from ..deal import deal_cards
 from ..record import dumps, loads, replay
 from ..seats import SEATS, SIDES, Seat, seat_name
-from ..state import Action, Deal, IllegalAction, SpecialAction, State, new_game
-from ..variants import Variant, get_variant
+from ..state import PLAY, Action, Deal, IllegalAction, SpecialAction, State, new_game
+from ..variants import Variant, get_variant, laws
 from .protocol import action_to_json, result_json, sides, to_json_value, view_json
 from .store import Store, StoredGame
 
 HUMAN = "human"
+# laws-mode actions a seat may take when it is not its turn to play (view's "irregular")
+OUT_OF_TURN = frozenset({"Correct", "Call", "Replace", "RejectLead"})
 BOT_PREFIX = "bot:"
 
 
@@ -198,7 +200,30 @@ class Table:
         the rubber: what ``whistkit replay`` lists beside the hands)."""
         out = view_json(self.state.view(seat), self.players())
         out["match"] = to_json_value(self.variant.summary_match(self.state))
+        out["irregular"] = [action_to_json(a) for a in self.irregular_actions(seat)]
         return out
+
+    def irregular_actions(self, seat: Seat) -> list[Action]:
+        """Laws mode: what ``seat`` may do now beyond its lawful ``legal`` actions.
+
+        A card that does not follow suit (a revoke, ruled on by RULES.md §6), the
+        correction of its own revoke while it is not established, the call of an
+        opponent's exposed card, the replacement of a card played after a corrected revoke,
+        and the rejection of a lead out of turn. Leading out of turn and exposing a card
+        by accident are not offered.
+        """
+        state = self.state
+        if not self.variant.laws or state.phase != PLAY or self.seats.get(seat) != HUMAN:
+            return []
+        legal = state.legal_actions() if state.to_play == seat else []
+        candidates: list[Action] = []
+        if state.to_play == seat and not any(isinstance(a, SpecialAction) for a in legal):
+            candidates += iter_cards(state.holdings[seat])
+        candidates += [
+            cls(seat, card) for cls in (laws.Correct, laws.Call, laws.Replace) for card in range(52)
+        ]
+        candidates += [laws.RejectLead(seat, remedy) for remedy in laws.REMEDIES]
+        return [a for a in candidates if a not in legal and state.is_legal(a)]
 
     def events_since(self, seat: Seat, since: int) -> list[dict[str, Any]]:
         """Event messages after version ``since`` as ``seat`` may see them."""
@@ -232,6 +257,15 @@ class Table:
         wanted = message.get("action")
         if not isinstance(wanted, dict):
             raise TableError("malformed", "'action' must be an object listed in the view's legal")
+        for a in self.irregular_actions(seat):  # laws mode: calls, corrections, ...
+            if isinstance(a, SpecialAction) and action_to_json(a)["action"] == wanted:
+                return a
+        if self.variant.laws and wanted.get("kind") in OUT_OF_TURN:
+            raise TableError(
+                "illegal",
+                f"{wanted!r} is not one of the actions open to {seat_name(seat)} now"
+                " (view's irregular)",
+            )
         if self.state.to_play != seat:
             raise TableError("not_your_turn", self._turn_text(seat))
         for a in self.state.legal_actions():
@@ -291,10 +325,14 @@ class Table:
             self._event(public, private)
             return
         if isinstance(action, SpecialAction):
-            self._event(
-                {"type": "action", "seat": seat_name(action.seat)},
-                {action.seat: {"action": action_to_json(action)["action"]}},
-            )
+            shown = {"action": action_to_json(action)["action"]}
+            if type(action).__module__ == laws.__name__:
+                # laws-mode actions are made openly at the table: everyone sees them
+                self._event({"type": "action", "seat": seat_name(action.seat), **shown})
+            else:  # a Swedish bottom card: only its owner sees it before the reveal
+                self._event(
+                    {"type": "action", "seat": seat_name(action.seat)}, {action.seat: shown}
+                )
         else:
             event: dict[str, Any] = {
                 "type": "play",
