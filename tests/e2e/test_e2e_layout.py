@@ -13,7 +13,14 @@ from playwright.sync_api import Browser, Page
 from whistkit.server.app import STATIC_DIR
 
 from .conftest import DESKTOP, PHONE, ServerProcess
-from .pages import open_page, start_by_keyboard, trick_cards, version, wait_my_turn
+from .pages import (
+    open_page,
+    start_by_clicks,
+    start_by_keyboard,
+    trick_cards,
+    version,
+    wait_my_turn,
+)
 
 LANGS = ["en", "is", "sv", "it", "fr", "ru"]
 SHOTS = Path(os.environ.get("WHISTKIT_E2E_SHOTS", "/tmp/whistkit-e2e-shots"))
@@ -189,4 +196,38 @@ def test_final_result_and_full_score_sheet_fit_a_phone(
     assert page.locator("#dlg-sheet tbody tr").count() == 12
     check_dialog_fits(page, "#dlg-sheet", "phone/sheet")
     page.screenshot(path=str(SHOTS / "sheet-full-phone-en.png"))
+    page.close()
+
+
+@pytest.mark.parametrize(("size", "viewport"), [("phone", PHONE), ("desktop", DESKTOP)])
+@pytest.mark.parametrize("variant", ["swedish", "english"])
+def test_variant_tables_fit(
+    browser: Browser, server: ServerProcess, variant: str, size: str, viewport: dict[str, int]
+) -> None:
+    """Swedish revealed bottom cards and the English turned-up card, at both sizes."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport=viewport)
+    open_page(page, server.url)
+    start_by_clicks(page, variant, {}, seed=6)
+    where = f"{size}/{variant}"
+    last = ""
+    for _ in range(60):
+        page.wait_for_function(
+            """(last) => {
+              const t = document.querySelector('#table');
+              return t.dataset.turn === 'S' && t.dataset.version !== String(last)
+                && document.querySelector('#hand [data-legal="true"]') !== null;
+            }""",
+            arg=last,
+        )
+        phase = page.locator("#table").get_attribute("data-phase")
+        public = page.locator("[data-public] [data-card]").count()
+        if phase == "play" and public and len(trick_cards(page)) >= 1:
+            break
+        last = version(page)
+        page.locator('#hand [data-legal="true"]').first.click()
+    else:
+        raise AssertionError(f"{where}: never saw a public card with a trick on the table")
+    page.screenshot(path=str(SHOTS / f"table-{size}-{variant}.png"))
+    check_layout(page, where)
     page.close()

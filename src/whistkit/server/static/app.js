@@ -27,7 +27,32 @@ const app = {
   retry: 0,
   resultShown: null, // the game whose result dialog has been shown
   handNote: null, // the last hand's points, shown until the next hand's first card
+  picking: null, // laws mode: the kind of action whose card is being chosen ("Correct")
 };
+
+// public facts drawn as a card beside a seat: the turned-up trump beside the dealer,
+// your own bottom card beside you (maps of seats to cards are drawn beside those seats)
+const CARD_BESIDE = { turned: "dealer", your_bottom_card: "me" };
+// public facts the page shows in its own way, or not at all
+const PUBLIC_HIDDEN = new Set(["trick_leaders", "waiting_for", "games"]);
+
+function publicKey(key) {
+  return key.replace(/ /g, "_");
+}
+
+function publicName(key) {
+  return has(`public_${key}`) ? t(`public_${key}`) : key;
+}
+
+// honours and penalties come as [NS, EW] or {NS, EW}
+function pair(value) {
+  if (Array.isArray(value)) return [value[0] ?? 0, value[1] ?? 0];
+  return [value.NS ?? 0, value.EW ?? 0];
+}
+
+function nonzero(value) {
+  return Boolean(value) && pair(value).some((x) => x);
+}
 
 // -- seats on the screen ---------------------------------------------------------------
 
@@ -103,7 +128,7 @@ function onEvent(ev) {
     // the hand's points (and honours, in classic whist) for a moment in the status line
     const r = ev.result;
     let text = t("hand_points", { n: r.number, ns: r.points.NS, ew: r.points.EW });
-    if (r.extra && r.extra.honours) text += ` · ${t("honours")} ${r.extra.honours.NS ?? 0}–${r.extra.honours.EW ?? 0}`;
+    if (r.extra && nonzero(r.extra.honours)) text += ` · ${t("honours")} ${pair(r.extra.honours).join("–")}`;
     app.handNote = text;
   } else if (ev.type === "play") {
     if (app.liveTrick.length === 0) app.doneTrick = null;
@@ -209,32 +234,65 @@ function renderSeats(v) {
       count.textContent = t("cards_left", { n: v.hand_sizes[seat] });
       el.append(count);
     }
-    // public cards beside their owner: a revealed bottom card, the turned-up trump
-    for (const [key, value] of Object.entries(v.public || {})) {
-      let code = null;
-      if (value && typeof value === "object" && !Array.isArray(value) && typeof value[seat] === "string") code = value[seat];
-      else if (typeof value === "string" && /^[2-9TJQKA][SHDC]$/.test(value) && seat === v.dealer) code = value;
-      if (code) {
+    // public cards beside their owner: revealed bottom cards, exposed cards, the
+    // turned-up trump beside the dealer, your own bottom card beside you
+    for (const [rawKey, value] of Object.entries(v.public || {})) {
+      const key = publicKey(rawKey);
+      let codes = [];
+      if (isSeatCards(value) && value[seat]) codes = [].concat(value[seat]);
+      else if (isCard(value) && CARD_BESIDE[key] === "dealer" && seat === v.dealer) codes = [value];
+      else if (isCard(value) && CARD_BESIDE[key] === "me" && seat === app.seat && !shownBeside(v, seat, value)) codes = [value];
+      if (codes.length) {
         const box = document.createElement("div");
         box.className = "public";
         box.dataset.public = key;
         const label = document.createElement("span");
         label.className = "label";
-        label.textContent = has(`public_${key}`) ? t(`public_${key}`) : key;
-        box.append(label, cardFace(code));
+        label.textContent = publicName(key);
+        const cards = document.createElement("div");
+        cards.className = "cards";
+        for (const code of codes) cards.append(publicCard(code));
+        box.append(label, cards);
         el.append(box);
       }
     }
   }
 }
 
+// is ``code`` already drawn beside ``seat`` by a map of seats to cards (a revealed card)?
+function shownBeside(v, seat, code) {
+  return Object.values(v.public || {}).some((x) => isSeatCards(x) && [].concat(x[seat] || []).includes(code));
+}
+
+// a public card; an exposed card that we may call is a button that calls it
+function publicCard(code) {
+  const call = (app.view.irregular || []).find((a) => a.action.kind === "Call" && a.action.card === code);
+  const face = cardFace(code);
+  if (!call) return face;
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "call";
+  b.dataset.call = code;
+  b.setAttribute("aria-label", t("action_Call", { card: cardLabel(code) }));
+  b.append(face);
+  b.addEventListener("click", () => send({ type: "action", action: call.action }));
+  return b;
+}
+
 // public facts that belong to no seat (games won, the rubber, ...), as one line of text
 function renderPublicInfo(v) {
   const parts = [];
-  for (const [key, value] of Object.entries(v.public || {})) {
-    if (isSeatCards(value) || isCard(value)) continue; // drawn beside the seats
-    const name = has(`public_${key}`) ? t(`public_${key}`) : key;
-    parts.push(`${name}: ${formatValue(value)}`);
+  for (const [rawKey, value] of Object.entries(v.public || {})) {
+    const key = publicKey(rawKey);
+    if (PUBLIC_HIDDEN.has(key) || isSeatCards(value) || (isCard(value) && CARD_BESIDE[key])) continue;
+    if (value === true) { parts.push(publicName(key)); continue; }
+    let text = formatValue(value);
+    const lead = key === "must_lead" && typeof value === "string" && /^([NESW]) (\w+)$/.exec(value);
+    if (lead) {
+      const suit = "SHDC"[["spades", "hearts", "diamonds", "clubs"].indexOf(lead[2])];
+      text = `${seatName(lead[1])}: ${suit ? t(`suit_${suit}`) : lead[2]}`;
+    }
+    parts.push(`${publicName(key)}: ${text}`);
   }
   const match = v.match || {};
   if (Array.isArray(match.games) && match.games.length) {
@@ -255,7 +313,8 @@ function isCard(value) {
 
 function isSeatCards(value) {
   return value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length > 0
-    && Object.entries(value).every(([k, c]) => SEATS.includes(k) && (isCard(c) || c === null));
+    && Object.entries(value).every(([k, c]) => SEATS.includes(k)
+      && (isCard(c) || c === null || (Array.isArray(c) && c.every(isCard))));
 }
 
 function formatValue(value) {
@@ -304,6 +363,13 @@ function renderTrick(v) {
 
 function legalCards(v) {
   const set = new Map();
+  if (app.picking) {
+    // laws mode: choosing the card of a correction or a replacement
+    for (const a of v.irregular || []) {
+      if (a.type === "action" && a.action.kind === app.picking) set.set(a.action.card, a);
+    }
+    return set;
+  }
   for (const a of v.legal) {
     if (a.type === "play") set.set(a.card, a);
     else if (a.type === "action" && typeof a.action.card === "string") set.set(a.action.card, a);
@@ -311,10 +377,21 @@ function legalCards(v) {
   return set;
 }
 
+// laws mode: cards that may be played although not lawfully (a revoke)
+function irregularCards(v) {
+  const set = new Map();
+  if (app.picking) return set;
+  for (const a of v.irregular || []) if (a.type === "play") set.set(a.card, a);
+  return set;
+}
+
 function renderHand(v) {
   const hand = $("#hand");
   hand.setAttribute("aria-label", t("your_hand"));
+  if (app.picking && !(v.irregular || []).some((a) => a.type === "action" && a.action.kind === app.picking)) app.picking = null;
   const legal = legalCards(v);
+  const irregular = irregularCards(v);
+  hand.dataset.picking = app.picking || "";
   const hadFocus = hand.contains(document.activeElement);
   hand.replaceChildren();
   if (app.selected >= v.hand.length) app.selected = Math.max(0, v.hand.length - 1);
@@ -326,7 +403,10 @@ function renderHand(v) {
     b.setAttribute("aria-label", cardLabel(code));
     b.tabIndex = i === app.selected ? 0 : -1;
     if (legal.has(code)) b.dataset.legal = "true";
-    else b.setAttribute("aria-disabled", "true");
+    else {
+      b.setAttribute("aria-disabled", "true");
+      if (irregular.has(code)) b.dataset.irregular = "true";
+    }
     if (i === app.selected) b.classList.add("selected");
     b.append(cardImg(code));
     b.addEventListener("click", () => { app.selected = i; playCard(code); });
@@ -335,18 +415,53 @@ function renderHand(v) {
   if (hadFocus) focusSelected();
 }
 
+// a button's label for an action: action_<Kind>, or action_<Kind>_<choice>
+function actionLabel(action) {
+  const kind = action.kind;
+  for (const field of ["remedy", "choice"]) {
+    if (typeof action[field] === "string" && has(`action_${kind}_${action[field]}`)) return t(`action_${kind}_${action[field]}`);
+  }
+  if (kind === "ChooseMethod") return t("action_ChooseMethod", { method: optionLabel("revoke_method", action.method) });
+  if (kind === "NameSuit") return action.suit >= 0 ? t("action_NameSuit", { suit: t(`suit_${"SHDC"[action.suit]}`) }) : t("action_NameSuit_none");
+  if (typeof action.card === "string") return t(`action_${kind}`, { card: cardLabel(action.card) });
+  return has(`action_${kind}`) ? t(`action_${kind}`) : t("action_other", { kind });
+}
+
+function actionButton(label, kind, onClick) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.dataset.action = kind;
+  b.textContent = label;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+// decisions the engine asks for (buttons), and in laws mode the irregular actions:
+// a correction or a replacement picks its card from the hand; a call is the exposed card
 function renderActions(v) {
   const box = $("#actions");
   box.replaceChildren();
   for (const a of v.legal) {
     if (a.type !== "action" || typeof a.action.card === "string") continue;
-    const b = document.createElement("button");
-    b.type = "button";
-    b.dataset.action = a.action.kind;
-    const key = `action_${a.action.kind}`;
-    b.textContent = has(key) ? t(key) : t("action_other", { kind: a.action.kind });
-    b.addEventListener("click", () => send({ type: "action", action: a.action }));
-    box.append(b);
+    box.append(actionButton(actionLabel(a.action), a.action.kind, () => send({ type: "action", action: a.action })));
+  }
+  const picks = new Set();
+  for (const a of v.irregular || []) {
+    if (a.type !== "action") continue;
+    const kind = a.action.kind;
+    if (typeof a.action.card === "string" && v.hand.includes(a.action.card)) {
+      if (picks.has(kind)) continue;
+      picks.add(kind);
+      const picking = app.picking === kind;
+      const b = actionButton(t(picking ? "pick_cancel" : `pick_${kind}`), kind, () => {
+        app.picking = picking ? null : kind;
+        render();
+      });
+      b.dataset.pick = kind;
+      box.append(b);
+    } else if (kind !== "Call") {
+      box.append(actionButton(actionLabel(a.action), kind, () => send({ type: "action", action: a.action })));
+    }
   }
 }
 
@@ -354,6 +469,7 @@ function renderStatus(v) {
   let text;
   if (app.message) text = app.message;
   else if (v.winner) text = t("result_title");
+  else if (app.picking) text = t(`prompt_${app.picking}`);
   else if (v.to_play === app.seat) {
     const special = v.legal.some((a) => a.type === "action");
     text = v.phase === "bid" ? t("prompt_bid") : special && !v.legal.some((a) => a.type === "play") ? t("prompt_action") : t("your_turn");
@@ -411,9 +527,17 @@ function playCard(code) {
   if (!v) return;
   if (v.winner) return showMessage(t("refused_over"));
   if (!v.hand.includes(code)) return showMessage(t("refused_not_held"));
-  if (v.to_play !== app.seat) return showMessage(t("refused_turn"));
+  if (v.to_play !== app.seat && !app.picking) return showMessage(t("refused_turn"));
   const legal = legalCards(v);
-  const action = legal.get(code);
+  let action = legal.get(code);
+  if (app.picking) {
+    if (!action) return showMessage(t(`prompt_${app.picking}`));
+    app.picking = null;
+    app.message = null;
+    send({ type: "action", action: action.action });
+    return;
+  }
+  if (!action) action = irregularCards(v).get(code); // laws mode: a revoke
   if (!action) {
     const led = v.trick.length ? v.trick[0].card[1] : null;
     if (led && v.hand.some((c) => c[1] === led)) return showMessage(t("refused_follow", { suit: t(`suit_${led}`) }));
@@ -502,8 +626,11 @@ function renderSheet() {
       td.className = cols[i].replace("_", "-");
     });
     const extras = [];
-    if (r.extra && r.extra.honours) extras.push(`${t("honours")} ${r.extra.honours.NS ?? 0}–${r.extra.honours.EW ?? 0}`);
-    if (r.extra && r.extra.penalties) extras.push(`${t("penalties")} ${r.extra.penalties.NS ?? 0}–${r.extra.penalties.EW ?? 0}`);
+    if (r.extra && r.extra.honours) extras.push(`${t("honours")} ${pair(r.extra.honours).join("–")}`);
+    if (r.extra && nonzero(r.extra.penalties)) extras.push(`${t("penalties")} ${pair(r.extra.penalties).join("–")}`);
+    if (r.extra && Array.isArray(r.extra.revokes) && r.extra.revokes.length) {
+      extras.push(t("revokes_by", { seats: r.extra.revokes.map((x) => seatName(x.seat)).join(", ") }));
+    }
     if (extras.length) row.cells[4].textContent += ` (${extras.join(", ")})`;
   }
   const cap = table.createCaption();
@@ -655,6 +782,7 @@ function startGame(id, seat, token) {
   app.doneTrick = null;
   app.selected = 0;
   app.message = null;
+  app.picking = null;
   localStorage.setItem(GAME_KEY, id);
   if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
   connect();
@@ -665,6 +793,7 @@ function startGame(id, seat, token) {
 function onKey(e) {
   if (e.ctrlKey || e.metaKey || e.altKey) return;
   const openDlg = document.querySelector("dialog[open]");
+  if (!openDlg && e.key === "Escape" && app.picking) { app.picking = null; render(); return; }
   if (openDlg) {
     // in a dialog only its own keys work; the letters toggle their dialogs shut
     const k = e.key.toLowerCase();
