@@ -260,3 +260,44 @@ def test_record_of_unfinished_game_is_refused(browser: Browser, server: ServerPr
     assert r.status == 409
     assert "hidden cards" in json.loads(r.text())["error"]
     page.close()
+
+
+def test_laws_mode_revoke_and_correction_by_clicks(browser: Browser, tmp_path: Path) -> None:
+    """Laws mode: a card that does not follow suit can be played (a revoke), and then
+    corrected by picking a lawful card, before the next trick is led."""
+    # the bots pause so that the revoke is not established before it is corrected
+    srv = ServerProcess(tmp_path / "laws.sqlite3", bot_delay=1.5).start()
+    try:
+        page = browser.new_page(viewport=PHONE)
+        open_page(page, srv.url)
+        start_by_clicks(page, "english", {"play_mode": "laws"}, seed=5)
+        last = ""
+        for _ in range(13):
+            assert wait_my_turn(page, last, timeout=60_000)
+            last = version(page)
+            revoke = page.locator('#hand [data-irregular="true"]')
+            if revoke.count():
+                break
+            page.locator('#hand [data-legal="true"]').first.click()
+        else:
+            raise AssertionError("S never could revoke in the first hand")
+        bad = str(revoke.first.get_attribute("data-card"))
+        lawful = legal_cards(page)
+        revoke.first.click()
+        pick = page.locator('#actions [data-pick="Correct"]')
+        pick.wait_for()
+        assert bad not in hand_cards(page)
+        pick.click()
+        page.wait_for_selector('#hand[data-picking="Correct"]')
+        assert "corrects your revoke" in page.locator("#status").inner_text()
+        assert sorted(legal_cards(page)) == sorted(c for c in lawful if c in hand_cards(page))
+        good = legal_cards(page)[0]
+        page.locator(f'#hand [data-card="{good}"]').click()
+        page.wait_for_function(
+            "(c) => document.querySelector(`#hand [data-card='${c}']`) !== null", arg=bad
+        )
+        assert good not in hand_cards(page)
+        assert page.locator('#actions [data-pick="Correct"]').count() == 0
+        page.close()
+    finally:
+        srv.stop()

@@ -266,7 +266,7 @@ function shownBeside(v, seat, code) {
 
 // a public card; an exposed card that we may call is a button that calls it
 function publicCard(code) {
-  const call = (app.view.irregular || []).find((a) => a.action.kind === "Call" && a.action.card === code);
+  const call = (app.view.irregular || []).find((a) => a.type === "action" && a.action.kind === "Call" && a.action.card === code);
   const face = cardFace(code);
   if (!call) return face;
   const b = document.createElement("button");
@@ -403,10 +403,8 @@ function renderHand(v) {
     b.setAttribute("aria-label", cardLabel(code));
     b.tabIndex = i === app.selected ? 0 : -1;
     if (legal.has(code)) b.dataset.legal = "true";
-    else {
-      b.setAttribute("aria-disabled", "true");
-      if (irregular.has(code)) b.dataset.irregular = "true";
-    }
+    else if (irregular.has(code)) b.dataset.irregular = "true"; // laws mode: playable, unlawful
+    else b.setAttribute("aria-disabled", "true");
     if (i === app.selected) b.classList.add("selected");
     b.append(cardImg(code));
     b.addEventListener("click", () => { app.selected = i; playCard(code); });
