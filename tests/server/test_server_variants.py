@@ -39,6 +39,14 @@ def test_meta_lists_every_registered_variant(client: TestClient) -> None:
     assert {"english_rubber", "revoke_method", "auto_claim", "revoke_correction"} <= keys
     # the scoring is the variant itself (english or american): nothing to choose there
     assert "classic_scoring" not in keys
+    laws_only = {o["key"] for o in english["options"] if o.get("laws")}
+    assert laws_only == {
+        "revoke_method",
+        "auto_claim",
+        "revoke_correction",
+        "both_sides_revoke",
+        "revoker_capped",
+    }
     assert [v.get("hands") for v in meta["variants"]] == [
         12 if n == "felagsvist" else None for n in names
     ]

@@ -39,6 +39,10 @@ from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables
 STATIC_DIR = Path(__file__).parent / "static"
 BOT_DELAY_ENV = "WHISTKIT_BOT_DELAY"
 DEFAULT_BOT_DELAY = 0.7  # seconds between bot cards, so a person can follow the play
+# options that only rule on irregularities, so only matter with play_mode "laws" (§6)
+LAWS_OPTIONS = frozenset(
+    {"revoke_correction", "auto_claim", "both_sides_revoke", "revoke_method", "revoker_capped"}
+)
 
 
 def default_bot_delay() -> float:
@@ -83,6 +87,8 @@ def variant_meta(cls: type[Variant]) -> dict[str, Any]:
             usable.append(value)
         if entry["kind"] == "choice":
             entry["choices"] = usable
+        if f.name in LAWS_OPTIONS:
+            entry["laws"] = True  # matters only in laws mode: the dialog shows it there
         if len(usable) < 2 and entry["kind"] != "int":
             continue  # nothing to choose
         options.append(entry)

@@ -7,7 +7,8 @@ Client to server (one JSON object per message):
   ``V`` (0 for all) and then a ``state`` message.
 - ``{"type": "play", "card": "QH"}``: play a card.
 - ``{"type": "action", "action": {...}}``: a non-card action (Swedish bottom card, laws
-  claims), written exactly as the server listed it in the view's ``legal``.
+  claims), written exactly as the server listed it in the view's ``legal`` or, in laws
+  mode, ``irregular`` (also when it is not the seat's turn).
 - ``{"type": "ping"}``.
 
 Server to client:

@@ -711,9 +711,20 @@ function fillOptions() {
     input.dataset.option = opt.key;
     input.dataset.kind = opt.kind;
     input.name = `opt_${opt.key}`;
+    if (opt.laws) label.dataset.laws = "true";
     box.append(label);
   }
   box.hidden = variant.options.length === 0;
+  const mode = box.querySelector('[data-option="play_mode"]');
+  if (mode) mode.addEventListener("change", showLawsOptions);
+  showLawsOptions();
+}
+
+// the options that rule on irregularities are shown only in laws mode
+function showLawsOptions() {
+  const mode = $('#new-options [data-option="play_mode"]');
+  const laws = Boolean(mode) && mode.value === "laws";
+  for (const el of document.querySelectorAll('#new-options [data-laws="true"]')) el.hidden = !laws;
 }
 
 async function openNew() {
