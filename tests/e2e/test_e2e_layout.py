@@ -122,12 +122,18 @@ def strings(lang: str) -> dict[str, str]:
     return data
 
 
+@pytest.mark.parametrize("variant", ["felagsvist", "swedish", "english"])
 @pytest.mark.parametrize("lang", LANGS)
-def test_table_in_each_language(browser: Browser, server: ServerProcess, lang: str) -> None:
+def test_table_in_each_language(
+    browser: Browser, server: ServerProcess, lang: str, variant: str
+) -> None:
     en, tr = strings("en"), strings(lang)
     page = browser.new_page(viewport=DESKTOP)
     open_page(page, server.url, lang)
-    start_by_keyboard(page, seed=8)
+    if variant == "felagsvist":
+        start_by_keyboard(page, seed=8)
+    else:  # Swedish: revealed bottom cards; English (laws mode): the turned card, games
+        start_by_clicks(page, variant, {"play_mode": "laws"} if variant == "english" else {}, 8)
     play_until_trick_on_table(page, 1)
     assert page.evaluate("document.documentElement.lang") == lang
     texts = [page.locator("body").inner_text()]
