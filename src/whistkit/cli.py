@@ -69,11 +69,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"whistkit play: {e}", file=sys.stderr)
         return EXIT_USAGE
     if not args.text:
-        print(
-            "whistkit play: the web game is not built yet; use --text for the terminal game",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
+        return _play_web(args)
     from .bots import LEVELS
     from .text_game import TextGame
 
@@ -106,6 +102,33 @@ def cmd_play(args: argparse.Namespace) -> int:
         return 130
 
 
+def _play_web(args: argparse.Namespace) -> int:
+    """Serve the web game (``whistkit.server``), print its URL and open a browser."""
+    from .server import check_address, serve
+
+    db = Path(args.db) if args.db else default_data_dir() / "games.sqlite3"
+    url = f"http://{args.host}:{args.port}/"
+    try:
+        check_address(args.host, args.port)
+    except OSError as e:
+        print(f"whistkit play: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"whistkit: the web game is at {url} (games stored in {db}; Ctrl-C stops)", flush=True)
+    if not args.no_browser:
+        import threading
+        import webbrowser
+
+        threading.Timer(0.8, lambda: webbrowser.open(url)).start()
+    try:
+        serve(db, host=args.host, port=args.port)
+    except KeyboardInterrupt:
+        pass
+    except (OSError, ValueError) as e:
+        print(f"whistkit play: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .bots import DEFAULT_LEVEL
 
@@ -127,6 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="a rule option of RULES.md §8, e.g. nolo_aces_low=true (repeatable)",
     )
     play.add_argument("--records", help="folder for saved records (default: user data dir)")
+    play.add_argument("--host", default="127.0.0.1", help="web game: address to listen on")
+    play.add_argument("--port", type=int, default=8000, help="web game: port (default 8000)")
+    play.add_argument("--db", help="web game: SQLite file of games (default: user data dir)")
+    play.add_argument("--no-browser", action="store_true", help="web game: do not open a browser")
     play.set_defaults(func=cmd_play)
 
     rep = sub.add_parser("replay", help="validate a record and print its result as JSON")

@@ -131,6 +131,9 @@ class Variant:
     # laws mode: True if score_hand applies revoke penalties in points (classic whist);
     # False: they move tricks before scoring (Félagsvist, Swedish [D11])
     points_penalties: ClassVar[bool] = False
+    # the number of hands a game has, where the rules fix it (Félagsvist: 12); None when
+    # the game ends at a score
+    hands_per_game: ClassVar[int | None] = None
 
     def __init__(self, options: Options | Mapping[str, Any] | None = None) -> None:
         if options is None or isinstance(options, Mapping):

@@ -50,6 +50,7 @@ class Felagsvist(Variant):
     title = "Félagsvist"
     options_class = FelagsvistOptions
     options: FelagsvistOptions
+    hands_per_game = HANDS_PER_GAME
 
     def contract_for(self, state: State, deal: Deal) -> Contract:
         return contract_of_hand(state.hand_number, self.options.nolo_aces_low)

@@ -1,0 +1,315 @@
+"""The web game: a Starlette app serving the page, a small JSON API and the WebSocket.
+
+Routes:
+
+- ``GET /``: the page (plain HTML, CSS and ES modules under ``/static``).
+- ``GET /api/meta``: the variants with their options, and the bot levels.
+- ``POST /api/games``: a new game ``{"variant", "options", "level", "seed"}``; answers
+  ``{"id", "seat", "token"}`` (the token joins that seat).
+- ``GET /api/games``: stored games (``?finished=1`` for the finished ones).
+- ``GET /api/games/{id}/record``: a finished game's record (shared/RECORD.md) as a download.
+- ``WS /ws``: the play protocol of :mod:`whistkit.server.protocol`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from ..bots import DEFAULT_LEVEL, LEVELS
+from ..seats import SOUTH, Seat, seat_name
+from ..variants import VARIANTS, OptionError, UnknownVariant, Variant
+from .protocol import ProtocolError, error, parse_message, read_card, read_seat, read_since
+from .store import Store
+from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables
+
+STATIC_DIR = Path(__file__).parent / "static"
+BOT_DELAY_ENV = "WHISTKIT_BOT_DELAY"
+DEFAULT_BOT_DELAY = 0.7  # seconds between bot cards, so a person can follow the play
+# options that only rule on irregularities, so only matter with play_mode "laws" (§6)
+LAWS_OPTIONS = frozenset(
+    {"revoke_correction", "auto_claim", "both_sides_revoke", "revoke_method", "revoker_capped"}
+)
+
+
+def default_bot_delay() -> float:
+    """The bots' pause: ``$WHISTKIT_BOT_DELAY`` seconds if set, else 0.7."""
+    raw = os.environ.get(BOT_DELAY_ENV)
+    if raw is None:
+        return DEFAULT_BOT_DELAY
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{BOT_DELAY_ENV} must be a number of seconds, not {raw!r}") from None
+    if value < 0:
+        raise ValueError(f"{BOT_DELAY_ENV} must be >= 0, not {raw!r}")
+    return value
+
+
+def variant_meta(cls: type[Variant]) -> dict[str, Any]:
+    """A variant's name, title and options for the new-game dialog.
+
+    A choice that the variant refuses (a mode not implemented yet) is left out.
+    """
+    opts = cls.options_class
+    options = []
+    for f in dataclasses.fields(opts):
+        default = f.default
+        entry: dict[str, Any] = {"key": f.name, "default": default}
+        if isinstance(default, bool):
+            entry["kind"] = "bool"
+            values: tuple[Any, ...] = (False, True)
+        elif isinstance(default, int):
+            entry["kind"] = "int"
+            values = (default,)
+        else:
+            entry["kind"] = "choice"
+            values = tuple(opts.CHOICES.get(f.name, (default,)))
+        usable = []
+        for value in values:
+            try:
+                opts.from_dict({f.name: value})
+            except OptionError:
+                continue
+            usable.append(value)
+        if entry["kind"] == "choice":
+            entry["choices"] = usable
+        if f.name in LAWS_OPTIONS:
+            entry["laws"] = True  # matters only in laws mode: the dialog shows it there
+        if len(usable) < 2 and entry["kind"] != "int":
+            continue  # nothing to choose
+        options.append(entry)
+    return {
+        "name": cls.name,
+        "title": cls.title,
+        "options": options,
+        "hands": cls.hands_per_game,
+    }
+
+
+class Server:
+    """The app's state: the store and the tables in memory."""
+
+    def __init__(self, db: str | Path, bot_delay: float) -> None:
+        self.store = Store(db)
+        self.tables = Tables(self.store, bot_delay)
+
+    async def close(self) -> None:
+        await self.tables.close()
+        self.store.close()
+
+
+def create_app(db: str | Path, *, bot_delay: float | None = None) -> Starlette:
+    """The web game's ASGI app storing games in the SQLite file ``db``."""
+    server = Server(db, default_bot_delay() if bot_delay is None else bot_delay)
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def meta(request: Request) -> Response:
+        return JSONResponse(
+            {
+                "variants": [variant_meta(cls) for cls in VARIANTS.values()],
+                "levels": list(LEVELS),
+                "default_level": DEFAULT_LEVEL,
+            }
+        )
+
+    async def new_game(request: Request) -> Response:
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return JSONResponse({"error": "the request body must be JSON"}, status_code=400)
+        if not isinstance(body, dict):
+            return JSONResponse({"error": "the request body must be a JSON object"}, 400)
+        variant = body.get("variant", "felagsvist")
+        options = body.get("options")
+        options = {} if options is None else options
+        level = body.get("level") or DEFAULT_LEVEL
+        seed = body.get("seed")
+        if not isinstance(variant, str):
+            return JSONResponse({"error": "'variant' must be a string"}, 400)
+        if not isinstance(options, dict):
+            return JSONResponse({"error": "'options' must be an object"}, 400)
+        if level not in LEVELS:
+            known = ", ".join(LEVELS)
+            return JSONResponse({"error": f"unknown bot level {level!r}; known: {known}"}, 400)
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63
+        ):
+            return JSONResponse(
+                {"error": f"'seed' must be an integer from 0 to 2**63-1, not {seed!r}"}, 400
+            )
+        human: Seat = SOUTH
+        seats = {s: HUMAN if s == human else BOT_PREFIX + level for s in range(4)}
+        try:
+            table = server.tables.create(variant, options, seed=seed, seats=seats)
+        except (OptionError, UnknownVariant, ValueError) as e:
+            return JSONResponse({"error": str(e)}, 400)
+        return JSONResponse(
+            {"id": table.id, "seat": seat_name(human), "token": table.tokens[human]}
+        )
+
+    async def list_games(request: Request) -> Response:
+        flag = request.query_params.get("finished")
+        finished = None if flag is None else flag not in ("0", "false", "")
+        rows = server.store.list(finished=finished)
+        return JSONResponse(
+            [
+                {
+                    "id": r.id,
+                    "variant": r.variant,
+                    "created": r.created,
+                    "updated": r.updated,
+                    "finished": r.finished,
+                    "winner": r.winner,
+                    "score": r.score,
+                }
+                for r in rows
+            ]
+        )
+
+    async def record(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        row = server.store.get(game_id)
+        if row is None:
+            return JSONResponse({"error": f"unknown game {game_id!r}"}, 404)
+        if not row.finished:
+            return JSONResponse(
+                {"error": f"game {game_id} is not finished; its record would show hidden cards"},
+                409,
+            )
+        return Response(
+            row.record,
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="whistkit-{game_id}.json"'},
+        )
+
+    async def websocket(ws: WebSocket) -> None:
+        await ws.accept()
+        out: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        conn = Connection(server.tables, out)
+
+        async def pump() -> None:
+            while True:
+                msg = await out.get()
+                await ws.send_text(json.dumps(msg, ensure_ascii=False))
+
+        sender = asyncio.create_task(pump())
+        try:
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text")
+                if raw is None:
+                    raw = message.get("bytes") or b""
+                conn.handle(raw)
+        finally:
+            conn.leave()
+            # let queued messages go out before the socket closes
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(_drain(out), timeout=0.5)
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await sender
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await server.close()
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/api/meta", meta),
+            Route("/api/games", new_game, methods=["POST"]),
+            Route("/api/games", list_games, methods=["GET"]),
+            Route("/api/games/{game_id}/record", record),
+            WebSocketRoute("/ws", websocket),
+            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.server = server
+    return app
+
+
+async def _drain(queue: asyncio.Queue[dict[str, Any]]) -> None:
+    while not queue.empty():
+        await asyncio.sleep(0.01)
+
+
+class Connection:
+    """One WebSocket client: the seat it joined and its outgoing queue."""
+
+    def __init__(self, tables: Tables, out: asyncio.Queue[dict[str, Any]]) -> None:
+        self.tables = tables
+        self.out = out
+        self.table: Table | None = None
+        self.seat: Seat = SOUTH
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.out.put_nowait(msg)
+
+    def leave(self) -> None:
+        if self.table is not None:
+            self.table.unsubscribe(self.out)
+            self.table = None
+
+    def handle(self, raw: str | bytes) -> None:
+        """Answer one client message; every refusal is an error message, never a change."""
+        try:
+            msg = parse_message(raw)
+            kind = msg["type"]
+            if kind == "ping":
+                self.send({"type": "pong"})
+            elif kind == "join":
+                self.join(msg)
+            else:
+                table = self.table
+                if table is None:
+                    raise ProtocolError("not_joined", "join a game before playing")
+                if kind == "play":
+                    version = table.act(self.seat, read_card(msg.get("card")))
+                else:
+                    version = table.act(self.seat, table.parse_action(self.seat, msg))
+                self.send({"type": "ack", "v": version})
+        except (ProtocolError, TableError) as e:
+            self.send(error(e.code, e.message))
+
+    def join(self, msg: dict[str, Any]) -> None:
+        game_id = msg.get("game")
+        if not isinstance(game_id, str) or not game_id:
+            raise ProtocolError("malformed", "'game' must be a game id string")
+        seat = read_seat(msg.get("seat", "S"))
+        since = read_since(msg.get("since"))
+        table = self.tables.get(game_id)
+        if table is None:
+            raise ProtocolError("unknown_game", f"unknown game {game_id!r}")
+        table.check_token(seat, msg.get("token"))
+        if since > table.version:
+            since = 0  # a client from before a lost database: start over
+        self.leave()
+        self.table, self.seat = table, seat
+        for m in table.events_since(seat, since):
+            self.send(m)
+        self.send({"type": "state", "v": table.version, "view": table.view_of(seat)})
+        table.subscribe(seat, self.out)
+        table.wake_bots()
+
+
+__all__ = ["BOT_DELAY_ENV", "Connection", "Server", "create_app", "default_bot_delay"]

@@ -1,0 +1,118 @@
+"""Browser tests: the real server as a subprocess and Debian's headless Chromium.
+
+Run them in their own pytest process (``pytest tests/e2e``): sync Playwright and asyncio
+tests do not share one process well. Never ``playwright install``; the browser is
+``/usr/bin/chromium``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("WHISTKIT_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SRC = Path(__file__).resolve().parents[2] / "src"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(pytest.mark.e2e)
+        item.add_marker(pytest.mark.timeout(300))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class ServerProcess:
+    """``whistkit play --no-browser`` on a free port and a given database."""
+
+    def __init__(self, db: Path, port: int | None = None, bot_delay: float = 0.0) -> None:
+        self.db = db
+        self.port = port or free_port()
+        self.bot_delay = bot_delay
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def start(self) -> ServerProcess:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
+        env["WHISTKIT_BOT_DELAY"] = str(self.bot_delay)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "whistkit.cli", "play", "--no-browser"]
+            + ["--port", str(self.port), "--db", str(self.db)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                raise RuntimeError(f"server exited with {self.proc.returncode}: {err}")
+            try:
+                with urllib.request.urlopen(self.url + "api/meta", timeout=1):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("server did not start in 20 s")
+
+    def kill(self) -> None:
+        """SIGKILL: no clean shutdown, as in a crash."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    srv = ServerProcess(tmp_path / "games.sqlite3").start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

@@ -1,0 +1,89 @@
+"""Driving the page: waiting for the seat's turn, reading the table, playing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Page
+
+MY_TURN_OR_END = """(last) => {
+  if (document.querySelector('[data-result]')) return true;
+  const t = document.querySelector('#table');
+  return t.dataset.turn === 'S' && t.dataset.version !== String(last)
+    && document.querySelector('#hand [data-legal="true"]') !== null;
+}"""
+
+
+def open_page(page: Page, url: str, lang: str = "en") -> None:
+    """Load the page with a language already chosen."""
+    page.add_init_script(f"localStorage.setItem('whistkit.lang', '{lang}')")
+    page.goto(url)
+    page.wait_for_selector("body[data-ready]")
+
+
+def start_by_keyboard(page: Page, seed: int | None = None) -> None:
+    """N, (a seed), Enter: a new default game (Félagsvist)."""
+    if not page.locator("#dlg-new[open]").count():
+        page.keyboard.press("n")
+    page.wait_for_selector("#dlg-new[open]")
+    if seed is not None:
+        page.locator("#new-seed").fill(str(seed))
+        page.locator("#new-start").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#hand .card")
+
+
+def start_by_clicks(page: Page, variant: str, options: dict[str, Any], seed: int) -> None:
+    """The new-game dialog by mouse: variant, options, seed, Start."""
+    if not page.locator("#dlg-new[open]").count():
+        page.locator("#btn-new").click()
+    page.wait_for_selector("#dlg-new[open]")
+    page.select_option("#new-variant", variant)
+    for key, value in options.items():
+        el = page.locator(f'[data-option="{key}"]')
+        if isinstance(value, bool):
+            el.set_checked(value)
+        elif el.evaluate("e => e.tagName") == "SELECT":
+            el.select_option(str(value))
+        else:
+            el.fill(str(value))
+    page.locator("#new-seed").fill(str(seed))
+    page.locator("#new-start").click()
+    page.wait_for_selector("#hand .card")
+
+
+def version(page: Page) -> str:
+    return str(page.locator("#table").get_attribute("data-version") or "")
+
+
+def wait_my_turn(page: Page, last_version: str, timeout: float = 30_000) -> bool:
+    """Wait until S is to act at a version after ``last_version``; False once the game ended."""
+    page.wait_for_function(MY_TURN_OR_END, arg=last_version, timeout=timeout)
+    return page.locator("[data-result]").count() == 0
+
+
+def hand_cards(page: Page) -> list[str]:
+    return [
+        str(c)
+        for c in page.locator("#hand [data-card]").evaluate_all(
+            "els => els.map(e => e.dataset.card)"
+        )
+    ]
+
+
+def legal_cards(page: Page) -> list[str]:
+    return [
+        str(c)
+        for c in page.locator('#hand [data-legal="true"]').evaluate_all(
+            "els => els.map(e => e.dataset.card)"
+        )
+    ]
+
+
+def trick_cards(page: Page) -> list[str]:
+    return [
+        str(c)
+        for c in page.locator("[data-trick] [data-card]").evaluate_all(
+            "els => els.map(e => e.dataset.card)"
+        )
+    ]

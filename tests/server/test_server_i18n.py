@@ -1,0 +1,69 @@
+"""Every language has every string of the English set, with the same placeholders."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from whistkit.server.app import STATIC_DIR
+
+I18N = STATIC_DIR / "i18n"
+LANGS = ["en", "is", "sv", "it", "fr", "ru"]
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def strings(lang: str) -> dict[str, str]:
+    data: dict[str, str] = json.loads((I18N / f"{lang}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def test_the_six_languages_are_there() -> None:
+    assert sorted(p.stem for p in I18N.glob("*.json")) == sorted(LANGS)
+    js = (STATIC_DIR / "i18n.js").read_text(encoding="utf-8")
+    assert all(f'"{lang}"' in js for lang in LANGS)
+
+
+@pytest.mark.parametrize("lang", LANGS[1:])
+def test_every_key_translated(lang: str) -> None:
+    en, tr = strings("en"), strings(lang)
+    assert sorted(set(en) - set(tr)) == [], f"{lang} lacks keys"
+    assert sorted(set(tr) - set(en)) == [], f"{lang} has keys English lacks"
+    for key, text in tr.items():
+        assert isinstance(text, str) and text.strip(), f"{lang}: {key} is empty"
+        assert set(PLACEHOLDER.findall(text)) == set(PLACEHOLDER.findall(en[key])), (
+            f"{lang}: {key} has placeholders {PLACEHOLDER.findall(text)},"
+            f" English {PLACEHOLDER.findall(en[key])}"
+        )
+    # most strings really are translated (names such as "Félagsvist" may stay)
+    same = [k for k in en if en[k] == tr[k] and "{" not in en[k]]
+    assert len(same) < len(en) // 10, f"{lang}: untranslated? {same}"
+
+
+def test_page_and_script_keys_exist_in_english() -> None:
+    en = strings("en")
+    html = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+    js = (STATIC_DIR / "app.js").read_text(encoding="utf-8")
+    used = set(re.findall(r'data-t="(\w+)"', html)) | set(re.findall(r'\bt\("(\w+)"', js))
+    assert used, "no keys found"
+    assert sorted(used - set(en)) == []
+    # keys built at run time: suits, ranks, contracts, seats
+    for prefix, names in (
+        ("rank_", "AKQJT98765432"),
+        ("suit_", "SHDC"),
+        ("suit_of_", "SHDC"),
+        ("seat_", "NESW"),
+    ):
+        for n in names:
+            assert prefix + n in en
+    for code in ("H", "S", "D", "C", "NT", "NOLO", "SPEL", "NOLLSPEL"):
+        assert f"contract_{code}" in en
+
+
+def test_card_faces_are_packaged() -> None:
+    cards = STATIC_DIR / "cards"
+    names = {p.stem for p in cards.glob("*.svg")}
+    assert {r + s for r in "AKQJT98765432" for s in "SHDC"} | {"back"} == names
+    credits = (cards / "CREDITS").read_text(encoding="utf-8")
+    assert "Adrian Kennard" in credits and "CC0" in credits

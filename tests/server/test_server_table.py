@@ -1,0 +1,89 @@
+"""The table without a network: resuming rebuilds the same events; bots pause."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from pathlib import Path
+
+import pytest
+
+from whistkit.server.store import Store
+from whistkit.server.table import HUMAN, Table, TableError
+
+
+def play_first_legal(table: Table, count: int) -> None:
+    """Act for whichever seat is to play (every seat is a person here)."""
+    for _ in range(count):
+        seat = table.state.to_play
+        table.act(seat, table.state.legal_actions()[0])
+
+
+def all_human(store: Store, seed: int = 1) -> Table:
+    return Table.create(store, "felagsvist", seed=seed, seats={s: HUMAN for s in range(4)})
+
+
+def test_resuming_rebuilds_the_same_numbered_events(tmp_path: Path) -> None:
+    store = Store(tmp_path / "g.db")
+    table = all_human(store)
+    play_first_legal(table, 13 * 4 + 7)  # into the second hand
+    row = store.get(table.id)
+    assert row is not None and row.version == table.version
+    again = Table.load(Store(tmp_path / "g.db"), row)
+    assert again.events == table.events
+    assert again.state.view(2) == table.state.view(2)
+    assert again.tokens == table.tokens
+    # and the deals to come are the same: finish the game both ways
+    play_first_legal(table, 52 * 12 - 59)
+    play_first_legal(again, 52 * 12 - 59)
+    assert table.state.is_over and again.state.results == table.state.results
+
+
+def test_same_seed_deals_as_the_terminal_game(tmp_path: Path) -> None:
+    from whistkit.bots import make_bot
+    from whistkit.game import Game
+
+    table = all_human(Store(tmp_path / "g.db"), seed=77)
+    game = Game("felagsvist", seed=77, bots={s: make_bot() for s in (0, 1, 3)})
+    assert table.state.deal == game.state.deal and table.state.dealer == game.state.dealer
+
+
+def test_refused_action_changes_nothing(tmp_path: Path) -> None:
+    store = Store(tmp_path / "g.db")
+    table = all_human(store)
+    seat = table.state.to_play
+    before = (table.state, table.version, store.get(table.id))
+    wrong = (seat + 1) & 3
+    with pytest.raises(TableError) as err:
+        table.act(wrong, next(iter(table.state.legal_actions())))  # type: ignore[arg-type]
+    assert err.value.code == "not_your_turn"
+    with pytest.raises(TableError) as err:
+        table.act(seat, 99)
+    assert err.value.code == "illegal" and "not a card" in err.value.message
+    assert (table.state, table.version, store.get(table.id)) == before
+
+
+def test_bots_pause_between_cards(tmp_path: Path) -> None:
+    async def run() -> list[float]:
+        store = Store(tmp_path / "g.db")
+        table = Table.create(
+            store,
+            "felagsvist",
+            seed=3,
+            seats={0: "bot:beginner", 1: "bot:beginner", 2: "bot:beginner", 3: "bot:beginner"},
+            bot_delay=0.04,
+        )
+        queue: asyncio.Queue[dict[str, object]] = asyncio.Queue()
+        table.subscribe(2, queue)
+        table.wake_bots()
+        times = []
+        for _ in range(6):
+            await queue.get()
+            times.append(time.monotonic())
+        await table.close()
+        return times
+
+    times = asyncio.run(run())
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert min(gaps) >= 0.035, gaps
