@@ -160,6 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("file", help="record file, or - for standard input")
     rep.add_argument("--compact", action="store_true", help="one line of JSON")
     rep.set_defaults(func=cmd_replay)
+
+    from .solver.cli import add_parser as add_solve_parser
+
+    add_solve_parser(sub)
     return parser
 
 
