@@ -1,21 +1,39 @@
-"""Bots by level. ``make_bot(level)`` builds one; every bot only ever gets a view."""
+"""Bots by level. ``make_bot(level)`` builds one; every bot only ever gets a view.
+
+The levels offered to players are :data:`LEVELS`. The ``oracle`` (double-dummy play with
+every hand open, a ceiling for measurement) is deliberately not among them: duplicate
+matches build it through :func:`whistkit.match.make_player`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from .base import Bot
+from .club import ClubBot
 from .heuristic import BeginnerBot
+from .sampling import InconsistentView, count_deals, sample_deals
 
-LEVELS: dict[str, Callable[[], Bot]] = {"beginner": BeginnerBot}
-DEFAULT_LEVEL = "beginner"
+LEVELS: dict[str, Callable[[], Bot]] = {"beginner": BeginnerBot, "club": ClubBot}
+DEFAULT_LEVEL = "club"
 
 
 def make_bot(level: str = DEFAULT_LEVEL) -> Bot:
+    """A new bot of a level in :data:`LEVELS`."""
     try:
         return LEVELS[level]()
     except KeyError:
         raise ValueError(f"unknown bot level {level!r}; known: {', '.join(LEVELS)}") from None
 
 
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "Bot", "make_bot"]
+__all__ = [
+    "DEFAULT_LEVEL",
+    "LEVELS",
+    "BeginnerBot",
+    "Bot",
+    "ClubBot",
+    "InconsistentView",
+    "count_deals",
+    "make_bot",
+    "sample_deals",
+]
