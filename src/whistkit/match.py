@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from .bots import LEVELS, Bot
+from .bots import LEVELS, Bot, ExpertBot, OracleBot
 from .deal import deal_cards
 from .record import dumps
 from .seats import Seat
@@ -64,9 +64,21 @@ def _view_player(make: Callable[[], Bot]) -> Callable[[], Player]:
     return lambda: ViewPlayer(make())
 
 
+def _deterministic_expert() -> Bot:
+    # without the time budget the expert's choices depend on the seed alone, so a match
+    # gives the same result on any machine and with any number of jobs
+    return ExpertBot(time_budget=None)
+
+
 def match_levels() -> dict[str, Callable[[], Player]]:
-    """The levels a match can seat: the players' levels plus the ``oracle`` ceiling."""
-    return {name: _view_player(make) for name, make in LEVELS.items()}
+    """The levels a match can seat: the players' levels plus the ``oracle`` ceiling.
+
+    The match ``expert`` runs without its time budget, so results are reproducible.
+    """
+    out = {name: _view_player(make) for name, make in LEVELS.items()}
+    out["expert"] = _view_player(_deterministic_expert)
+    out["oracle"] = OracleBot
+    return out
 
 
 def make_player(level: str) -> Player:

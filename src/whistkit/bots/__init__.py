@@ -12,9 +12,14 @@ from collections.abc import Callable
 from .base import Bot
 from .club import ClubBot
 from .heuristic import BeginnerBot
+from .pimc import ExpertBot, OracleBot
 from .sampling import InconsistentView, count_deals, sample_deals
 
-LEVELS: dict[str, Callable[[], Bot]] = {"beginner": BeginnerBot, "club": ClubBot}
+LEVELS: dict[str, Callable[[], Bot]] = {
+    "beginner": BeginnerBot,
+    "club": ClubBot,
+    "expert": ExpertBot,
+}
 DEFAULT_LEVEL = "club"
 
 
@@ -32,7 +37,9 @@ __all__ = [
     "BeginnerBot",
     "Bot",
     "ClubBot",
+    "ExpertBot",
     "InconsistentView",
+    "OracleBot",
     "count_deals",
     "make_bot",
     "sample_deals",

@@ -1,0 +1,237 @@
+"""``expert`` (sampling + double-dummy, PIMC) and ``oracle`` (double-dummy, all hands open).
+
+The expert deals the hidden cards many times consistently with its view
+(:func:`~whistkit.bots.sampling.sample_deals`), solves every world double-dummy in the
+hand's contract kind with the solver's batch call, maps each world's tricks through the
+variant's scoring, and plays the card with the best mean for its side (BOTS.md §3).
+Worlds come in batches until the schedule's number of worlds is reached, the best card
+leads the second by three standard errors, or the time budget is spent. Cards whose means
+are equal are split by the club rules (the conventional card, the lowest of equals).
+
+The oracle is a measurement tool: it reads the full state, so it is never offered to
+players (it is not in :data:`whistkit.bots.LEVELS`; matches build it).
+
+Both talk to :mod:`whistkit.solver` (``Position``, ``solve_batch``) through an object
+passed as ``solver``; by default the module itself, imported on first use.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..cards import Card
+from ..seats import Seat, side_of
+from ..state import Action, Contract, State, View
+from .club import ClubBot
+from .sampling import DealSampler
+
+Scorer = Callable[[int], float]
+
+
+def default_solver() -> Any:
+    """The double-dummy solver module, with an error that says what is missing."""
+    try:
+        from .. import solver  # type: ignore[attr-defined, unused-ignore]
+    except ImportError as e:
+        raise RuntimeError(
+            "the expert and oracle levels need the double-dummy solver (whistkit.solver),"
+            f" which is not available: {e}"
+        ) from None
+    return solver
+
+
+def hand_scorer(variant: str, contract: Contract, side: int, tricks: tuple[int, int]) -> Scorer:
+    """Map the tricks ``side`` takes from now on to its margin under the variant's scoring.
+
+    The margin is the side's points minus the other side's for the whole hand, so means
+    over worlds compare cards correctly even where scoring is not linear in tricks.
+    """
+    own, other = tricks[side], tricks[1 - side]
+    left = 13 - own - other
+    sign = -1.0 if contract.misere else 1.0
+    # Félagsvist, and trick counting in general: every trick moves the margin by two
+
+    def linear(future: int) -> float:
+        mine = own + future
+        theirs = other + left - future
+        return sign * (mine - theirs)
+
+    return linear
+
+
+def _position(solver: Any, hands: Sequence[int], state_like: View | State) -> Any:
+    contract = state_like.contract
+    assert contract is not None
+    return solver.Position(
+        hands=(hands[0], hands[1], hands[2], hands[3]),
+        trick=tuple(state_like.trick),
+        leader=state_like.leader,
+        trump=contract.trump,
+        misere=contract.misere,
+        aces_low=contract.aces_low,
+    )
+
+
+def _tie_break(view: View, best: list[Card], rng: random.Random) -> Card:
+    """Among equally good cards, the one the club rules pick if it is among them."""
+    if len(best) == 1:
+        return best[0]
+    club = ClubBot().choose(view, rng)
+    if type(club) is int and club in best:
+        return club
+    return min(best)
+
+
+class OracleBot:
+    """Double-dummy play with every hand open: the measurement ceiling, never a player.
+
+    It implements the match interface ``act(state, seat, rng)``, not the view protocol.
+    """
+
+    name = "oracle"
+
+    def __init__(self, solver: Any = None) -> None:
+        self._solver = solver
+
+    @property
+    def solver(self) -> Any:
+        if self._solver is None:
+            self._solver = default_solver()
+        return self._solver
+
+    def act(self, state: State, seat: Seat, rng: random.Random) -> Action:
+        legal = state.legal_actions()
+        if not legal:
+            raise ValueError(f"seat {seat} has nothing to do")
+        cards = [a for a in legal if type(a) is int]
+        view = state.view(seat)
+        if len(cards) != len(legal) or state.contract is None:
+            return ClubBot().choose(view, rng)
+        if len(cards) == 1:
+            return cards[0]
+        values: dict[int, int] = self.solver.solve_cards(
+            _position(self.solver, state.holdings, state)
+        )
+        score = hand_scorer(state.variant.name, state.contract, side_of(seat), state.tricks)
+        means = {c: score(values[c]) for c in cards}
+        top = max(means.values())
+        return _tie_break(view, [c for c in cards if means[c] == top], rng)
+
+
+class ExpertBot:
+    """Sampling plus double-dummy (PIMC) with a deterministic world schedule.
+
+    ``worlds`` maps the number of tricks left (13..1) to the most worlds to solve;
+    ``batch`` worlds are solved per call; after ``min_worlds`` the search stops once the
+    best card leads the runner-up by ``stop_se`` standard errors of their paired
+    difference. ``time_budget`` (seconds) stops adding batches once spent: it bounds the
+    latency for players, at the cost of determinism, so matches run with ``None``.
+    """
+
+    name = "expert"
+
+    def __init__(
+        self,
+        *,
+        solver: Any = None,
+        worlds: Callable[[int], int] | None = None,
+        batch: int = 8,
+        min_worlds: int = 16,
+        stop_se: float = 3.0,
+        time_budget: float | None = 0.8,
+        threads: int = 2,
+    ) -> None:
+        self._solver = solver
+        self.worlds = worlds or default_worlds
+        self.batch = batch
+        self.min_worlds = min_worlds
+        self.stop_se = stop_se
+        self.time_budget = time_budget
+        self.threads = threads
+        self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
+
+    @property
+    def solver(self) -> Any:
+        if self._solver is None:
+            self._solver = default_solver()
+        return self._solver
+
+    def choose(self, view: View, rng: random.Random) -> Action:
+        legal = view.legal
+        if not legal:
+            raise ValueError(f"seat {view.seat} has nothing to do")
+        cards = [a for a in legal if type(a) is int]
+        self.last_worlds = 0
+        if len(cards) != len(legal) or view.contract is None:
+            return ClubBot().choose(view, rng)
+        if len(cards) == 1:
+            return cards[0]
+        return self.play(view, cards, rng)
+
+    def play(self, view: View, cards: list[Card], rng: random.Random) -> Card:
+        assert view.contract is not None
+        start = time.perf_counter()
+        solver = self.solver
+        sampler = DealSampler(view)
+        tricks_left = view.hand_sizes[view.to_play]
+        limit = max(1, self.worlds(tricks_left))
+        score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
+        totals = dict.fromkeys(cards, 0.0)
+        rows: list[dict[int, float]] = []
+        while len(rows) < limit:
+            n = min(self.batch, limit - len(rows))
+            worlds = []
+            for _ in range(n):
+                w = list(sampler.sample(rng))
+                w[view.seat] = view.hand
+                worlds.append(w)
+            positions = [_position(solver, w, view) for w in worlds]
+            results: list[dict[int, int]] = solver.solve_batch(
+                positions, cards=True, threads=self.threads
+            )
+            for res in results:
+                row = {c: score(res[c]) for c in cards}
+                rows.append(row)
+                for c in cards:
+                    totals[c] += row[c]
+            if len(rows) >= self.min_worlds and self._decided(rows, totals, cards):
+                break
+            if self.time_budget is not None and time.perf_counter() - start > self.time_budget:
+                break
+        self.last_worlds = len(rows)
+        top = max(totals.values())
+        best = [c for c in cards if totals[c] >= top - 1e-9]
+        return _tie_break(view, best, rng)
+
+    def _decided(
+        self, rows: list[dict[int, float]], totals: dict[int, float], cards: list[Card]
+    ) -> bool:
+        """Does the best card lead the best card that differs from it by ``stop_se`` SEs?"""
+        ranked = sorted(cards, key=lambda c: totals[c], reverse=True)
+        best = ranked[0]
+        for other in ranked[1:]:
+            diffs = [r[best] - r[other] for r in rows]
+            if any(diffs):
+                break
+        else:
+            return True  # every card is worth the same in every world
+        n = len(diffs)
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        return mean > self.stop_se * math.sqrt(var / n)
+
+
+def default_worlds(tricks_left: int) -> int:
+    """The most worlds per decision: fewer where solving is slow (early in the hand)."""
+    if tricks_left >= 12:
+        return 24
+    if tricks_left >= 9:
+        return 32
+    return 48
+
+
+__all__ = ["ExpertBot", "OracleBot", "default_solver", "default_worlds", "hand_scorer"]
