@@ -40,6 +40,20 @@ RANK_KEY_HIGH = tuple(range(52))
 RANK_KEY_ACES_LOW = tuple((c // 13) * 13 + (c % 13 + 1) % 13 for c in range(52))
 
 
+# _SUIT_CARDS[suit][bits]: the cards of a 13-bit rank pattern in one suit, lowest first;
+# built on first use so that importing whistkit stays cheap
+_SUIT_CARDS: list[tuple[tuple[Card, ...], ...]] = []
+
+
+def _suit_cards() -> list[tuple[tuple[Card, ...], ...]]:
+    if not _SUIT_CARDS:
+        ranks = [tuple(r for r in range(13) if bits >> r & 1) for bits in range(8192)]
+        for suit in range(4):
+            base = 13 * suit
+            _SUIT_CARDS.append(tuple(tuple(base + r for r in rs) for rs in ranks))
+    return _SUIT_CARDS
+
+
 class IllegalAction(ValueError):
     """An action the rules forbid. ``rule`` names the rule in a few words."""
 
@@ -204,17 +218,19 @@ class State:
         if self.phase == PLAY:
             if self.variant.laws:
                 return self.variant.play_actions(self)
+            table = _SUIT_CARDS or _suit_cards()
             hand = self.holdings[self.to_play]
             if self.trick:
-                follow = hand & SUIT_MASKS[self.trick[0] // 13]
+                led = self.trick[0] // 13
+                follow = table[led][(hand >> (13 * led)) & 0x1FFF]
                 if follow:
-                    hand = follow
-            out: list[Action] = []
-            while hand:
-                low = hand & -hand
-                out.append(low.bit_length() - 1)
-                hand ^= low
-            return out
+                    return list(follow)
+            return [
+                *table[0][hand & 0x1FFF],
+                *table[1][(hand >> 13) & 0x1FFF],
+                *table[2][(hand >> 26) & 0x1FFF],
+                *table[3][hand >> 39],
+            ]
         if self.phase == BID:
             return self.variant.bid_actions(self)
         return []
@@ -387,13 +403,24 @@ def trick_winner_index(trick: tuple[Card, ...], contract: Contract) -> int:
 
 
 def new_game(
-    variant: str | Variant, options: Mapping[str, Any] | None = None, *, dealer: Seat = 0
+    variant: str | Variant,
+    options: Mapping[str, Any] | None = None,
+    *,
+    dealer: Seat = 0,
+    hand_number: int = 1,
 ) -> State:
-    """A new game waiting for its first deal; ``dealer`` deals the first hand."""
+    """A new game waiting for its first deal; ``dealer`` deals the first hand.
+
+    ``hand_number`` starts the game at a later hand (its contract in Félagsvist's cycle)
+    with the score at 0-0: for studying one hand, e.g. in duplicate matches.
+    """
     from .variants import get_variant
 
     v = get_variant(variant, options) if isinstance(variant, str) else variant
-    return v.new_state(dealer)
+    if hand_number < 1:
+        raise ValueError(f"hand_number must be 1 or more, not {hand_number}")
+    state = v.new_state(dealer)
+    return state if hand_number == 1 else state.replace(hand_number=hand_number)
 
 
 __all__ = [
