@@ -298,6 +298,14 @@ class _Decision:
         losers = [c for c in self.cards if trick_winner_index((*trick, c), self.contract) != pos]
         if losers:
             return self.highest(losers)
-        if pos == 3:
+        if pos == 3 or self.sure_to_win(self.lowest(self.cards)):
+            # the trick is ours whatever we play: shed the highest card
             return self.highest(self.cards)
         return self.lowest(self.cards)
+
+    def sure_to_win(self, card: Card) -> bool:
+        """No player after us can beat ``card`` (misère has no trumps)."""
+        after = range(len(self.view.trick) + 1, 4)
+        higher = higher_in(self.know.unseen, card, self.keys) > 0
+        led = self.view.trick[0] // 13
+        return not higher or all(self.know.is_void((self.view.leader + i) & 3, led) for i in after)

@@ -27,7 +27,8 @@ from ..cards import Card
 from ..seats import Seat, side_of
 from ..state import Action, Contract, State, View
 from .club import ClubBot
-from .sampling import DealSampler
+from .inference import fact_weight, play_facts
+from .sampling import DealSampler, World
 
 Scorer = Callable[[int], float]
 
@@ -128,8 +129,11 @@ class ExpertBot:
     ``worlds`` maps the number of tricks left (13..1) to the most worlds to solve;
     ``batch`` worlds are solved per call; after ``min_worlds`` the search stops once the
     best card leads the runner-up by ``stop_se`` standard errors of their paired
-    difference. ``time_budget`` (seconds) stops adding batches once spent: it bounds the
-    latency for players, at the cost of determinism, so matches run with ``None``.
+    difference. ``time_budget`` (seconds) stops adding batches when the next one would
+    likely overrun it (judged by the last batch): it bounds the latency for players, at
+    the cost of determinism, so matches run with ``None``. With ``infer`` the worlds
+    follow what the other seats' plays imply (:mod:`whistkit.bots.inference`): a world is
+    kept with probability equal to its weight, up to ``max_tries`` draws.
     """
 
     name = "expert"
@@ -144,6 +148,8 @@ class ExpertBot:
         stop_se: float = 3.0,
         time_budget: float | None = 0.8,
         threads: int = 2,
+        infer: bool = True,
+        max_tries: int = 30,
     ) -> None:
         self._solver = solver
         self.worlds = worlds or default_worlds
@@ -152,6 +158,8 @@ class ExpertBot:
         self.stop_se = stop_se
         self.time_budget = time_budget
         self.threads = threads
+        self.infer = infer
+        self.max_tries = max_tries
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     @property
@@ -180,19 +188,36 @@ class ExpertBot:
         tricks_left = view.hand_sizes[view.to_play]
         limit = max(1, self.worlds(tricks_left))
         score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
+        weight = fact_weight(play_facts(view)) if self.infer else None
+
+        def draw() -> World:
+            # rejection sampling: exact for the weighted distribution (weights <= 1),
+            # with a cap on the tries for views that break many facts in most worlds
+            w = sampler.sample(rng)
+            if weight is None:
+                return w
+            for _ in range(self.max_tries):
+                wt = weight(w)
+                if wt >= 1.0 or rng.random() < wt:
+                    break
+                w = sampler.sample(rng)
+            return w
+
         totals = dict.fromkeys(cards, 0.0)
         rows: list[dict[int, float]] = []
         while len(rows) < limit:
             n = min(self.batch, limit - len(rows))
             worlds = []
             for _ in range(n):
-                w = list(sampler.sample(rng))
+                w = list(draw())
                 w[view.seat] = view.hand
                 worlds.append(w)
             positions = [_position(solver, w, view) for w in worlds]
+            batch_start = time.perf_counter()
             results: list[dict[int, int]] = solver.solve_batch(
                 positions, cards=True, threads=self.threads
             )
+            batch_time = time.perf_counter() - batch_start
             for res in results:
                 row = {c: score(res[c]) for c in cards}
                 rows.append(row)
@@ -200,8 +225,11 @@ class ExpertBot:
                     totals[c] += row[c]
             if len(rows) >= self.min_worlds and self._decided(rows, totals, cards):
                 break
-            if self.time_budget is not None and time.perf_counter() - start > self.time_budget:
-                break
+            if (
+                self.time_budget is not None
+                and time.perf_counter() - start + batch_time > self.time_budget
+            ):
+                break  # the next batch would likely overrun the budget
         self.last_worlds = len(rows)
         top = max(totals.values())
         best = [c for c in cards if totals[c] >= top - 1e-9]

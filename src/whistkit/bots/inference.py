@@ -1,0 +1,92 @@
+"""Soft inference from the play: what the other seats' cards say about their hands.
+
+Sensible players follow a few rules so reliably that their cards reveal what they do not
+hold (BOTS.md §3, "soft inference"). From the view alone this module derives *facts* of
+the form "seat ``s`` held none of these cards when it played", each from one rule:
+
+* trick-taking, third or fourth hand following suit while an opponent's card wins the
+  trick by rank: a player who does not beat it holds nothing that would;
+* trick-taking, fourth hand winning: it wins as cheaply as it can, so it holds none of
+  the cards between the card it beat and the card it played;
+* misère, following suit: a player who ducks plays its highest card below the winner, so
+  it holds none between; a player who wins holds no card below the winner.
+
+Cards only leave hands, so a fact about the past is a fact about the present hand, and
+a world breaking ``k`` facts gets weight ``PENALTY ** k`` (players sometimes break rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..cards import SUIT_MASKS, Hand, iter_cards
+from ..seats import Seat
+from ..state import View, trick_winner_index
+from .knowledge import rank_keys
+
+PENALTY = 0.2
+
+Fact = tuple[Seat, Hand]
+
+
+def _between(suit: int, lo: int, hi: int, keys: tuple[int, ...]) -> Hand:
+    """Cards of ``suit`` whose key lies strictly between ``lo`` and ``hi``."""
+    m = 0
+    for c in iter_cards(SUIT_MASKS[suit]):
+        if lo < keys[c] < hi:
+            m |= 1 << c
+    return m
+
+
+def play_facts(view: View) -> list[Fact]:
+    """Facts (seat, cards it does not hold) from the cards played so far this hand."""
+    contract = view.contract
+    if contract is None:
+        return []
+    keys = rank_keys(contract)
+    unseen = view.unseen()
+    facts: list[Fact] = []
+    trick: list[int] = []
+    seats: list[Seat] = []
+    for seat, card in view.plays():
+        if len(trick) == 4:
+            trick, seats = [], []
+        if trick and seat != view.seat and card // 13 == trick[0] // 13:
+            led = trick[0] // 13
+            wi = trick_winner_index(tuple(trick), contract)
+            win_card, win_seat = trick[wi], seats[wi]
+            beat = keys[card] > keys[win_card] and win_card // 13 == led
+            forbidden = 0
+            if win_card // 13 == led:
+                if contract.misere:
+                    if beat:
+                        forbidden = _between(led, -1, keys[win_card], keys)
+                    else:
+                        forbidden = _between(led, keys[card], keys[win_card], keys)
+                elif (win_seat ^ seat) & 1:  # an opponent is winning
+                    if not beat and len(trick) >= 2:
+                        forbidden = _between(led, keys[win_card], 99, keys)
+                    elif beat and len(trick) == 3:
+                        forbidden = _between(led, keys[win_card], keys[card], keys)
+            forbidden &= unseen
+            if forbidden:
+                facts.append((seat, forbidden))
+        trick.append(card)
+        seats.append(seat)
+    return facts
+
+
+def fact_weight(facts: list[Fact]) -> Callable[[tuple[Hand, Hand, Hand, Hand]], float]:
+    """The weight of a world: ``PENALTY`` to the number of facts it breaks."""
+
+    def weight(world: tuple[Hand, Hand, Hand, Hand]) -> float:
+        w = 1.0
+        for seat, cards in facts:
+            if world[seat] & cards:
+                w *= PENALTY
+        return w
+
+    return weight
+
+
+__all__ = ["PENALTY", "Fact", "fact_weight", "play_facts"]

@@ -1,0 +1,51 @@
+"""Soft inference: facts from the play, and the weights they give worlds."""
+
+from __future__ import annotations
+
+from whistkit.bots.inference import PENALTY, fact_weight, play_facts
+from whistkit.cards import parse_card, parse_hand
+from whistkit.deal import parse_pbn
+from whistkit.state import Deal, State, new_game
+
+
+def _hand_state(number: int, plays: str) -> State:
+    state = new_game("felagsvist", dealer=3)  # N leads
+    state = state.replace(hand_number=number)
+    state = state.apply(
+        Deal(
+            parse_pbn(
+                "N:AK32.AK32.32.432 QJ54.QJ54.54.765 T987.T987.76.98T 6.6.AKQJT98.AKQJ",
+                full=True,
+            )
+        )
+    )
+    for tok in plays.split():
+        state = state.apply(parse_card(tok))
+    return state
+
+
+def test_fourth_hand_that_does_not_beat_holds_nothing_higher() -> None:
+    # hearts: N leads 3S, E QS, S 7S (third hand, an opponent winning, does not beat it)
+    state = _hand_state(1, "3S QS 7S 6S")
+    facts = dict(play_facts(state.view(3)))  # as W sees it
+    # S did not beat the queen: S holds neither the king nor the ace
+    assert facts[2] == parse_hand("KS AS")
+    assert set(facts) == {2}  # second hand plays low: no fact about E
+
+
+def test_fourth_hand_wins_cheaply() -> None:
+    # N leads 2D, E 4D, S 6D, W AD: W won with the ace, so it holds none of 7D..KD
+    state = _hand_state(1, "2D 4D 6D AD")
+    facts = dict(play_facts(state.view(1)))
+    assert facts[3] == parse_hand("7D 8D 9D TD JD QD KD") & state.view(1).unseen()
+
+
+def test_misere_follower_that_overtakes_could_not_duck() -> None:
+    # nóló (hand 6): N leads 4C, E 5C: E overtakes, so it could not duck: no 2C or 3C
+    state = _hand_state(6, "4C 5C")
+    facts = dict(play_facts(state.view(3)))
+    assert facts[1] == parse_hand("2C 3C")
+    weight = fact_weight(list(facts.items()))
+    holds_3c = (0, parse_hand("3C"), 0, 0)
+    assert weight(holds_3c) == PENALTY
+    assert weight((0, 0, 0, 0)) == 1.0
