@@ -14,7 +14,7 @@ from typing import Any
 from .cards import CardError, card_name, parse_card
 from .deal import format_pbn, parse_pbn
 from .seats import SIDES, Seat, SeatError, parse_seat, seat_name
-from .state import DEAL, Deal, IllegalAction, State, new_game
+from .state import DEAL, OVER, Deal, IllegalAction, State, new_game
 from .variants import OptionError, UnknownVariant, find_variant
 
 FORMAT = "whistkit-record/1"
@@ -185,7 +185,8 @@ def replay(record: Record) -> State:
                 state = state.apply(action)
         except IllegalAction as e:
             raise RecordError(f"hand {n}: {e}") from None
-        if len(hand.play) > 52:
+        # laws mode: cards taken back (corrections, rejected leads) are in play too
+        if len(hand.play) > 52 and not hand.events:
             raise RecordError(f"hand {n}: {len(hand.play)} cards played (a hand has 52)")
         for card in hand.play:
             trick = state.trick_number
@@ -193,6 +194,10 @@ def replay(record: Record) -> State:
                 state = variant.replay_card(state, card, hand)
             except IllegalAction as e:
                 raise RecordError(f"hand {n}, trick {trick}: {e}") from None
+        try:
+            state = variant.replay_end(state, hand)
+        except IllegalAction as e:
+            raise RecordError(f"hand {n}, after the last card: {e}") from None
     return state
 
 
@@ -201,7 +206,9 @@ def record_of(state: State, players: Mapping[Seat, str] | None = None) -> Record
     variant = state.variant
     rec = Record(variant=variant.name, options=variant.options_dict(), players=dict(players or {}))
     dealers = [r.dealer for r in state.results]
-    if state.phase != DEAL and len(dealers) < state.hand_number:
+    # a hand in progress is not among the results (a void hand in laws mode is, and its
+    # redeal keeps the hand number, so the number cannot tell)
+    if state.phase not in (DEAL, OVER):
         dealers.append(state.dealer)
     current: HandRecord | None = None
     for action in state.actions():

@@ -159,6 +159,7 @@ class State:
     winner: str | None  # "NS", "EW", "draw" once the game is over
     bidding: Any  # variant-specific, immutable
     extra: Any  # variant-specific match state (games, rubber), immutable
+    irregular: Any  # laws mode: the hand's irregularities (variants.laws.LawsHand), else None
     history: _Link | None
 
     def __init__(self, **fields: Any) -> None:
@@ -370,10 +371,14 @@ class View:
     def plays(self) -> Iterator[tuple[Seat, Card]]:
         """(seat, card) for every card played this hand, in order."""
         leader = self.first_leader
+        # laws mode: a trick led out of turn that stood has a leader of its own
+        leaders = self.public.get("trick leaders")
         for i, card in enumerate(self.played):
             t, pos = divmod(i, 4)
             if pos == 0 and t > 0:
                 leader = self.trick_winners[t - 1]
+            if pos == 0 and leaders is not None:
+                leader = "NESW".index(leaders[t])
             yield (leader + pos) & 3, card
 
     def unseen(self) -> Hand:

@@ -17,7 +17,9 @@ from .cards import CardError, card_name, parse_card, sorted_for_display
 from .game import Game
 from .record import dumps
 from .seats import SIDES, SOUTH, seat_name
-from .state import HandResult, IllegalAction
+from .state import BID, Action, HandResult, IllegalAction
+from .variants.laws import Correct, Expose, lawful_mask
+from .variants.swedish import BottomCard
 
 HUMAN = SOUTH
 PLAYERS = {0: "Bot (partner)", 1: "Bot", 2: "You", 3: "Bot"}
@@ -43,6 +45,7 @@ class TextGame:
         self.read_line = read_line
         self.seed = seed
         self.game = self._new_game(seed)
+        self.reveals_shown: tuple[int, int] | None = None  # the hand whose reveals we showed
 
     def _new_game(self, seed: int) -> Game:
         bots = {seat: make_bot(self.level) for seat in range(4) if seat != HUMAN}
@@ -64,7 +67,7 @@ class TextGame:
         self.say()
         self.say(f"{s.variant.describe(s)}   (dealer {seat_name(s.dealer)})")
         for key, value in s.variant.public_info(s, HUMAN).items():
-            self.say(f"  {key}: {value}")
+            self.say(f"  {key}: {_plain(value)}")
         self.say(
             f"Score: NS {s.score[0]}  EW {s.score[1]}   this hand: NS {s.tricks[0]}"
             f" tricks, EW {s.tricks[1]}"
@@ -82,6 +85,8 @@ class TextGame:
                     f"{seat_name((s.leader + i) & 3)} {card_name(c)}" for i, c in enumerate(s.trick)
                 )
             )
+        elif s.phase == BID:
+            self.say("Choose your bottom card: red asks for spel, black passes.")
         else:
             self.say("You lead.")
         line, _ = self.hand_line()
@@ -92,6 +97,8 @@ class TextGame:
             f"Hand {r.number} over: tricks NS {r.tricks[0]}, EW {r.tricks[1]};"
             f" points NS +{r.points[0]}, EW +{r.points[1]}; score NS {r.score[0]}, EW {r.score[1]}"
         )
+        for line in self.game.variant.describe_result(r):
+            self.say(line)
 
     # -- the loop ------------------------------------------------------------------
 
@@ -113,6 +120,8 @@ class TextGame:
             s = self.game.state
             self.say()
             self.say(f"Game over. Final score: NS {s.score[0]}, EW {s.score[1]}.")
+            for line in s.variant.describe_match(s):
+                self.say(line)
             winner = s.winner
             if winner == "draw":
                 self.say("The game is a draw.")
@@ -130,8 +139,10 @@ class TextGame:
         """Play until the game ends ("over"), or the player asks for "new" or "quit"."""
         shown_results = 0
         while True:
-            for seat, action in self.game.run_bots():
+            while self.game.bot_to_act() is not None:
+                seat, action = self.game.bot_step()
                 if type(action) is int:
+                    self.show_reveals()  # the reveals came before this first card
                     self.say(f"{seat_name(seat)} plays {card_name(action)}")
                 else:
                     self.say(f"{seat_name(seat)}: {action}")
@@ -141,13 +152,30 @@ class TextGame:
                 shown_results += 1
             if s.is_over:
                 return "over"
+            self.show_reveals()
             self.show_table()
             answer = self.ask()
             if answer in ("quit", "new"):
                 return answer
 
+    def show_reveals(self) -> None:
+        """After bidding: the revealed bottom cards and the contract they made."""
+        s = self.game.state
+        revealed = s.variant.public_info(s, HUMAN).get("revealed")
+        key = (len(s.results), s.hand_number)
+        if revealed is None or s.contract is None or self.reveals_shown == key:
+            return
+        self.reveals_shown = key
+        for seat, card in revealed.items():
+            colour = "red" if parse_card(card) // 13 in (1, 2) else "black: pass"
+            self.say(f"{seat} reveals {card} ({colour})")
+        self.say(f"The hand is {s.contract.title}.")
+
     def ask(self) -> str:
         """Read answers until one card is played; returns "played", "new" or "quit"."""
+        choices = [a for a in self.game.state.legal_actions() if type(a) is not int]
+        if choices and not any(isinstance(a, BottomCard) for a in choices):
+            return self.decide(choices)
         while True:
             self.out.write("Your card (? for help): ")
             self.out.flush()
@@ -170,17 +198,83 @@ class TextGame:
                     + " ".join(card_name(c) for c in sorted_for_display(sum(1 << c for c in legal)))
                 )
                 self.say("Type a card (QH, 10h) or its number; n new game; q quit.")
+                if self.game.variant.laws:
+                    self.say(
+                        "Laws mode: a card that does not follow suit is a revoke;"
+                        " 'correct QH' takes it back before the next trick starts,"
+                        " 'expose QH' shows a card."
+                    )
                 continue
-            action = self.parse_answer(text)
-            if action is None:
+            word, _, rest = low.partition(" ")
+            if word in ("correct", "expose") and rest and self.game.variant.laws:
+                self.irregular(word, rest)
                 continue
+            card = self.parse_answer(text)
+            if card is None:
+                continue
+            state = self.game.state
+            action = state.variant.card_action(state, HUMAN, card)
             try:
                 self.game.act(action)
             except IllegalAction as e:
                 self.say(f"Refused: {e}")
                 continue
-            self.say(f"S plays {card_name(action)}")
+            if state.phase == BID:
+                self.say(f"S commits {card_name(card)} as bottom card")
+            else:
+                self.say(f"S plays {card_name(card)}")
+                irr = state.irregular
+                if irr is not None and not lawful_mask(state, HUMAN, irr) >> card & 1:
+                    self.offer_correction()
             return "played"
+
+    def offer_correction(self) -> None:
+        """Right after a revoke, before the bots play on: take it back now or never.
+
+        The bots would turn the trick at once, which establishes the revoke (§6.2).
+        """
+        self.say("That is a revoke: type 'correct CARD' to take it back, or Enter to play on.")
+        self.out.write("Correct? ")
+        self.out.flush()
+        line = self.read_line()
+        word, _, rest = (line or "").strip().lower().partition(" ")
+        if word == "correct" and rest:
+            self.irregular(word, rest)
+
+    def decide(self, choices: list[Action]) -> str:
+        """A decision the rules ask of the human (laws mode): pick one by number."""
+        self.say("You decide: " + "  ".join(f"{i}) {a}" for i, a in enumerate(choices, 1)))
+        while True:
+            self.out.write("Your choice: ")
+            self.out.flush()
+            line = self.read_line()
+            if line is None:
+                self.say()
+                return "quit"
+            text = line.strip().lower()
+            if text in ("q", "quit", "n", "new"):
+                return "quit" if text.startswith("q") else "new"
+            if text.isdigit() and 1 <= int(text) <= len(choices):
+                action = choices[int(text) - 1]
+                self.game.act(action)
+                self.say(f"S {action}")
+                return "played"
+            self.say(f"Refused: type a number from 1 to {len(choices)}")
+
+    def irregular(self, word: str, text: str) -> None:
+        """``correct CARD`` or ``expose CARD`` (laws mode, RULES.md §6)."""
+        try:
+            card = parse_card(text)
+        except CardError as e:
+            self.say(f"Refused: {e}")
+            return
+        action: Action = Correct(HUMAN, card) if word == "correct" else Expose(HUMAN, card)
+        try:
+            self.game.act(action)
+        except IllegalAction as e:
+            self.say(f"Refused: {e}")
+            return
+        self.say(f"S {action}")
 
     def parse_answer(self, text: str) -> int | None:
         _, cards = self.hand_line()
@@ -197,9 +291,19 @@ class TextGame:
             return None
 
     def save(self) -> Path:
+        """Write the game's record into the records folder; returns its path."""
         self.records_dir.mkdir(parents=True, exist_ok=True)
         s = self.game.state
         n = len(list(self.records_dir.glob("*.json")))
         path = self.records_dir / f"{s.variant.name}-seed{self.seed}-{n + 1:04d}.json"
         path.write_text(dumps(s, PLAYERS), encoding="utf-8")
         return path
+
+
+def _plain(value: Any) -> str:
+    """A public fact for the terminal: mappings as "E 7C, S 3D", lists comma-separated."""
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {_plain(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(v) for v in value) or "none"
+    return str(value)

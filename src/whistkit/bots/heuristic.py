@@ -12,6 +12,11 @@ import random
 from ..cards import Card
 from ..seats import partner
 from ..state import RANK_KEY_ACES_LOW, RANK_KEY_HIGH, Action, View, trick_winner_index
+from ..variants.swedish import BottomCard
+
+# Swedish bottom card: ask for spel (red) from this many high-card points (A4 K3 Q2 J1);
+# BOTS.md §2 measures the crossover of spel and nollspel at about 12-13 under greedy play
+SPEL_HCP = 12
 
 
 class BeginnerBot:
@@ -22,9 +27,23 @@ class BeginnerBot:
         if not legal:
             raise ValueError(f"seat {view.seat} has nothing to do")
         cards = [a for a in legal if type(a) is int]
-        if len(cards) != len(legal) or view.contract is None:
-            return rng.choice(list(legal))
-        return self.play(view, cards)
+        bottoms = [a for a in legal if isinstance(a, BottomCard)]
+        if bottoms:
+            return self.bottom_card(bottoms)
+        if cards and view.contract is not None:
+            # laws mode offers lawful special actions too (calls, claims); a bot plays
+            # strict and takes none of them while it has a card to play
+            return self.play(view, cards)
+        # a decision the engine waits for (laws mode): the first choice is the plain one
+        # (claim the revoke, add the penalty, expose the card)
+        return legal[0]
+
+    def bottom_card(self, choices: list[BottomCard]) -> BottomCard:
+        """Red (spel) with enough high cards, else black; the lowest card of the colour."""
+        hcp = sum(max(0, a.card % 13 - 8) for a in choices)
+        want_red = hcp >= SPEL_HCP
+        fitting = [a for a in choices if (a.card // 13 in (1, 2)) == want_red] or choices
+        return min(fitting, key=lambda a: (a.card % 13, a.card))
 
     def play(self, view: View, cards: list[Card]) -> Card:
         contract = view.contract

@@ -10,9 +10,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import HandScore, OptionError, Options, Variant
+from .classic import American, English
 from .felagsvist import Felagsvist
+from .swedish import Swedish
 
-VARIANTS: dict[str, type[Variant]] = {cls.name: cls for cls in (Felagsvist,)}
+VARIANTS: dict[str, type[Variant]] = {
+    cls.name: cls for cls in (Felagsvist, Swedish, English, American)
+}
 
 
 class UnknownVariant(ValueError):
@@ -30,7 +34,7 @@ def find_variant(name: str) -> type[Variant]:
 
 def get_variant(name: str, options: Mapping[str, Any] | None = None) -> Variant:
     """A variant instance with options (a mapping of RULES.md §8 keys)."""
-    return find_variant(name)(options)
+    return find_variant(name).select(name, options)(options)
 
 
 __all__ = [

@@ -27,6 +27,7 @@ from ..state import (
     State,
     _Link,
 )
+from . import laws
 
 if TYPE_CHECKING:
     from ..record import HandRecord
@@ -43,9 +44,22 @@ class Options:
     # §1.6: "strict" accepts only legal cards; "laws" lets a human play irregularly and
     # rules on it by §6 (bots always play strict)
     play_mode: str = "strict"
+    # §6.2 (laws mode): a revoke is corrected "free" (S2), or under the "laws" (HOY 12,
+    # PCG 69): the opponents may expose the withdrawn card or force the highest or lowest
+    revoke_correction: str = "free"
+    # §6.3 (laws mode): the engine claims every established revoke at the end of the hand;
+    # False: the non-offenders must claim (bots always do)
+    auto_claim: bool = True
+    # §6.4 (laws mode): both sides revoked: "redeal" (the deal is void, same dealer) or
+    # "cancel_equal" (PCG 71: equal numbers cancel, the surplus is penalised) [D13]
+    both_sides_revoke: str = "redeal"
 
     # the values each option takes, for options whose values are a closed set
-    CHOICES: ClassVar[Mapping[str, tuple[Any, ...]]] = {"play_mode": ("strict", "laws")}
+    CHOICES: ClassVar[Mapping[str, tuple[Any, ...]]] = {
+        "play_mode": ("strict", "laws"),
+        "revoke_correction": ("free", "laws"),
+        "both_sides_revoke": ("redeal", "cancel_equal"),
+    }
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any] | None) -> Options:
@@ -80,10 +94,6 @@ class Options:
 
     def validate(self) -> None:
         """Cross-field checks; raise :class:`OptionError`."""
-        if self.play_mode == "laws":
-            raise OptionError(
-                "option 'play_mode': 'laws' (RULES.md §6) is not implemented yet; use 'strict'"
-            )
 
     def changed(self) -> dict[str, Any]:
         """The options that differ from their defaults (what a record stores)."""
@@ -106,6 +116,8 @@ class HandScore:
     match: Any = None  # the variant's new match state (games, rubber)
     next_dealer: Seat | None = None  # default: left of the dealer
     tricks: tuple[int, int] | None = None  # tricks after penalties, if they changed
+    # the score the next hand starts from, if not ``score`` (a new game of a rubber)
+    next_score: tuple[int, int] | None = None
 
 
 class Variant:
@@ -116,6 +128,9 @@ class Variant:
     title: ClassVar[str]
     options_class: ClassVar[type[Options]] = Options
     uses_turned_card: ClassVar[bool] = False
+    # laws mode: True if score_hand applies revoke penalties in points (classic whist);
+    # False: they move tricks before scoring (Félagsvist, Swedish [D11])
+    points_penalties: ClassVar[bool] = False
 
     def __init__(self, options: Options | Mapping[str, Any] | None = None) -> None:
         if options is None or isinstance(options, Mapping):
@@ -130,6 +145,11 @@ class Variant:
 
     def options_dict(self) -> dict[str, Any]:
         return self.options.changed()
+
+    @classmethod
+    def select(cls, name: str, options: Mapping[str, Any] | None) -> type[Variant]:
+        """The class ``name`` means with these options ("whist" with American scoring)."""
+        return cls
 
     # -- game start and deal -------------------------------------------------------
 
@@ -160,6 +180,7 @@ class Variant:
             winner=None,
             bidding=None,
             extra=self.initial_match(),
+            irregular=None,
             history=None,
         )
 
@@ -211,6 +232,7 @@ class Variant:
             played_mask=0,
             trick_winners=(),
             bidding=None,
+            irregular=laws.LawsHand() if self.laws else None,
             history=_Link(state.history, deal),
         )
 
@@ -225,13 +247,25 @@ class Variant:
     def apply_bid(self, state: State, action: Action) -> State:
         raise IllegalAction(f"{self.title} has no bidding", "no bidding")
 
+    def card_action(self, state: State, seat: Seat, card: int) -> Action:
+        """The action a seat means by naming ``card`` now (a Swedish bottom card in bidding)."""
+        return card
+
     # -- play ----------------------------------------------------------------------
 
     def play_actions(self, state: State) -> list[Action]:
+        if self.laws:
+            return laws.legal(self, state)
         return list(iter_cards(state.legal_mask()))
 
     def check_play(self, state: State, action: Action) -> None:
-        """Strict play: the seat to play plays a card it holds, following suit."""
+        """Strict play: the seat to play plays a card it holds, following suit.
+
+        In laws mode :func:`whistkit.variants.laws.check` rules instead (§6).
+        """
+        if self.laws:
+            laws.check(self, state, action)
+            return
         seat = state.to_play
         who = seat_name(seat)
         if type(action) is not int:
@@ -258,7 +292,9 @@ class Variant:
                 )
 
     def apply_play(self, state: State, action: Action) -> State:
-        """Apply a play the state's fast path did not take (laws mode overrides this)."""
+        """Apply a play the state's fast path did not take (every laws-mode action)."""
+        if self.laws:
+            return laws.apply(self, state, action)
         assert type(action) is int
         return state._play(action)
 
@@ -270,10 +306,34 @@ class Variant:
     def hand_extra(self, state: State) -> dict[str, Any]:
         return {}
 
+    def penalised_revokes(self, state: State, method: str) -> list[tuple[int, str]]:
+        """``(offending side, method)`` per revoke penalised this hand (laws mode, §6.4).
+
+        ``method`` is the variant's default; the claimants' choice replaces it.
+        """
+        irr = state.irregular
+        if not isinstance(irr, laws.LawsHand):
+            return []
+        return [(side, irr.method or method) for side in irr.penalised]
+
     def finish_hand(self, state: State) -> State:
-        """Score the 13th trick's hand and move to the next deal or the end."""
+        """After the 13th trick: rule on irregularities (laws mode), then score."""
+        if self.laws:
+            return laws.finish(self, state)
+        return self.settle_hand(state)
+
+    def settle_hand(self, state: State) -> State:
+        """Score the finished hand and move to the next deal or the end."""
         assert state.contract is not None
         hs = self.score_hand(state)
+        extra = hs.extra
+        irr = state.irregular
+        if isinstance(irr, laws.LawsHand) and irr.revokes:
+            extra = {
+                **extra,
+                "revokes": laws.revokes_summary(irr.revokes),
+                "penalised": len(irr.penalised),
+            }
         tricks = hs.tricks if hs.tricks is not None else state.tricks
         result = HandResult(
             number=state.hand_number,
@@ -283,16 +343,17 @@ class Variant:
             tricks=tricks,
             points=hs.points,
             score=hs.score,
-            extra=hs.extra,
+            extra=extra,
         )
         next_dealer = left(state.dealer) if hs.next_dealer is None else hs.next_dealer
         common: dict[str, Any] = {
             "results": state.results + (result,),
-            "score": hs.score,
+            "score": hs.score if hs.next_score is None or hs.winner else hs.next_score,
             "extra": hs.match,
             "winner": hs.winner,
             "to_play": -1,
             "tricks": tricks,
+            "irregular": None,
         }
         if hs.winner is not None:
             return state.replace(phase=OVER, **common)
@@ -310,12 +371,20 @@ class Variant:
 
     def public_info(self, state: State, seat: Seat) -> dict[str, Any]:
         """Public facts beyond the cards played (turned card, revealed bottom cards)."""
-        return {}
+        return laws.public(state, seat) if self.laws else {}
 
     def describe(self, state: State) -> str:
         """One line above the table, e.g. "Hand 3 of 12 - Grand (no trump)"."""
         title = state.contract.title if state.contract else "bidding"
         return f"Hand {state.hand_number} - {title}"
+
+    def describe_result(self, result: HandResult) -> list[str]:
+        """Lines after a hand's result in the terminal game (honours, games won)."""
+        return []
+
+    def describe_match(self, state: State) -> list[str]:
+        """Lines at the end of a game in the terminal game (games, the rubber)."""
+        return []
 
     # -- records (RECORD.md) --------------------------------------------------------
 
@@ -325,10 +394,19 @@ class Variant:
 
     def replay_card(self, state: State, card: int, hand: HandRecord) -> State:
         """Apply one recorded card (laws mode interleaves the hand's events here)."""
+        if self.laws and state.phase == PLAY:
+            return laws.replay_card(state, card, hand)
         return state.apply(card)
+
+    def replay_end(self, state: State, hand: HandRecord) -> State:
+        """Apply what a hand's record holds after its last card (laws-mode claims)."""
+        return laws.replay_end(state, hand) if self.laws else state
 
     def record_special(self, hand: HandRecord, action: Action) -> None:
         """Write a non-card action into a hand's record."""
+        if self.laws:
+            laws.record(hand, action)
+            return
         raise ValueError(f"{self.title} records no action {action!r}")
 
     def summary_contract(self, contract: Contract, extra: Mapping[str, Any]) -> dict[str, Any]:
@@ -336,8 +414,13 @@ class Variant:
         return {}
 
     def summary_points(self, extra: Mapping[str, Any]) -> dict[str, Any]:
-        """Keys beside "points" (English honours and penalties)."""
-        return {}
+        """Keys beside "points" (English honours and penalties; laws-mode revokes)."""
+        out: dict[str, Any] = {}
+        if extra.get("void"):
+            out["void"] = True
+        if extra.get("revokes"):
+            out["revokes"] = extra["revokes"]
+        return out
 
     def summary_match(self, state: State) -> dict[str, Any]:
         """Top-level keys of ``whistkit replay`` before "score" (games, rubber)."""
