@@ -3,63 +3,73 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
 from whistkit.bots import BeginnerBot
 from whistkit.cards import SUIT_MASKS, iter_cards
 from whistkit.deal import deal_cards
-from whistkit.state import PLAY, Contract, Deal, State, new_game, trick_winner_index
+from whistkit.state import BID, PLAY, Contract, Deal, State, new_game, trick_winner_index
+
+
+def _step(state: State, rng: random.Random, bot: BeginnerBot) -> State:
+    """One action by a mix of the beginner bot and uniformly random legal play."""
+    if rng.random() < 0.3:
+        return state.apply(rng.choice(state.legal_actions()))
+    return state.apply(bot.choose(state.view(state.to_play), rng))
+
+
+def _deal(state: State, rng: random.Random) -> Deal:
+    dealt = deal_cards(rng, state.dealer)
+    return Deal(dealt.hands, dealt.last_card if state.variant.uses_turned_card else None)
+
+
+def _positions(
+    variant: str, n: int, seed: int, cards_to_go: Callable[[random.Random], int] | None
+) -> Iterator[State]:
+    rng = random.Random(seed)
+    bot = BeginnerBot()
+    made = 0
+    while made < n:
+        state = new_game(variant, dealer=rng.randrange(4))
+        skip = rng.randrange(12)  # whole hands first: every hand of Félagsvist's cycle
+        while made < n and not state.is_over:
+            state = state.apply(_deal(state, rng))
+            if skip:
+                skip -= 1
+                while state.phase in (BID, PLAY):
+                    state = _step(state, rng, bot)
+                continue
+            if cards_to_go is None:
+                for _ in range(rng.randrange(56)):  # bidding included (Swedish)
+                    if state.phase not in (BID, PLAY):
+                        break
+                    state = _step(state, rng, bot)
+            else:
+                while state.phase == BID:
+                    state = _step(state, rng, bot)
+                for _ in range(52 - cards_to_go(rng)):
+                    state = _step(state, rng, bot)
+            if state.phase in (BID, PLAY):
+                made += 1
+                yield state
+                break
+            # the hand ended before the stop: try the next one
 
 
 def positions(variant: str, n: int, seed: int) -> Iterator[State]:
-    """``n`` play positions of ``variant``: seeded deals, seeded random-ish play to a stop.
+    """``n`` decision positions of ``variant`` (bidding and play, trick 1 included).
 
-    Hands are dealt in every hand number of the cycle, and play stops at a random card
-    (trick 1 included), so every contract kind and trick position is covered.
+    Seeded deals, seeded mixed play; whole hands are skipped first so that every hand
+    of Félagsvist's cycle (every contract kind) comes up.
     """
-    rng = random.Random(seed)
-    bot = BeginnerBot()
-    made = 0
-    while made < n:
-        state = new_game(variant, dealer=rng.randrange(4))
-        # skip to a random hand of the cycle by scoring-free fast forward: play whole hands
-        target_hand = rng.randrange(1, 13)
-        while True:
-            state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
-            stop = rng.randrange(52) if state.hand_number == target_hand else 52
-            for _ in range(stop):
-                seat = state.to_play
-                if rng.random() < 0.3:
-                    state = state.apply(rng.choice(state.legal_actions()))
-                else:
-                    state = state.apply(bot.choose(state.view(seat), rng))
-            if state.phase == PLAY:
-                break
-        made += 1
-        yield state
+    return _positions(variant, n, seed, None)
 
 
 def late_positions(variant: str, n: int, seed: int, tricks_left: int) -> Iterator[State]:
-    """Positions with at most ``tricks_left`` tricks to go (for the tiny solver)."""
-    rng = random.Random(seed)
-    bot = BeginnerBot()
-    made = 0
-    while made < n:
-        state = new_game(variant, dealer=rng.randrange(4))
-        target_hand = rng.randrange(1, 13)
-        while True:
-            state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
-            stop = (
-                52 - rng.randrange(1, 4 * tricks_left) if state.hand_number == target_hand else 52
-            )
-            for _ in range(stop):
-                state = state.apply(bot.choose(state.view(state.to_play), rng))
-            if state.phase == PLAY:
-                break
-        made += 1
-        yield state
+    """Play positions with at most ``tricks_left`` tricks to go (for the tiny solver)."""
+    return _positions(variant, n, seed, lambda rng: rng.randrange(1, 4 * tricks_left))
 
 
 @dataclass(frozen=True)

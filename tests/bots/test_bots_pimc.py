@@ -77,3 +77,18 @@ def test_scorer_counts_the_margin_for_the_side() -> None:
     assert hand_scorer("felagsvist", hearts, side_of(1), (3, 2))(4) == -1
     # in nóló the side scores the other side's tricks
     assert hand_scorer("felagsvist", nolo, 0, (3, 2))(4) == -1
+
+
+def test_scorer_follows_swedish_and_classic_scoring() -> None:
+    from whistkit.variants.swedish import NOLLSPEL, spel_contract
+
+    spel_n = spel_contract(0)
+    # NS declare, have 5 tricks with 2 left: 7 tricks make +1, 6 tricks give EW +2
+    assert hand_scorer("swedish", spel_n, 0, (5, 6))(2) == 1
+    assert hand_scorer("swedish", spel_n, 0, (5, 6))(1) == -2
+    assert hand_scorer("swedish", spel_n, 1, (5, 6))(1) == 2
+    # nollspel: the side with at most 6 tricks scores 7 minus its tricks
+    assert hand_scorer("swedish", NOLLSPEL, 0, (4, 8))(0) == 3
+    # classic: odd tricks only
+    assert hand_scorer("english", Contract("S", 0), 0, (6, 5))(2) == 2
+    assert hand_scorer("english", Contract("S", 0), 0, (6, 5))(0) == -1

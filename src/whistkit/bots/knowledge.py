@@ -4,9 +4,8 @@ Everything here is computed from a :class:`~whistkit.state.View` alone, so a bot
 it can never peek at another hand. The club bot reads its card counting from here and
 :func:`whistkit.bots.sampling.sample_deals` deals the hidden cards consistently with it.
 
-Publicly placed cards come from ``view.public``: ``"turned"`` (classic whist: the
-dealer's face-up trump card, his until played) and ``"held"`` (a mapping seat -> card
-mask, e.g. Swedish revealed bottom cards, which stay in their owners' hands).
+Publicly placed cards come from ``view.public`` (:func:`publicly_held`): classic
+whist's face-up trump card and Swedish revealed bottom cards.
 """
 
 from __future__ import annotations
@@ -15,22 +14,42 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..cards import FULL_DECK, SUIT_MASKS, Card, Hand
-from ..seats import Seat
+from ..cards import FULL_DECK, SUIT_MASKS, Card, CardError, Hand, parse_card
+from ..seats import SEATS, Seat
 from ..state import RANK_KEY_ACES_LOW, RANK_KEY_HIGH, Contract, View
 
 
+def _card(value: Any) -> Card | None:
+    if isinstance(value, int) and 0 <= value < 52:
+        return value
+    if isinstance(value, str):
+        try:
+            return parse_card(value)
+        except CardError:
+            return None
+    return None
+
+
 def publicly_held(view: View) -> tuple[Hand, Hand, Hand, Hand]:
-    """Cards each seat is publicly known to hold still (turned card, shown bottom cards)."""
+    """Cards each seat is publicly known to hold still (turned card, shown bottom cards).
+
+    Reads ``view.public``: ``"turned"`` (classic whist: the dealer's face-up card, listed
+    until played) and ``"revealed"`` (Swedish: seat name -> revealed bottom card, which
+    stays in its owner's hand until played). Cards may be codes (``"TD"``) or ints.
+    """
     held = [0, 0, 0, 0]
     public: Mapping[str, Any] = view.public
-    turned = public.get("turned")
-    if isinstance(turned, int):
+    turned = _card(public.get("turned"))
+    if turned is not None:
         held[view.dealer] |= 1 << turned
-    extra = public.get("held")
-    if isinstance(extra, Mapping):
-        for seat, cards in extra.items():
-            held[int(seat) & 3] |= int(cards)
+    revealed = public.get("revealed")
+    if isinstance(revealed, Mapping):
+        for seat, value in revealed.items():
+            card = _card(value)
+            if card is None:
+                continue
+            owner = SEATS.index(seat) if isinstance(seat, str) else int(seat) & 3
+            held[owner] |= 1 << card
     played = 0
     for c in view.played:
         played |= 1 << c

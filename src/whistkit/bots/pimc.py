@@ -26,6 +26,7 @@ from typing import Any
 from ..cards import Card
 from ..seats import Seat, side_of
 from ..state import Action, Contract, State, View
+from ..variants.swedish import score_swedish
 from .club import ClubBot
 from .inference import fact_weight, play_facts
 from .sampling import DealSampler, World
@@ -49,17 +50,37 @@ def hand_scorer(variant: str, contract: Contract, side: int, tricks: tuple[int, 
     """Map the tricks ``side`` takes from now on to its margin under the variant's scoring.
 
     The margin is the side's points minus the other side's for the whole hand, so means
-    over worlds compare cards correctly even where scoring is not linear in tricks.
+    over worlds compare cards correctly where scoring is not linear in tricks (Swedish
+    spel jumps from -2 to +1 between six and seven tricks). Classic whist counts odd
+    tricks only (honours do not depend on the play; game and rubber effects are left out).
     """
     own, other = tricks[side], tricks[1 - side]
     left = 13 - own - other
+
+    def final(future: int) -> tuple[int, int]:
+        """Final tricks of (NS, EW)."""
+        mine, theirs = own + future, other + left - future
+        return (mine, theirs) if side == 0 else (theirs, mine)
+
+    if variant == "swedish":
+
+        def swedish(future: int) -> float:
+            pts = score_swedish(contract, final(future))
+            return float(pts[side] - pts[1 - side])
+
+        return swedish
+    if variant in ("english", "american"):
+
+        def odd_tricks(future: int) -> float:
+            t = final(future)
+            return float(max(0, t[side] - 6) - max(0, t[1 - side] - 6))
+
+        return odd_tricks
     sign = -1.0 if contract.misere else 1.0
-    # Félagsvist, and trick counting in general: every trick moves the margin by two
 
     def linear(future: int) -> float:
-        mine = own + future
-        theirs = other + left - future
-        return sign * (mine - theirs)
+        t = final(future)
+        return sign * (t[side] - t[1 - side])
 
     return linear
 
