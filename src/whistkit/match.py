@@ -64,19 +64,24 @@ def _view_player(make: Callable[[], Bot]) -> Callable[[], Player]:
     return lambda: ViewPlayer(make())
 
 
-def _deterministic_expert() -> Bot:
+def _expert(bidding: str) -> Callable[[], Bot]:
     # without the time budget the expert's choices depend on the seed alone, so a match
     # gives the same result on any machine and with any number of jobs
-    return ExpertBot(time_budget=None)
+    return lambda: ExpertBot(time_budget=None, bidding=bidding)
 
 
 def match_levels() -> dict[str, Callable[[], Player]]:
-    """The levels a match can seat: the players' levels plus the ``oracle`` ceiling.
+    """The levels a match can seat: the players' levels plus measuring sticks.
 
     The match ``expert`` runs without its time budget, so results are reproducible.
+    ``oracle`` plays double-dummy with every hand open (the ceiling); ``expert-red`` and
+    ``expert-black`` are the expert's card play with a fixed Swedish bottom-card colour
+    (the baselines its bidding is measured against).
     """
     out = {name: _view_player(make) for name, make in LEVELS.items()}
-    out["expert"] = _view_player(_deterministic_expert)
+    out["expert"] = _view_player(_expert("simulate"))
+    out["expert-red"] = _view_player(_expert("red"))
+    out["expert-black"] = _view_player(_expert("black"))
     out["oracle"] = OracleBot
     return out
 

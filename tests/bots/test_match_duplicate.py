@@ -84,3 +84,13 @@ def test_short_ladder_club_beats_beginner() -> None:
     result = run_match(ns="club", ew="beginner", deals=240, seed=11, jobs=2)
     lo, _ = result.ci95
     assert lo > 0, result.report()
+
+
+@pytest.mark.parametrize("variant", ["swedish", "english", "american"])
+def test_other_variants_play_one_hand_games(variant: str, tmp_path: Path) -> None:
+    result = run_match(variant, ns="club", ew="beginner", deals=6, seed=1, records=tmp_path)
+    assert len(result.deals) == 6
+    assert {d.hand_number for d in result.deals} == {1}
+    for d in result.deals:
+        rec = replay(loads((tmp_path / f"game{d.game:04d}a.json").read_text()))
+        assert rec.results[0].points[0] - rec.results[0].points[1] == d.margin_a

@@ -25,6 +25,7 @@ import random
 from ..cards import SUIT_MASKS, Card, Hand, iter_cards
 from ..seats import partner
 from ..state import Action, Contract, View, trick_winner_index
+from .bidding import club_bottom, is_bottom_choice
 from .knowledge import Knowledge, higher_in, lower_in, rank_keys
 
 
@@ -41,12 +42,15 @@ class ClubBot:
         legal = view.legal
         if not legal:
             raise ValueError(f"seat {view.seat} has nothing to do")
+        if is_bottom_choice(legal):
+            return club_bottom(view)
         cards = [a for a in legal if type(a) is int]
-        if len(cards) != len(legal) or view.contract is None:
-            # bidding (Swedish bottom card) is decided elsewhere; never guess here
-            return rng.choice(list(legal))
+        if not cards or view.contract is None:
+            # laws mode: a decision the engine waits for; the first choice is the plain one
+            return legal[0]
         if len(cards) == 1:
             return cards[0]
+        # laws mode may offer special actions beside the cards: a bot plays strict
         return _Decision(view, cards).choose()
 
 

@@ -27,11 +27,13 @@ from ..cards import Card
 from ..seats import Seat, side_of
 from ..state import Action, Contract, State, View
 from ..variants.swedish import score_swedish
+from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
 from .inference import fact_weight, play_facts
 from .sampling import DealSampler, World
 
 Scorer = Callable[[int], float]
+BIDDING = ("simulate", "red", "black")
 
 
 def default_solver() -> Any:
@@ -131,8 +133,8 @@ class OracleBot:
             raise ValueError(f"seat {seat} has nothing to do")
         cards = [a for a in legal if type(a) is int]
         view = state.view(seat)
-        if len(cards) != len(legal) or state.contract is None:
-            return ClubBot().choose(view, rng)
+        if not cards or state.contract is None:
+            return ClubBot().choose(view, rng)  # bidding, laws-mode decisions
         if len(cards) == 1:
             return cards[0]
         values: dict[int, int] = self.solver.solve_cards(
@@ -154,7 +156,9 @@ class ExpertBot:
     likely overrun it (judged by the last batch): it bounds the latency for players, at
     the cost of determinism, so matches run with ``None``. With ``infer`` the worlds
     follow what the other seats' plays imply (:mod:`whistkit.bots.inference`): a world is
-    kept with probability equal to its weight, up to ``max_tries`` draws.
+    kept with probability equal to its weight, up to ``max_tries`` draws. ``bidding``
+    picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
+    ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
 
     name = "expert"
@@ -171,7 +175,11 @@ class ExpertBot:
         threads: int = 2,
         infer: bool = True,
         max_tries: int = 30,
+        bidding: str = "simulate",
+        bid_worlds: int = 24,
     ) -> None:
+        if bidding not in BIDDING:
+            raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
         self._solver = solver
         self.worlds = worlds or default_worlds
         self.batch = batch
@@ -181,6 +189,8 @@ class ExpertBot:
         self.threads = threads
         self.infer = infer
         self.max_tries = max_tries
+        self.bidding = bidding
+        self.bid_worlds = bid_worlds
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     @property
@@ -193,13 +203,24 @@ class ExpertBot:
         legal = view.legal
         if not legal:
             raise ValueError(f"seat {view.seat} has nothing to do")
-        cards = [a for a in legal if type(a) is int]
         self.last_worlds = 0
-        if len(cards) != len(legal) or view.contract is None:
+        if is_bottom_choice(legal):
+            return self.bid(view, rng)
+        cards = [a for a in legal if type(a) is int]
+        if not cards or view.contract is None:
             return ClubBot().choose(view, rng)
         if len(cards) == 1:
             return cards[0]
         return self.play(view, cards, rng)
+
+    def bid(self, view: View, rng: random.Random) -> Action:
+        """The Swedish bottom card: simulated, or a fixed colour (for measurement)."""
+        if self.bidding == "red":
+            return bottom_action(view, True)
+        if self.bidding == "black":
+            return bottom_action(view, False)
+        red = expert_wants_red(view, rng, self.solver, worlds=self.bid_worlds)
+        return bottom_action(view, red)
 
     def play(self, view: View, cards: list[Card], rng: random.Random) -> Card:
         assert view.contract is not None
