@@ -1,7 +1,7 @@
 """Bot decision times and the Félagsvist strength ladder (duplicate matches).
 
 Usage: python benchmarks/bots.py [--deals N] [--games G] [--jobs J] [--seed S]
-       [--skip-times] [--skip-ladder]
+       [--skip-times] [--skip-ladder] [--swedish]
 
 Decision times: whole Félagsvist games with the level at all four seats, every card
 decision timed (median and p95 at trick 1 and overall). The expert is timed as players
@@ -9,7 +9,9 @@ get it (with its time budget).
 
 Ladder: duplicate matches of N deals, each level against the one below and against
 ``oracle``; the fraction of the gap closed is (expert - club) / (oracle - club), in tricks
-per hand (in Félagsvist a trick moves the points margin by two).
+per hand (in Félagsvist a trick moves the points margin by two). With ``--swedish``:
+the expert's bottom-card bidding against always-red and always-black bidding with the
+same expert card play, in Swedish whist.
 
 Anchors (from the issue, this machine): PIMC with DDS at 32 worlds takes 0.95 s median
 at trick 1 and 13 ms with 8 cards left. Goals: expert median <= 300 ms and p95 <= 1 s
@@ -95,9 +97,11 @@ def print_times(levels: list[str], games: int, seed: int) -> None:
 
 def ladder_row(result: MatchResult, seconds: float) -> str:
     lo, hi = result.ci95
+    # a Félagsvist trick moves the points margin by two; other scorings are not linear
+    tricks = f"{result.mean_diff / 2:+.3f}" if result.variant == "felagsvist" else "-"
     return (
         f"| {result.ns} | {result.ew} | {len(result.deals)} | {result.mean_diff:+.3f}"
-        f" | [{lo:+.3f}, {hi:+.3f}] | {result.mean_diff / 2:+.3f} | {seconds:.0f} |"
+        f" | [{lo:+.3f}, {hi:+.3f}] | {tricks} | {seconds:.0f} |"
     )
 
 
@@ -120,6 +124,16 @@ def print_ladder(pairs: list[tuple[str, str]], deals: int, seed: int, jobs: int)
         )
 
 
+def print_swedish(deals: int, seed: int, jobs: int) -> None:
+    print(f"\nSwedish bottom cards: expert bidding vs a fixed colour, {deals} deals, seed {seed}")
+    print("| N-S | E-W | deals | points/hand N-S minus E-W | 95% CI | tricks/hand | seconds |")
+    print("|---|---|---|---|---|---|---|")
+    for ew in ("expert-red", "expert-black"):
+        start = time.perf_counter()
+        result = run_match("swedish", ns="expert", ew=ew, deals=deals, seed=seed, jobs=jobs)
+        print(ladder_row(result, time.perf_counter() - start), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--deals", type=int, default=24, help="deals per ladder match")
@@ -128,6 +142,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-times", action="store_true")
     parser.add_argument("--skip-ladder", action="store_true")
+    parser.add_argument(
+        "--swedish", action="store_true", help="also measure the expert's bottom-card bidding"
+    )
     args = parser.parse_args()
     has_solver = importlib.util.find_spec("whistkit.solver") is not None
     levels = ["beginner", "club"] + (["expert"] if has_solver else [])
@@ -140,6 +157,8 @@ def main() -> None:
         print_times(levels, args.games, args.seed)
     if not args.skip_ladder:
         print_ladder(pairs, args.deals, args.seed, args.jobs)
+    if args.swedish and has_solver:
+        print_swedish(args.deals, args.seed, args.jobs)
 
 
 if __name__ == "__main__":
