@@ -49,3 +49,35 @@ def test_misere_follower_that_overtakes_could_not_duck() -> None:
     holds_3c = (0, parse_hand("3C"), 0, 0)
     assert weight(holds_3c) == PENALTY
     assert weight((0, 0, 0, 0)) == 1.0
+
+
+def test_swedish_colours_shown_weight_the_worlds() -> None:
+    import random
+
+    from whistkit.bots.bidding import club_wants_red, earlier_seats
+    from whistkit.bots.inference import bid_facts, world_weight
+    from whistkit.deal import deal_cards
+    from whistkit.variants.swedish import BottomCard
+
+    state = new_game("swedish", dealer=3)  # N reveals first
+    state = state.apply(Deal(deal_cards(random.Random(7), 3).hands))
+    colours = {0: False, 1: True, 2: False, 3: False}  # N black, E red: E declares
+    while state.phase == "bid":
+        seat = state.to_play
+        want = colours[seat]
+        pick = [
+            a
+            for a in state.legal_actions()
+            if isinstance(a, BottomCard) and (a.card // 13 in (1, 2)) == want
+        ]
+        state = state.apply(pick[0])
+    view = state.view(2)
+    assert sorted(bid_facts(view)) == [(0, False), (1, True)]
+    weight = world_weight(view)
+    assert weight is not None
+    true_world = state.holdings
+    expected = 1.0
+    for seat, red in ((0, False), (1, True)):
+        if club_wants_red(true_world[seat], seat, earlier_seats(seat, 3)) != red:
+            expected *= PENALTY
+    assert weight(true_world) == expected

@@ -9,7 +9,8 @@ the form "seat ``s`` held none of these cards when it played", each from one rul
 * trick-taking, fourth hand winning: it wins as cheaply as it can, so it holds none of
   the cards between the card it beat and the card it played;
 * misère, following suit: a player who ducks plays its highest card below the winner, so
-  it holds none between; a player who wins holds no card below the winner.
+  it holds none between; a player who wins holds no card below the winner;
+* Swedish bottom cards: a shown colour is the one the club rule picks for the hand.
 
 Cards only leave hands, so a fact about the past is a fact about the present hand, and
 a world breaking ``k`` facts gets weight ``PENALTY ** k`` (players sometimes break rules).
@@ -17,12 +18,13 @@ a world breaking ``k`` facts gets weight ``PENALTY ** k`` (players sometimes bre
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from ..cards import SUIT_MASKS, Hand, iter_cards
-from ..seats import Seat
+from ..seats import SEATS, Seat
 from ..state import View, trick_winner_index
-from .knowledge import rank_keys
+from .bidding import club_wants_red, earlier_seats
+from .knowledge import Knowledge, rank_keys
 
 PENALTY = 0.2
 
@@ -76,17 +78,52 @@ def play_facts(view: View) -> list[Fact]:
     return facts
 
 
-def fact_weight(facts: list[Fact]) -> Callable[[tuple[Hand, Hand, Hand, Hand]], float]:
-    """The weight of a world: ``PENALTY`` to the number of facts it breaks."""
+def bid_facts(view: View) -> list[tuple[Seat, bool]]:
+    """Swedish: (seat, showed red) for every other seat whose bottom card is public."""
+    revealed = view.public.get("revealed")
+    if not isinstance(revealed, Mapping):
+        return []
+    out = []
+    for name, code in revealed.items():
+        seat = SEATS.index(name)
+        if seat != view.seat and isinstance(code, str):
+            out.append((seat, code[-1:] in ("H", "D")))
+    return out
+
+
+def fact_weight(
+    facts: list[Fact],
+    bids: Sequence[tuple[Seat, bool]] = (),
+    played_by: Sequence[Hand] = (0, 0, 0, 0),
+    dealer: Seat = 0,
+) -> Callable[[tuple[Hand, Hand, Hand, Hand]], float]:
+    """The weight of a world: ``PENALTY`` to the number of facts it breaks.
+
+    ``bids`` are Swedish colours shown; a world in which the club colour rule would have
+    chosen the other colour for that seat's hand as dealt breaks a fact too.
+    """
 
     def weight(world: tuple[Hand, Hand, Hand, Hand]) -> float:
         w = 1.0
         for seat, cards in facts:
             if world[seat] & cards:
                 w *= PENALTY
+        for seat, red in bids:
+            dealt = world[seat] | played_by[seat]
+            if club_wants_red(dealt, seat, earlier_seats(seat, dealer)) != red:
+                w *= PENALTY
         return w
 
     return weight
 
 
-__all__ = ["PENALTY", "Fact", "fact_weight", "play_facts"]
+def world_weight(view: View) -> Callable[[tuple[Hand, Hand, Hand, Hand]], float] | None:
+    """The likelihood of the play and bidding seen so far, or None if nothing is implied."""
+    facts = play_facts(view)
+    bids = bid_facts(view)
+    if not facts and not bids:
+        return None
+    return fact_weight(facts, bids, Knowledge.from_view(view).played_by, view.dealer)
+
+
+__all__ = ["PENALTY", "Fact", "bid_facts", "fact_weight", "play_facts", "world_weight"]

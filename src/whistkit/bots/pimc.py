@@ -29,7 +29,7 @@ from ..state import Action, Contract, State, View
 from ..variants.swedish import score_swedish
 from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
-from .inference import fact_weight, play_facts
+from .inference import world_weight
 from .sampling import DealSampler, World
 
 Scorer = Callable[[int], float]
@@ -230,7 +230,7 @@ class ExpertBot:
         tricks_left = view.hand_sizes[view.to_play]
         limit = max(1, self.worlds(tricks_left))
         score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
-        weight = fact_weight(play_facts(view)) if self.infer else None
+        weight = world_weight(view) if self.infer else None
 
         def draw() -> World:
             # rejection sampling: exact for the weighted distribution (weights <= 1),
