@@ -90,15 +90,19 @@ def cmd_play(args: argparse.Namespace) -> int:
         line = sys.stdin.readline()
         return line if line else None
 
-    game = TextGame(
-        variant=args.variant,
-        options=options,
-        seed=seed,
-        level=args.level,
-        records_dir=records,
-        out=sys.stdout,
-        read_line=read_line,
-    )
+    try:
+        game = TextGame(
+            variant=args.variant,
+            options=options,
+            seed=seed,
+            level=args.level,
+            records_dir=records,
+            out=sys.stdout,
+            read_line=read_line,
+        )
+    except RuntimeError as e:  # a level whose solver is missing
+        print(f"whistkit play: {e}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         return game.run()
     except KeyboardInterrupt:
@@ -129,7 +133,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             records=records,
             progress=terminal_progress(f"{args.ns} vs {args.ew}"),
         )
-    except ValueError as e:  # unknown variant, option or level; bad counts
+    except (ValueError, RuntimeError) as e:  # unknown variant, option, level; no solver
         print(f"whistkit match: {e}", file=sys.stderr)
         return EXIT_USAGE
     print(main_json(result) if args.json else result.report())

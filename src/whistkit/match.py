@@ -282,13 +282,16 @@ def run_match(
     """Play a duplicate match of ``deals`` deals; write every game's record to ``records``.
 
     ``progress(done, total)`` is called as deals finish. Raises ``ValueError`` naming a
-    bad argument (unknown level, fewer than 2 deals, fewer than 1 job).
+    bad argument (unknown level, fewer than 2 deals, fewer than 1 job) and
+    ``RuntimeError`` if a level needs the solver and it is missing.
     """
     v = get_variant(variant, options)
     levels = match_levels()
     for side, level in (("ns", ns), ("ew", ew)):
         if level not in levels:
             raise ValueError(f"unknown level {level!r} for {side}; known: {', '.join(levels)}")
+    for level in (ns, ew):
+        make_player(level)  # fail before any play (e.g. a level that needs the solver)
     if deals < 2:
         raise ValueError(f"a match needs at least 2 deals for a confidence interval, not {deals}")
     if jobs < 1:

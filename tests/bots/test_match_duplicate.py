@@ -94,3 +94,18 @@ def test_other_variants_play_one_hand_games(variant: str, tmp_path: Path) -> Non
     for d in result.deals:
         rec = replay(loads((tmp_path / f"game{d.game:04d}a.json").read_text()))
         assert rec.results[0].points[0] - rec.results[0].points[1] == d.margin_a
+
+
+def test_missing_solver_is_reported_before_play(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import whistkit.bots.pimc as pimc
+
+    def missing() -> None:
+        raise RuntimeError("the expert and oracle levels need the double-dummy solver")
+
+    monkeypatch.setattr(pimc, "default_solver", missing)
+    args = ["match", "--ns", "expert", "--ew", "club", "--deals", "4"]
+    assert main([*args, "--records", str(tmp_path)]) == 2
+    assert "need the double-dummy solver" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.json"))

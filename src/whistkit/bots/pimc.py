@@ -12,7 +12,8 @@ The oracle is a measurement tool: it reads the full state, so it is never offere
 players (it is not in :data:`whistkit.bots.LEVELS`; matches build it).
 
 Both talk to :mod:`whistkit.solver` (``Position``, ``solve_batch``) through an object
-passed as ``solver``; by default the module itself, imported on first use.
+passed as ``solver``; by default the module itself (a missing solver is reported when
+the bot is built, not in the middle of a game).
 """
 
 from __future__ import annotations
@@ -119,13 +120,7 @@ class OracleBot:
     name = "oracle"
 
     def __init__(self, solver: Any = None) -> None:
-        self._solver = solver
-
-    @property
-    def solver(self) -> Any:
-        if self._solver is None:
-            self._solver = default_solver()
-        return self._solver
+        self.solver: Any = default_solver() if solver is None else solver
 
     def act(self, state: State, seat: Seat, rng: random.Random) -> Action:
         legal = state.legal_actions()
@@ -180,7 +175,7 @@ class ExpertBot:
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
-        self._solver = solver
+        self.solver: Any = default_solver() if solver is None else solver
         self.worlds = worlds or default_worlds
         self.batch = batch
         self.min_worlds = min_worlds
@@ -192,12 +187,6 @@ class ExpertBot:
         self.bidding = bidding
         self.bid_worlds = bid_worlds
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
-
-    @property
-    def solver(self) -> Any:
-        if self._solver is None:
-            self._solver = default_solver()
-        return self._solver
 
     def choose(self, view: View, rng: random.Random) -> Action:
         legal = view.legal
