@@ -74,7 +74,7 @@ def decision_times(level: str, games: int, seed: int) -> tuple[list[float], list
 
 
 def ms(x: float) -> str:
-    return f"{1000 * x:.1f}"
+    return f"{1000 * x:.2f}"
 
 
 def print_times(levels: list[str], games: int, seed: int) -> None:
