@@ -27,7 +27,7 @@ def _hand_state(number: int, plays: str) -> State:
 def test_fourth_hand_that_does_not_beat_holds_nothing_higher() -> None:
     # hearts: N leads 3S, E QS, S 7S (third hand, an opponent winning, does not beat it)
     state = _hand_state(1, "3S QS 7S 6S")
-    facts = dict(play_facts(state.view(3)))  # as W sees it
+    facts = {s: m for s, m, _ in play_facts(state.view(3))}  # as W sees it
     # S did not beat the queen: S holds neither the king nor the ace
     assert facts[2] == parse_hand("KS AS")
     assert set(facts) == {2}  # second hand plays low: no fact about E
@@ -36,16 +36,16 @@ def test_fourth_hand_that_does_not_beat_holds_nothing_higher() -> None:
 def test_fourth_hand_wins_cheaply() -> None:
     # N leads 2D, E 4D, S 6D, W AD: W won with the ace, so it holds none of 7D..KD
     state = _hand_state(1, "2D 4D 6D AD")
-    facts = dict(play_facts(state.view(1)))
+    facts = {s: m for s, m, _ in play_facts(state.view(1))}
     assert facts[3] == parse_hand("7D 8D 9D TD JD QD KD") & state.view(1).unseen()
 
 
 def test_misere_follower_that_overtakes_could_not_duck() -> None:
     # nóló (hand 6): N leads 4C, E 5C: E overtakes, so it could not duck: no 2C or 3C
     state = _hand_state(6, "4C 5C")
-    facts = dict(play_facts(state.view(3)))
+    facts = {s: m for s, m, _ in play_facts(state.view(3))}
     assert facts[1] == parse_hand("2C 3C")
-    weight = fact_weight(list(facts.items()))
+    weight = fact_weight([(s, m, False) for s, m in facts.items()])
     holds_3c = (0, parse_hand("3C"), 0, 0)
     assert weight(holds_3c) == PENALTY
     assert weight((0, 0, 0, 0)) == 1.0
@@ -81,3 +81,16 @@ def test_swedish_colours_shown_weight_the_worlds() -> None:
         if club_wants_red(true_world[seat], seat, earlier_seats(seat, 3)) != red:
             expected *= PENALTY
     assert weight(true_world) == expected
+
+
+def test_honour_lead_and_second_hand_cover() -> None:
+    # N 2D, E 4D, S 7D, W AD; W leads QC (not the boss: it is the top of a sequence, so
+    # W holds JC); N plays 2C second hand on an honour: N holds no higher club
+    state = _hand_state(1, "2D 4D 7D AD QC 2C")
+    facts = play_facts(state.view(1))  # as E sees it
+    assert (3, parse_hand("JC"), True) in facts
+    assert (0, parse_hand("KC AC"), False) in facts
+    # fourth hand W won with the ace: it held nothing between 7D and AD
+    assert (3, parse_hand("8D 9D TD JD QD KD"), False) in facts
+    weight = fact_weight(facts)
+    assert weight(state.holdings) == PENALTY  # W is no club player: it held KQJT98

@@ -22,13 +22,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 from ..cards import SUIT_MASKS, Hand, iter_cards
 from ..seats import SEATS, Seat
-from ..state import View, trick_winner_index
+from ..state import Contract, View, trick_winner_index
 from .bidding import club_wants_red, earlier_seats
 from .knowledge import Knowledge, rank_keys
 
 PENALTY = 0.2
 
-Fact = tuple[Seat, Hand]
+Fact = tuple[Seat, Hand, bool]  # (seat, cards, True: held one of them / False: held none)
 
 
 def _between(suit: int, lo: int, hi: int, keys: tuple[int, ...]) -> Hand:
@@ -40,8 +40,13 @@ def _between(suit: int, lo: int, hi: int, keys: tuple[int, ...]) -> Hand:
     return m
 
 
+def _top(cards: Hand, keys: tuple[int, ...]) -> int:
+    """The strongest card of a (one-suit) mask, or -1."""
+    return max(iter_cards(cards), key=lambda c: keys[c], default=-1)
+
+
 def play_facts(view: View) -> list[Fact]:
-    """Facts (seat, cards it does not hold) from the cards played so far this hand."""
+    """Facts about the other seats' hands from the cards played so far this hand."""
     contract = view.contract
     if contract is None:
         return []
@@ -50,32 +55,67 @@ def play_facts(view: View) -> list[Fact]:
     facts: list[Fact] = []
     trick: list[int] = []
     seats: list[Seat] = []
+    gone = 0  # cards played before the current card
     for seat, card in view.plays():
         if len(trick) == 4:
             trick, seats = [], []
-        if trick and seat != view.seat and card // 13 == trick[0] // 13:
-            led = trick[0] // 13
-            wi = trick_winner_index(tuple(trick), contract)
-            win_card, win_seat = trick[wi], seats[wi]
-            beat = keys[card] > keys[win_card] and win_card // 13 == led
-            forbidden = 0
-            if win_card // 13 == led:
-                if contract.misere:
-                    if beat:
-                        forbidden = _between(led, -1, keys[win_card], keys)
-                    else:
-                        forbidden = _between(led, keys[card], keys[win_card], keys)
-                elif (win_seat ^ seat) & 1:  # an opponent is winning
-                    if not beat and len(trick) >= 2:
-                        forbidden = _between(led, keys[win_card], 99, keys)
-                    elif beat and len(trick) == 3:
-                        forbidden = _between(led, keys[win_card], keys[card], keys)
-            forbidden &= unseen
-            if forbidden:
-                facts.append((seat, forbidden))
+        if seat != view.seat:
+            facts.extend(_card_facts(contract, keys, trick, seats, seat, card, gone))
         trick.append(card)
         seats.append(seat)
-    return facts
+        gone |= 1 << card
+    return [(s, m & unseen, must) for s, m, must in facts if m & unseen]
+
+
+def _card_facts(
+    contract: Contract,
+    keys: tuple[int, ...],
+    trick: list[int],
+    seats: list[Seat],
+    seat: Seat,
+    card: int,
+    gone: Hand,
+) -> list[Fact]:
+    """The facts one card played by ``seat`` gives, by the club rules."""
+    misere, trump = contract.misere, contract.trump
+    suit = card // 13
+    left = SUIT_MASKS[suit] & ~gone & ~(1 << card)  # the suit's other unplayed cards
+    if not trick:
+        # trick-taking: a non-boss honour led is the top of a sequence, so the leader
+        # holds the next card down
+        if misere or keys[card] % 13 < 9:
+            return []
+        higher = [c for c in iter_cards(left) if keys[c] > keys[card]]
+        lower = [c for c in iter_cards(left) if keys[c] < keys[card]]
+        if higher and lower:
+            return [(seat, 1 << max(lower, key=lambda c: keys[c]), True)]
+        return []
+    led = trick[0] // 13
+    wi = trick_winner_index(tuple(trick), contract)
+    win_card, win_seat = trick[wi], seats[wi]
+    if suit != led:
+        # a discard (not a ruff) in trick-taking comes from a suit without its boss
+        if not misere and suit != trump and left:
+            top = _top(left, keys)
+            if keys[top] > keys[card]:
+                return [(seat, 1 << top, False)]
+        return []
+    if win_card // 13 != led:
+        return []
+    beat = keys[card] > keys[win_card]
+    if misere:
+        if beat:
+            return [(seat, _between(led, -1, keys[win_card], keys), False)]
+        return [(seat, _between(led, keys[card], keys[win_card], keys), False)]
+    if not (win_seat ^ seat) & 1:
+        return []  # partner winning: no rule says much
+    if not beat and (len(trick) >= 2 or keys[trick[0]] % 13 >= 9):
+        # third and fourth hand beat an opponent when they can; second hand covers an
+        # honour
+        return [(seat, _between(led, keys[win_card], 99, keys), False)]
+    if beat and len(trick) == 3:
+        return [(seat, _between(led, keys[win_card], keys[card], keys), False)]
+    return []
 
 
 def bid_facts(view: View) -> list[tuple[Seat, bool]]:
@@ -105,8 +145,9 @@ def fact_weight(
 
     def weight(world: tuple[Hand, Hand, Hand, Hand]) -> float:
         w = 1.0
-        for seat, cards in facts:
-            if world[seat] & cards:
+        for seat, cards, must in facts:
+            # a card the seat played since still counts as held when the fact was made
+            if bool((world[seat] | played_by[seat]) & cards) != must:
                 w *= PENALTY
         for seat, red in bids:
             dealt = world[seat] | played_by[seat]
