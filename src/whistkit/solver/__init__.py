@@ -1,0 +1,218 @@
+"""Double-dummy solver for the whist family (trump, no-trump, misère, aces low).
+
+A :class:`Position` holds each seat's remaining cards, the cards already played to the
+current trick and the contract. :func:`solve` gives the tricks the side to play takes
+from here (the current trick included) with best play by both sides; :func:`solve_cards`
+gives that value for every legal card; :func:`can_take` answers "can the side to play
+take at least ``k`` tricks?"; :func:`solve_batch` solves many positions in one call
+with the GIL released.
+
+In misère (``misere=True``) each side tries to take as few tricks as possible; the
+numbers are still the tricks the side to play takes.
+
+The work is done by the compiled core ``whistkit.solver._dd`` (built by setup.py),
+imported lazily on first use. Where it is missing, a pure-Python oracle
+(:mod:`whistkit.solver.reference`) answers instead: correct, but only practical for
+short endings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Literal, overload
+
+_SUIT_MASKS = tuple(0x1FFF << (13 * s) for s in range(4))
+_FULL = (1 << 52) - 1
+
+
+@dataclass(frozen=True)
+class Position:
+    """A double-dummy position.
+
+    ``hands`` excludes the cards already in the current trick; ``trick`` lists those
+    cards in order from ``leader``. ``trump`` is a suit index (0..3 = S H D C) or
+    ``None`` for no trump.
+    """
+
+    hands: tuple[int, int, int, int]
+    trick: tuple[int, ...] = ()
+    leader: int = 0
+    trump: int | None = None
+    misere: bool = False
+    aces_low: bool = False
+
+    def __post_init__(self) -> None:
+        self.check()
+
+    @property
+    def to_play(self) -> int:
+        """The seat to play next."""
+        return (self.leader + len(self.trick)) & 3
+
+    @property
+    def tricks_left(self) -> int:
+        """Remaining tricks, the current one included."""
+        return self.hands[self.to_play].bit_count()
+
+    def check(self) -> None:
+        """Raise ``ValueError`` naming what is wrong with the position."""
+        if len(self.hands) != 4:
+            raise ValueError(f"hands must hold 4 masks, got {len(self.hands)}")
+        if not (isinstance(self.leader, int) and 0 <= self.leader <= 3):
+            raise ValueError(f"leader must be a seat 0..3, got {self.leader!r}")
+        if self.trump is not None and not (isinstance(self.trump, int) and 0 <= self.trump <= 3):
+            raise ValueError(f"trump must be a suit 0..3 or None, got {self.trump!r}")
+        if len(self.trick) > 3:
+            raise ValueError(f"the current trick holds at most 3 cards, got {len(self.trick)}")
+        seen = 0
+        for seat, h in enumerate(self.hands):
+            if not isinstance(h, int) or h < 0 or h & ~_FULL:
+                raise ValueError(f"hand of seat {seat} is not a 52-bit card mask")
+            if seen & h:
+                raise ValueError(f"hand of seat {seat} shares cards with another hand")
+            seen |= h
+        for c in self.trick:
+            if not (isinstance(c, int) and 0 <= c < 52):
+                raise ValueError(f"trick card {c!r} is not a card 0..51")
+            if seen >> c & 1:
+                raise ValueError(f"trick card {c} is also in a hand or twice in the trick")
+            seen |= 1 << c
+        n = self.tricks_left
+        for i in range(4):
+            seat = (self.leader + i) & 3
+            want = n - 1 if i < len(self.trick) else n
+            got = self.hands[seat].bit_count()
+            if got != want:
+                raise ValueError(
+                    f"seat {seat} holds {got} cards but should hold {want} "
+                    f"({n} tricks left, {len(self.trick)} cards in the trick)"
+                )
+        if self.trick and n == 0:
+            raise ValueError("the seat to play has no card to complete the trick")
+        if self.trick:
+            lead = self.trick[0] // 13
+            for i, c in enumerate(self.trick[1:], start=1):
+                seat = (self.leader + i) & 3
+                if c // 13 != lead and self.hands[seat] & _SUIT_MASKS[lead]:
+                    raise ValueError(f"seat {seat} discarded card {c} but still holds the led suit")
+
+    def legal_cards(self) -> list[int]:
+        """The legal cards of the seat to play, lowest index first."""
+        hand = self.hands[self.to_play]
+        if self.trick:
+            follow = hand & _SUIT_MASKS[self.trick[0] // 13]
+            if follow:
+                hand = follow
+        out = []
+        while hand:
+            low = hand & -hand
+            out.append(low.bit_length() - 1)
+            hand ^= low
+        return out
+
+
+_core: ModuleType | None = None
+_core_checked = False
+
+
+def _load_core() -> ModuleType | None:
+    global _core, _core_checked
+    if not _core_checked:
+        _core_checked = True
+        try:
+            from . import _dd  # type: ignore[attr-defined]
+        except ImportError:
+            _core = None
+        else:
+            _core = _dd
+    return _core
+
+
+def has_core() -> bool:
+    """Is the compiled core available (otherwise the slow pure-Python oracle runs)?"""
+    return _load_core() is not None
+
+
+def _args(pos: Position) -> tuple[Any, ...]:
+    return (
+        pos.hands,
+        pos.trick,
+        pos.leader,
+        -1 if pos.trump is None else pos.trump,
+        pos.misere,
+        pos.aces_low,
+    )
+
+
+def solve(pos: Position) -> int:
+    """Tricks the side to play takes from here (the current trick included)."""
+    core = _load_core()
+    if core is None:
+        from . import reference
+
+        return reference.solve(pos)
+    return int(core.solve(*_args(pos), 0, 0))
+
+
+def solve_cards(pos: Position) -> dict[int, int]:
+    """The value (as in :func:`solve`) of every legal card of the seat to play."""
+    core = _load_core()
+    if core is None:
+        from . import reference
+
+        return reference.solve_cards(pos)
+    result: dict[int, int] = core.solve(*_args(pos), 1, 0)
+    return result
+
+
+def can_take(pos: Position, k: int) -> bool:
+    """Can the side to play take at least ``k`` of the remaining tricks?"""
+    if k <= 0:
+        return True
+    if k > pos.tricks_left:
+        return False
+    core = _load_core()
+    if core is None:
+        from . import reference
+
+        return reference.can_take(pos, k)
+    return bool(core.solve(*_args(pos), 2, k))
+
+
+@overload
+def solve_batch(
+    positions: Sequence[Position], *, cards: Literal[False] = ..., threads: int = ...
+) -> list[int]: ...
+
+
+@overload
+def solve_batch(
+    positions: Sequence[Position], *, cards: Literal[True], threads: int = ...
+) -> list[dict[int, int]]: ...
+
+
+def solve_batch(
+    positions: Sequence[Position], *, cards: bool = False, threads: int = 2
+) -> list[int] | list[dict[int, int]]:
+    """Solve many positions in one call (values, or every card's value with ``cards``).
+
+    The compiled core releases the GIL and spreads the positions over ``threads``
+    worker threads.
+    """
+    core = _load_core()
+    if core is None:
+        from . import reference
+
+        if cards:
+            return [reference.solve_cards(p) for p in positions]
+        return [reference.solve(p) for p in positions]
+    args = [_args(p) for p in positions]
+    result: list[int] | list[dict[int, int]] = core.solve_batch(
+        args, 1 if cards else 0, max(1, int(threads))
+    )
+    return result
+
+
+__all__ = ["Position", "can_take", "has_core", "solve", "solve_batch", "solve_cards"]

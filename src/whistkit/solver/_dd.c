@@ -1,0 +1,1575 @@
+/*
+ * whistkit.solver._dd: double-dummy search core for 4-hand whist.
+ *
+ * Trump / no-trump / misere, any position (mid-trick included), aces high or low.
+ *
+ * Cards inside the search are bits 16*suit + strength (0..12, higher = stronger);
+ * aces-low is a remap at the API boundary. The search answers the boolean question
+ * "does NS get at least `target` tricks?" (null window), wrapped in an MTD-style
+ * driver over the target. Misere only flips which side maximises.
+ *
+ * Speed-ups: equivalent-card pruning (touching cards relative to the cards left at
+ * the start of the trick are one move), a transposition table at trick starts keyed
+ * on the shape plus the owners of each suit's cards in relative-rank order, with
+ * partition-search generalisation (only the ranks that won tricks by rank are kept
+ * in a stored pattern, the rest are "x"), quick-trick bounds (normal play), move
+ * ordering with TT and killer hints.
+ *
+ * Python API (all coarse: one call per solve or per batch):
+ *   solve(hands, trick, leader, trump, misere, aces_low, mode, k)
+ *       mode 0: value (int), 1: {card: value} for every legal card, 2: bool for
+ *       "side to play takes >= k"; values are tricks of the side to play.
+ *   solve_batch(list_of_args_tuples, mode, threads) -> list (GIL released).
+ */
+#ifndef DD_CORE
+#define DD_CORE
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+
+#if defined(__GNUC__) || defined(__clang__)
+#define POPC(x) __builtin_popcountll(x)
+#define CTZ(x) __builtin_ctzll(x)
+#define CLZ(x) __builtin_clzll(x)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#error "a GCC-compatible compiler is needed"
+#endif
+
+#define SUIT(s) ((u64)0x1FFF << (16 * (s)))
+#define HIBIT(x) (63 - CLZ(x))
+
+/* ------------------------------------------------------------------------ */
+/* Transposition table                                                       */
+
+typedef struct {
+    u64 code[2]; /* owners (2 bits) of each suit's cards, relative, low card first */
+    u64 mask[2]; /* which of those owner bits are significant */
+    int8_t lo, hi; /* bounds on NS tricks from this trick start on */
+    uint8_t best;  /* a good lead last time (card index), 0xFF if none */
+    uint8_t pad[5];
+} Entry;
+
+/* one bucket per (shape, leader): its entries lie contiguously in the pool */
+typedef struct {
+    u64 shape; /* 4 bits per (seat, suit) length */
+    u32 epoch;
+    int32_t leader;
+    int32_t off, n, cap; /* the bucket's entries: pool[off .. off+n) */
+    int32_t ring;        /* next entry to overwrite once the bucket is full */
+} Slot;
+
+#define BUCKET_MAX 256
+
+#define SLOT_BITS 18
+#define NSLOTS (1u << SLOT_BITS)
+#define POOL_MAX (1 << 21)
+#define POOL_START (1 << 14)
+
+typedef struct {
+    /* position */
+    u64 h[4];
+    int trump; /* -1: no trump */
+    int misere;
+    int suffix; /* patterns keep the low cards of a suit (misere), not the high ones */
+    int leader;
+    int pos;
+    int tcard[16][4]; /* cards of the trick with `left` tricks left */
+    int wseat, wcard;
+    int won;  /* NS tricks since the root */
+    int left; /* tricks left, the current one included */
+    u64 tall[16]; /* all cards at the start of the trick with `left` tricks left */
+    /* table */
+    Slot *slots;
+    u32 epoch;
+    u32 nslots_used;
+    Entry *pool;
+    int32_t npool, cap;
+    /* ordering */
+    int killer[16][4];
+    uint8_t cutcache[1 << 16]; /* last refuting card by hashed (seat, hand, winner) */
+    long long nodes;
+    long long st_probe, st_hit, st_scan, st_qt, st_store, st_reset, st_lead;
+} Ctx;
+
+typedef struct {
+    int wseat, wcard, leader, pos, won, left;
+} Undo;
+
+/* debugging switches (module-wide): 1 = no quick tricks, 2 = exact TT keys (no
+ * partition generalisation), 4 = no TT at all */
+static int g_flags = 0;
+
+typedef struct {
+    int card;
+    int score;
+} Move;
+
+typedef struct {
+    u64 h[4]; /* internal card bits */
+    int trick[3];
+    int ntrick;
+    int leader;
+    int trump;
+    int misere;
+    int aces_low;
+} Job;
+
+static int ctx_init(Ctx *c) {
+    memset(c, 0, sizeof(*c));
+    c->slots = (Slot *)calloc(NSLOTS, sizeof(Slot));
+    c->cap = POOL_START;
+    c->pool = (Entry *)malloc(sizeof(Entry) * (size_t)c->cap);
+    if (!c->slots || !c->pool) {
+        free(c->slots);
+        free(c->pool);
+        c->slots = NULL;
+        c->pool = NULL;
+        return -1;
+    }
+    c->epoch = 1;
+    return 0;
+}
+
+static void ctx_free(Ctx *c) {
+    free(c->slots);
+    free(c->pool);
+    c->slots = NULL;
+    c->pool = NULL;
+}
+
+/* The search core below is compiled twice: once for any x86-64 (or other) CPU, and
+ * once with popcnt/lzcnt/bmi instructions, chosen at import time. */
+#define FN(x) x##_base
+#include "_dd.c"
+#undef FN
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define DD_HAVE_FAST 1
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("popcnt,lzcnt,bmi,bmi2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("popcnt,lzcnt,bmi,bmi2")
+#endif
+#define FN(x) x##_fast
+#include "_dd.c"
+#undef FN
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
+
+static int g_fast = 0;
+
+static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
+#ifdef DD_HAVE_FAST
+    if (g_fast && !(g_flags & 2048)) return run_job_fast(c, j, mode, k, out);
+#endif
+    return run_job_base(c, j, mode, k, out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Python glue                                                               */
+
+static int parse_job(PyObject *hands, PyObject *trick, int leader, int trump, int misere,
+                     int aces_low, Job *j) {
+    memset(j, 0, sizeof(*j));
+    PyObject *hs = PySequence_Fast(hands, "hands must be a sequence of 4 masks");
+    if (!hs) return -1;
+    if (PySequence_Fast_GET_SIZE(hs) != 4) {
+        Py_DECREF(hs);
+        PyErr_SetString(PyExc_ValueError, "hands must hold 4 masks");
+        return -1;
+    }
+    u64 seen = 0;
+    for (int p = 0; p < 4; p++) {
+        unsigned long long m = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(hs, p));
+        if (m == (unsigned long long)-1 && PyErr_Occurred()) {
+            Py_DECREF(hs);
+            return -1;
+        }
+        if (m >> 52) {
+            Py_DECREF(hs);
+            PyErr_SetString(PyExc_ValueError, "hand is not a 52-bit mask");
+            return -1;
+        }
+        if (m & seen) {
+            Py_DECREF(hs);
+            PyErr_SetString(PyExc_ValueError, "hands share cards");
+            return -1;
+        }
+        seen |= m;
+        u64 h = 0;
+        for (int card = 0; card < 52; card++) {
+            if (!((m >> card) & 1)) continue;
+            int s = card / 13, r = card % 13;
+            int st = aces_low ? (r + 1) % 13 : r;
+            h |= 1ull << (16 * s + st);
+        }
+        j->h[p] = h;
+    }
+    Py_DECREF(hs);
+    PyObject *ts = PySequence_Fast(trick, "trick must be a sequence of cards");
+    if (!ts) return -1;
+    Py_ssize_t nt = PySequence_Fast_GET_SIZE(ts);
+    if (nt > 3) {
+        Py_DECREF(ts);
+        PyErr_SetString(PyExc_ValueError, "the current trick holds at most 3 cards");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nt; i++) {
+        long card = PyLong_AsLong(PySequence_Fast_GET_ITEM(ts, i));
+        if (card == -1 && PyErr_Occurred()) {
+            Py_DECREF(ts);
+            return -1;
+        }
+        if (card < 0 || card >= 52 || ((seen >> card) & 1)) {
+            Py_DECREF(ts);
+            PyErr_SetString(PyExc_ValueError, "bad or duplicate card in the trick");
+            return -1;
+        }
+        seen |= 1ull << card;
+        int s = (int)card / 13, r = (int)card % 13;
+        int st = aces_low ? (r + 1) % 13 : r;
+        j->trick[i] = 16 * s + st;
+    }
+    Py_DECREF(ts);
+    j->ntrick = (int)nt;
+    if (leader < 0 || leader > 3) {
+        PyErr_SetString(PyExc_ValueError, "leader must be 0..3");
+        return -1;
+    }
+    if (trump < -1 || trump > 3) {
+        PyErr_SetString(PyExc_ValueError, "trump must be -1..3");
+        return -1;
+    }
+    j->leader = leader;
+    j->trump = trump;
+    j->misere = misere;
+    j->aces_low = aces_low;
+    /* hand lengths */
+    int seat = (leader + (int)nt) & 3;
+    int n = POPC(j->h[seat]);
+    for (int i = 0; i < 4; i++) {
+        int p = (leader + i) & 3;
+        int want = i < nt ? n - 1 : n;
+        if (POPC(j->h[p]) != want) {
+            PyErr_SetString(PyExc_ValueError, "hand lengths do not fit the trick state");
+            return -1;
+        }
+    }
+    if (nt > 0 && n == 0) {
+        PyErr_SetString(PyExc_ValueError, "no card left to complete the trick");
+        return -1;
+    }
+    return 0;
+}
+
+static int ext_card(const Job *j, int internal) {
+    int s = internal >> 4, st = internal & 15;
+    int r = j->aces_low ? (st + 12) % 13 : st;
+    return s * 13 + r;
+}
+
+static PyObject *cards_dict(const Job *j, const int out[64]) {
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    for (int i = 0; i < 64; i++) {
+        if (out[i] < 0) continue;
+        PyObject *k = PyLong_FromLong(ext_card(j, i));
+        PyObject *v = PyLong_FromLong(out[i]);
+        if (!k || !v || PyDict_SetItem(d, k, v) < 0) {
+            Py_XDECREF(k);
+            Py_XDECREF(v);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(k);
+        Py_DECREF(v);
+    }
+    return d;
+}
+
+static Ctx g_ctx;
+static int g_ctx_ready = 0;
+
+
+static PyObject *py_solve(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *hands, *trick;
+    int leader, trump, misere, aces_low, mode, k;
+    if (!PyArg_ParseTuple(args, "OOiippii", &hands, &trick, &leader, &trump, &misere,
+                          &aces_low, &mode, &k))
+        return NULL;
+    Job j;
+    if (parse_job(hands, trick, leader, trump, misere, aces_low, &j) < 0) return NULL;
+    if (!g_ctx_ready) {
+        if (ctx_init(&g_ctx) < 0) return PyErr_NoMemory();
+        g_ctx_ready = 1;
+    }
+    int out[64];
+    int r = run_job(&g_ctx, &j, mode, k, out);
+    if (mode == 0) return PyLong_FromLong(r);
+    if (mode == 2) return PyBool_FromLong(r);
+    return cards_dict(&j, out);
+}
+
+typedef struct {
+    const Job *jobs;
+    int *values;
+    int (*cards)[64];
+    int njobs;
+    int mode;
+    int next; /* atomic work counter */
+    int failed;
+} Batch;
+
+static void *worker(void *arg) {
+    Batch *b = (Batch *)arg;
+    Ctx c;
+    if (ctx_init(&c) < 0) {
+        __atomic_store_n(&b->failed, 1, __ATOMIC_SEQ_CST);
+        return NULL;
+    }
+    for (;;) {
+        int i = __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST);
+        if (i >= b->njobs) break;
+        b->values[i] = run_job(&c, &b->jobs[i], b->mode, 0, b->mode == 1 ? b->cards[i] : NULL);
+    }
+    ctx_free(&c);
+    return NULL;
+}
+
+static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *list;
+    int mode, threads;
+    if (!PyArg_ParseTuple(args, "Oii", &list, &mode, &threads)) return NULL;
+    if (mode != 0 && mode != 1) {
+        PyErr_SetString(PyExc_ValueError, "batch mode must be 0 or 1");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(list, "positions must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    Job *jobs = (Job *)calloc((size_t)(n ? n : 1), sizeof(Job));
+    int *values = (int *)calloc((size_t)(n ? n : 1), sizeof(int));
+    int(*cards)[64] = mode == 1 ? calloc((size_t)(n ? n : 1), sizeof(int[64])) : NULL;
+    if (!jobs || !values || (mode == 1 && !cards)) {
+        free(jobs);
+        free(values);
+        free(cards);
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *hands, *trick;
+        int leader, trump, misere, aces_low;
+        PyObject *t = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyArg_ParseTuple(t, "OOiipp", &hands, &trick, &leader, &trump, &misere,
+                              &aces_low) ||
+            parse_job(hands, trick, leader, trump, misere, aces_low, &jobs[i]) < 0) {
+            free(jobs);
+            free(values);
+            free(cards);
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    Py_DECREF(seq);
+    if (threads < 1) threads = 1;
+    if (threads > 64) threads = 64;
+    if (threads > n) threads = (int)(n ? n : 1);
+    Batch b = {jobs, values, cards, (int)n, mode, 0, 0};
+    Py_BEGIN_ALLOW_THREADS
+    if (threads == 1) {
+        worker(&b);
+    } else {
+        pthread_t tid[64];
+        int started = 0;
+        for (int t = 0; t < threads - 1; t++) {
+            if (pthread_create(&tid[t], NULL, worker, &b) == 0) started++;
+            else break;
+        }
+        worker(&b);
+        for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    }
+    Py_END_ALLOW_THREADS
+    if (b.failed && b.next < (int)n) {
+        free(jobs);
+        free(values);
+        free(cards);
+        return PyErr_NoMemory();
+    }
+    PyObject *res = PyList_New(n);
+    if (!res) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = mode == 0 ? PyLong_FromLong(values[i]) : cards_dict(&jobs[i], cards[i]);
+        if (!o) {
+            Py_DECREF(res);
+            res = NULL;
+            goto done;
+        }
+        PyList_SET_ITEM(res, i, o);
+    }
+done:
+    free(jobs);
+    free(values);
+    free(cards);
+    return res;
+}
+
+static PyObject *py_nodes(PyObject *self, PyObject *args) {
+    (void)self;
+    (void)args;
+    if (!g_ctx_ready) return Py_BuildValue("()");
+    Ctx *c = &g_ctx;
+    return Py_BuildValue("(LLLLLLLi)", c->nodes, c->st_probe, c->st_hit, c->st_scan, c->st_qt,
+                         c->st_store, c->st_reset, c->npool);
+}
+
+static PyObject *py_set_flags(PyObject *self, PyObject *args) {
+    (void)self;
+    int f;
+    if (!PyArg_ParseTuple(args, "i", &f)) return NULL;
+    g_flags = f;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"set_flags", py_set_flags, METH_VARARGS, "debug switches: 1 no quick tricks, 2 exact TT, 4 no TT"},
+    {"solve", py_solve, METH_VARARGS,
+     "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
+    {"solve_batch", py_solve_batch, METH_VARARGS, "solve_batch(args_list, mode, threads)"},
+    {"nodes", py_nodes, METH_NOARGS, "nodes searched by single solves so far"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_dd",
+                                    "double-dummy search core", -1, methods};
+
+PyMODINIT_FUNC PyInit__dd(void) {
+#ifdef DD_HAVE_FAST
+    __builtin_cpu_init();
+    g_fast = __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") &&
+             __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt");
+#endif
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "FAST", g_fast) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+
+
+#else /* DD_CORE: the search core, included once per instruction set */
+#define ab FN(ab)
+#define beats FN(beats)
+#define cash_from FN(cash_from)
+#define cut_key FN(cut_key)
+#define force FN(force)
+#define gen_moves FN(gen_moves)
+#define last_trick FN(last_trick)
+#define misere_claim FN(misere_claim)
+#define mtd FN(mtd)
+#define order_moves FN(order_moves)
+#define play FN(play)
+#define pool_alloc FN(pool_alloc)
+#define quick_tricks FN(quick_tricks)
+#define rel_code FN(rel_code)
+#define root_can_take FN(root_can_take)
+#define root_cards FN(root_cards)
+#define root_value FN(root_value)
+#define run_job FN(run_job)
+#define setup FN(setup)
+#define shape_of FN(shape_of)
+#define sig_cards FN(sig_cards)
+#define sig_mask FN(sig_mask)
+#define slot_find FN(slot_find)
+#define slot_hash FN(slot_hash)
+#define sort_moves FN(sort_moves)
+#define sure_losers FN(sure_losers)
+#define top_run FN(top_run)
+#define trick_rank_winner FN(trick_rank_winner)
+#define tt_reset FN(tt_reset)
+#define tt_store FN(tt_store)
+#define unplay FN(unplay)
+#define whole_suit FN(whole_suit)
+
+static void tt_reset(Ctx *c) {
+    c->st_reset++;
+    c->epoch++;
+    if (c->epoch == 0) {
+        memset(c->slots, 0, sizeof(Slot) * NSLOTS);
+        c->epoch = 1;
+    }
+    c->npool = 0;
+    c->nslots_used = 0;
+}
+
+static inline u64 shape_of(const u64 *h) {
+    u64 sh = 0;
+    for (int p = 0; p < 4; p++)
+        for (int s = 0; s < 4; s++) sh = (sh << 4) | (u64)POPC(h[p] & SUIT(s));
+    return sh;
+}
+
+static inline u32 slot_hash(u64 shape, int leader) {
+    u64 x = shape * 0x9E3779B97F4A7C15ull ^ ((u64)leader * 0xC2B2AE3D27D4EB4Full);
+    x ^= x >> 29;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 32;
+    return (u32)x & (NSLOTS - 1);
+}
+
+/* find the slot of (shape, leader); create it when `create` */
+static Slot *slot_find(Ctx *c, u64 shape, int leader, int create) {
+    u32 i = slot_hash(shape, leader);
+    for (;;) {
+        Slot *sl = &c->slots[i];
+        if (sl->epoch != c->epoch) {
+            if (!create) return NULL;
+            if (c->nslots_used >= NSLOTS / 4 * 3) return NULL;
+            sl->epoch = c->epoch;
+            sl->shape = shape;
+            sl->leader = leader;
+            sl->off = 0;
+            sl->n = 0;
+            sl->cap = 0;
+            sl->ring = 0;
+            c->nslots_used++;
+            return sl;
+        }
+        if (sl->shape == shape && sl->leader == leader) return sl;
+        i = (i + 1) & (NSLOTS - 1);
+    }
+}
+
+/* owners of each suit's remaining cards in relative order (2 bits each, lowest card
+ * at bits 0-1), suits 0/1 in code[0] (32 bits each), suits 2/3 in code[1] */
+static inline void rel_code(const u64 *h, u64 all, u64 code[2]) {
+    u64 odd = h[1] | h[3], hi2 = h[2] | h[3];
+    u64 out[2] = {0, 0};
+    for (int s = 0; s < 4; s++) {
+        u64 a = (all >> (16 * s)) & 0x1FFF;
+        u64 o = (odd >> (16 * s)) & 0x1FFF;
+        u64 t = (hi2 >> (16 * s)) & 0x1FFF;
+        u64 v = 0;
+        int i = 0;
+        while (a) {
+            int b = CTZ(a);
+            a &= a - 1;
+            v |= (((o >> b) & 1) | (((t >> b) & 1) << 1)) << (2 * i);
+            i++;
+        }
+        out[s >> 1] |= v << (32 * (s & 1));
+    }
+    code[0] = out[0];
+    code[1] = out[1];
+}
+
+/* mask of significant owner bits: per suit, all cards from the top down to the lowest
+ * card of `rw` in that suit; with `suffix` (misere), all cards from the bottom up to the
+ * highest card of `rw` */
+static inline void sig_mask(u64 all, u64 rw, u64 mask[2], int suffix) {
+    u64 out[2] = {0, 0};
+    for (int s = 0; s < 4; s++) {
+        u64 w = (rw >> (16 * s)) & 0x1FFF;
+        if (!w) continue;
+        u64 a = (all >> (16 * s)) & 0x1FFF;
+        u64 m;
+        if (suffix) {
+            int upto = POPC(a & ((2ull << HIBIT(w)) - 1));
+            m = (1ull << (2 * upto)) - 1;
+        } else {
+            int L = POPC(a);
+            int below = POPC(a & ((w & -w) - 1));
+            m = ((1ull << (2 * L)) - 1) ^ ((1ull << (2 * below)) - 1);
+        }
+        out[s >> 1] |= m << (32 * (s & 1));
+    }
+    mask[0] = out[0];
+    mask[1] = out[1];
+}
+
+/* the rank winners a stored pattern stands for: the lowest significant card per suit
+ * (with `suffix`: the highest) */
+static inline u64 sig_cards(u64 all, const u64 mask[2], int suffix) {
+    u64 rw = 0;
+    for (int s = 0; s < 4; s++) {
+        u64 m = (mask[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull;
+        if (!m) continue;
+        int skip = suffix ? HIBIT(m) / 2 : CTZ(m) / 2;
+        u64 a = (all >> (16 * s)) & 0x1FFF;
+        for (int i = 0; i < skip; i++) a &= a - 1;
+        rw |= (a & -a) << (16 * s);
+    }
+    return rw;
+}
+
+/* the card that makes all of suit s significant */
+static inline u64 whole_suit(u64 all, int s, int suffix) {
+    u64 x = all & SUIT(s);
+    if (!x) return 0;
+    return suffix ? 1ull << HIBIT(x) : x & -x;
+}
+
+/* room for n entries in the pool: an offset, or -1 when the pool is full */
+static int32_t pool_alloc(Ctx *c, int32_t n) {
+    while (c->npool + n > c->cap) {
+        if (c->cap >= POOL_MAX) return -1;
+        Entry *np = (Entry *)realloc(c->pool, sizeof(Entry) * (size_t)c->cap * 2);
+        if (!np) return -1;
+        c->pool = np;
+        c->cap *= 2;
+    }
+    int32_t off = c->npool;
+    c->npool += n;
+    return off;
+}
+
+static void tt_store(Ctx *c, u64 shape, int leader, const u64 code[2], u64 all, u64 rw,
+                     int lo, int hi, int best) {
+    if (g_flags & 4) return;
+    Slot *sl = slot_find(c, shape, leader, 1);
+    if (!sl) {
+        tt_reset(c);
+        sl = slot_find(c, shape, leader, 1);
+        if (!sl) return;
+    }
+    u64 mask[2];
+    sig_mask(all, (g_flags & 2) ? all : rw, mask, c->suffix);
+    u64 k0 = code[0] & mask[0], k1 = code[1] & mask[1];
+    Entry *base = c->pool + sl->off;
+    for (int32_t i = 0; i < sl->n; i++) {
+        Entry *e = &base[i];
+        if (e->mask[0] == mask[0] && e->mask[1] == mask[1] && e->code[0] == k0 &&
+            e->code[1] == k1) {
+            if (lo > e->lo) e->lo = (int8_t)lo;
+            if (hi < e->hi) e->hi = (int8_t)hi;
+            if (best >= 0) e->best = (uint8_t)best;
+            return;
+        }
+        /* a more general entry that knows at least as much: nothing to add */
+        if (!(e->mask[0] & ~mask[0]) && !(e->mask[1] & ~mask[1]) &&
+            (k0 & e->mask[0]) == e->code[0] && (k1 & e->mask[1]) == e->code[1] &&
+            e->lo >= lo && e->hi <= hi)
+            return;
+    }
+    int32_t at;
+    if (sl->n < sl->cap) {
+        at = sl->n++;
+    } else if (sl->cap >= BUCKET_MAX) {
+        at = sl->ring;
+        sl->ring = (sl->ring + 1) % sl->cap;
+    } else {
+        int32_t ncap = sl->cap ? sl->cap * 2 : 4;
+        int32_t off = pool_alloc(c, ncap);
+        if (off < 0) {
+            tt_reset(c);
+            sl = slot_find(c, shape, leader, 1);
+            if (!sl) return;
+            ncap = 4;
+            off = pool_alloc(c, ncap);
+            if (off < 0) return;
+        } else if (sl->n) {
+            memcpy(c->pool + off, c->pool + sl->off, sizeof(Entry) * (size_t)sl->n);
+        }
+        sl->off = off;
+        sl->cap = ncap;
+        at = sl->n++;
+    }
+    c->st_store++;
+    Entry *e = &c->pool[sl->off + at];
+    e->code[0] = k0;
+    e->code[1] = k1;
+    e->mask[0] = mask[0];
+    e->mask[1] = mask[1];
+    e->lo = (int8_t)lo;
+    e->hi = (int8_t)hi;
+    e->best = best >= 0 ? (uint8_t)best : 0xFF;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Play                                                                      */
+
+static inline int beats(int card, int best, int trump) {
+    int cs = card >> 4, bs = best >> 4;
+    if (cs == bs) return card > best;
+    return cs == trump;
+}
+
+static inline void play(Ctx *c, int card, Undo *u) {
+    int seat = (c->leader + c->pos) & 3;
+    u->wseat = c->wseat;
+    u->wcard = c->wcard;
+    u->leader = c->leader;
+    u->pos = c->pos;
+    u->won = c->won;
+    u->left = c->left;
+    c->h[seat] ^= 1ull << card;
+    c->tcard[c->left][c->pos] = card;
+    if (c->pos == 0 || beats(card, c->wcard, c->trump)) {
+        c->wseat = seat;
+        c->wcard = card;
+    }
+    if (++c->pos == 4) {
+        if ((c->wseat & 1) == 0) c->won++;
+        c->leader = c->wseat;
+        c->pos = 0;
+        c->left--;
+    }
+}
+
+static inline void unplay(Ctx *c, int card, const Undo *u) {
+    c->wseat = u->wseat;
+    c->wcard = u->wcard;
+    c->leader = u->leader;
+    c->pos = u->pos;
+    c->won = u->won;
+    c->left = u->left;
+    c->h[(c->leader + c->pos) & 3] ^= 1ull << card;
+}
+
+/* the winner card of a complete trick counts as a rank winner if another card of its
+ * suit was played to the trick */
+static inline u64 trick_rank_winner(const Ctx *c, int wcard) {
+    int ws = wcard >> 4, n = 0;
+    const int *t = c->tcard[c->left + 1];
+    for (int i = 0; i < 4; i++) n += (t[i] >> 4) == ws;
+    return n > 1 ? (1ull << wcard) : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Move generation and ordering                                              */
+
+
+/* one move per run of touching cards (relative to the cards left at the start of the
+ * trick): the run's lowest card */
+static inline int gen_moves(const Ctx *c, Move *mv) {
+    int seat = (c->leader + c->pos) & 3;
+    u64 hand = c->h[seat];
+    if (c->pos > 0) {
+        u64 f = hand & SUIT(c->tcard[c->left][0] >> 4);
+        if (f) hand = f;
+    }
+    u64 all = c->tall[c->left];
+    int n = 0;
+    u64 hh = hand;
+    while (hh) {
+        int b = CTZ(hh);
+        hh &= hh - 1;
+        u64 below = all & ((1ull << b) - 1) & SUIT(b >> 4);
+        if (below && ((c->h[seat] >> HIBIT(below)) & 1)) continue; /* not a run bottom */
+        mv[n].card = b;
+        mv[n].score = 0;
+        n++;
+    }
+    return n;
+}
+
+static inline void sort_moves(Move *mv, int n) {
+    for (int i = 1; i < n; i++) {
+        Move m = mv[i];
+        int j = i - 1;
+        while (j >= 0 && mv[j].score < m.score) {
+            mv[j + 1] = mv[j];
+            j--;
+        }
+        mv[j + 1] = m;
+    }
+}
+
+static inline u32 cut_key(const Ctx *c) {
+    int seat = (c->leader + c->pos) & 3;
+    u64 hand = c->h[seat];
+    u64 x;
+    if (c->pos == 0) {
+        x = hand * 0x9E3779B97F4A7C15ull ^ (u64)seat;
+    } else {
+        u64 f = hand & SUIT(c->tcard[c->left][0] >> 4);
+        x = (f ? f : hand) * 0x9E3779B97F4A7C15ull;
+        x ^= ((u64)c->wcard << 2 | (u64)c->pos) * 0xC2B2AE3D27D4EB4Full ^ ((u64)seat << 60) ^
+             ((u64)(c->wseat & 1) << 59);
+    }
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    return (u32)(x >> 48);
+}
+
+static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
+    int seat = (c->leader + c->pos) & 3;
+    int side = seat & 1;
+    int pos = c->pos;
+    int trump = c->trump;
+    u64 all = c->tall[c->left];
+    u64 own = c->h[seat];
+    u64 pard = c->h[(seat + 2) & 3];
+    u64 lho = c->h[(seat + 1) & 3], rho = c->h[(seat + 3) & 3];
+    int kill = c->killer[c->left][pos];
+    int cc = c->cutcache[cut_key(c)];
+    for (int i = 0; i < n; i++) {
+        int card = mv[i].card, s = card >> 4, r = card & 15;
+        u64 sm = SUIT(s);
+        int sc = 0;
+        if (!c->misere) {
+            if (pos == 0) {
+                u64 as = all & sm;
+                int top = HIBIT(as);
+                int opp_ruff = trump >= 0 && s != trump &&
+                               (((lho & sm) == 0 && (lho & SUIT(trump))) ||
+                                ((rho & sm) == 0 && (rho & SUIT(trump))));
+                if ((own >> top) & 1) {
+                    sc = 60 + r; /* cash a winner (the run holds the top card) */
+                } else if ((pard >> top) & 1) {
+                    sc = 45 - r; /* low towards partner's top card */
+                } else {
+                    int oppn = POPC((lho | rho) & sm);
+                    sc = 20 - r - 2 * oppn;
+                }
+                if (opp_ruff) sc -= 40;
+                if (trump >= 0 && s == trump) sc -= 5;
+            } else {
+                int pwin = (c->wseat & 1) == side;
+                int wins = beats(card, c->wcard, trump);
+                int follow = s == (c->tcard[c->left][0] >> 4);
+                if (pwin) {
+                    if (wins)
+                        sc = -30 - r; /* no need to overtake partner */
+                    else
+                        sc = 20 - r;
+                } else if (wins) {
+                    sc = 50 - r; /* cheapest winner first */
+                } else {
+                    sc = 10 - r;
+                }
+                if (!follow && !(trump >= 0 && s == trump)) {
+                    /* discard: from long suits, low cards */
+                    sc = 15 - r + 2 * POPC(own & sm);
+                    if (pwin) sc += 5;
+                }
+            }
+        } else {
+            /* misere: lead low, preferring leads the opponents must win when every
+             * player ducks; follow with the highest card that still loses, else the
+             * highest; discard high cards, trumps last */
+            if (pos == 0) {
+                sc = 20 - r;
+                int wc = card, wsd = side;
+                for (int k = 1; k < 4; k++) {
+                    u64 hs = c->h[(seat + k) & 3] & sm;
+                    if (!hs) continue;
+                    u64 under = hs & ((1ull << wc) - 1);
+                    int pc = under ? HIBIT(under) : CTZ(hs);
+                    if (pc > wc) {
+                        wc = pc;
+                        wsd = (seat + k) & 1;
+                    }
+                }
+                if (wsd != side) sc += 30;
+            } else {
+                int wins = beats(card, c->wcard, trump);
+                int follow = s == (c->tcard[c->left][0] >> 4);
+                if (!follow) {
+                    sc = 100 + r + ((trump >= 0 && s == trump) ? -60 : 0);
+                } else if (!wins) {
+                    sc = 100 + r;
+                } else {
+                    sc = 50 + r;
+                }
+            }
+        }
+        if (card == hint) sc += 200;
+        if (card == kill && pos == 0) sc += 100;
+        if (card == cc) sc += pos > 0 ? 100 : 50;
+        mv[i].score = sc;
+    }
+    sort_moves(mv, n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Quick tricks (normal play only): tricks the leader's side surely takes by
+ * cashing top cards, from the leader's hand or, after an entry, from partner's.
+ * Returns the count and the rank winners used. */
+
+/* consecutive top cards of `all` in suit mask `sm` held by `own`; *low = the lowest */
+static inline int top_run(u64 own, u64 all, u64 sm, u64 *low) {
+    u64 as = all & sm;
+    int k = 0;
+    *low = 0;
+    while (as) {
+        int top = HIBIT(as);
+        if (!((own >> top) & 1)) break;
+        k++;
+        *low = 1ull << top;
+        as ^= 1ull << top;
+    }
+    return k;
+}
+
+/* tricks seat L, on lead, cashes from its own top cards; `spent` = cards partner
+ * plays before (used for the "partner forced to ruff" test). *side_ok tells whether
+ * side suits were counted (in trumps: the opponents' trumps were drawn). */
+static int cash_from(const Ctx *c, int L, u64 all, u64 *rw, int spent, int *side_ok_out) {
+    u64 own = c->h[L];
+    u64 lho = c->h[(L + 1) & 3], rho = c->h[(L + 3) & 3], pard = c->h[(L + 2) & 3];
+    int trump = c->trump;
+    int qt = 0, side_ok = 1, qside = 0;
+    u64 used = 0, sused = 0, low;
+    if (trump >= 0) {
+        u64 T = SUIT(trump);
+        int ol = POPC(lho & T), orr = POPC(rho & T);
+        int omax = ol > orr ? ol : orr;
+        int k = top_run(own, all, T, &low);
+        qt += k;
+        used |= low;
+        if (k < omax) side_ok = 0; /* the opponents keep trumps to ruff with */
+    }
+    if (side_ok) {
+        for (int s = 0; s < 4; s++) {
+            if (s == trump) continue;
+            qside += top_run(own, all, SUIT(s), &low);
+            sused |= low;
+        }
+        /* partner must never be forced to ruff (and take the lead) while we cash */
+        if (trump >= 0 && (pard & SUIT(trump)) &&
+            POPC(pard & ~SUIT(trump)) < qt + qside + spent)
+            side_ok = 0;
+        else if (qside) {
+            qt += qside;
+            used |= sused;
+        }
+    }
+    *side_ok_out = side_ok;
+    *rw = used;
+    return qt;
+}
+
+static int quick_tricks(const Ctx *c, u64 all, u64 *rw) {
+    int L = c->leader, P = (L + 2) & 3;
+    int trump = c->trump;
+    int ok;
+    u64 rw1;
+    int best = cash_from(c, L, all, &rw1, 0, &ok);
+    *rw = rw1;
+    /* entry to partner: a suit the leader holds whose top card partner holds, which
+     * the opponents cannot ruff */
+    u64 own = c->h[L], pard = c->h[P];
+    u64 lho = c->h[(L + 1) & 3], rho = c->h[(L + 3) & 3];
+    for (int s = 0; s < 4; s++) {
+        u64 sm = SUIT(s);
+        u64 as = all & sm;
+        if (!(own & sm) || !(pard & sm)) continue;
+        int top = HIBIT(as);
+        if (!((pard >> top) & 1)) continue;
+        if (trump >= 0 && s != trump) {
+            u64 T = SUIT(trump);
+            if ((!(lho & sm) && (lho & T)) || (!(rho & sm) && (rho & T))) continue;
+        }
+        u64 rw2;
+        int q = cash_from(c, P, all, &rw2, 1, &ok);
+        if (!ok && s != trump) {
+            /* only P's top trumps were counted: add the entry trick itself */
+            q += 1;
+            rw2 |= 1ull << top;
+        }
+        if (q > best) {
+            best = q;
+            *rw = rw2 | (1ull << top);
+        }
+        break; /* the partner's count does not depend on the entry suit */
+    }
+    /* no trumps in play: cash the leader's top cards, then cross to partner in a suit
+     * where the leader keeps a low card and partner holds the top, and cash his. The
+     * partner must be able to keep his top cards while the leader cashes, and the
+     * other way round (enough other cards to follow or discard with). */
+    if (trump < 0 || !((own | pard | lho | rho) & SUIT(trump))) {
+        int kl = 0, kp = 0;
+        u64 usedl = 0, usedp = 0, topl = 0, topp = 0, low;
+        for (int s = 0; s < 4; s++) {
+            u64 sm = SUIT(s);
+            int k = top_run(own, all, sm, &low);
+            if (k) {
+                kl += k;
+                usedl |= low;
+                topl |= own & sm & ~(low - 1);
+            }
+            k = top_run(pard, all, sm, &low);
+            if (k) {
+                kp += k;
+                usedp |= low;
+                topp |= pard & sm & ~(low - 1);
+            }
+        }
+        if (kl && kp && kl + kp > best && POPC(pard & ~topp) >= kl &&
+            POPC(own & ~topl) >= kp) {
+            for (int s = 0; s < 4; s++) {
+                u64 sm = SUIT(s);
+                if (!(own & sm & ~topl) || !(topp & sm)) continue;
+                /* entry: the leader's low card in s, partner's top of s */
+                best = kl + kp;
+                *rw = usedl | usedp;
+                break;
+            }
+        }
+    }
+    return best;
+}
+
+/* tricks the leader's opponents surely take (normal play): the top trumps in one of
+ * their hands, or this trick when they hold the top card of every suit the leader
+ * holds (and partner cannot ruff it) */
+static int sure_losers(const Ctx *c, u64 all, u64 *rw) {
+    int L = c->leader, P = (L + 2) & 3;
+    int trump = c->trump;
+    int best = 0;
+    u64 brw = 0, low;
+    if (trump >= 0) {
+        u64 T = SUIT(trump);
+        for (int i = 1; i < 4; i += 2) {
+            int o = (L + i) & 3;
+            int k = top_run(c->h[o], all, T, &low);
+            if (k > best) {
+                best = k;
+                brw = low;
+            }
+        }
+    }
+    if (best == 0) {
+        u64 own = c->h[L], pard = c->h[P];
+        u64 opp = c->h[(L + 1) & 3] | c->h[(L + 3) & 3];
+        u64 used = 0;
+        int lose = 1;
+        for (int s = 0; s < 4 && lose; s++) {
+            u64 sm = SUIT(s);
+            if (!(own & sm)) continue;
+            int top = HIBIT(all & sm);
+            if (!((opp >> top) & 1)) {
+                lose = 0;
+                break;
+            }
+            used |= 1ull << top;
+            if (trump >= 0 && s != trump && !(pard & sm) && (pard & SUIT(trump))) lose = 0;
+        }
+        if (lose) {
+            best = 1;
+            brw = used;
+        }
+    }
+    *rw = brw;
+    return best;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Search                                                                    */
+
+static int ab(Ctx *c, int target, u64 *rw);
+
+/* Misere bounds ---------------------------------------------------------- */
+
+/* one-trick game from card `k` of the current trick (led by L, winner so far wseat
+ * with wcard, led suit ls): can side A make side G win this trick? Players of side A
+ * choose (exists), the others answer (for all). A card that does not beat the current
+ * winner is as good as any other such card. h: hands, all: cards at the trick start. */
+static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wcard, int ls,
+                 int A, int G) {
+    if (k == 4) return (wseat & 1) == G;
+    int seat = (L + k) & 3;
+    int want = (seat & 1) == A;
+    u64 hand = h[seat];
+    if (k > 0) {
+        u64 f = hand & SUIT(ls);
+        if (f) hand = f;
+    }
+    int ducked = 0;
+    while (hand) {
+        int b = CTZ(hand);
+        hand &= hand - 1;
+        int nw = wseat, nc = wcard, nls = ls;
+        if (k == 0) {
+            u64 below = all & ((1ull << b) - 1) & SUIT(b >> 4);
+            if (below && ((h[seat] >> HIBIT(below)) & 1)) continue;
+            nw = seat;
+            nc = b;
+            nls = b >> 4;
+        } else if (beats(b, wcard, c->trump)) {
+            u64 below = all & ((1ull << b) - 1) & SUIT(b >> 4);
+            if (below && ((h[seat] >> HIBIT(below)) & 1) && beats(HIBIT(below), wcard, c->trump))
+                continue; /* same run as a lower card that also beats */
+            nw = seat;
+            nc = b;
+        } else {
+            if (ducked) continue;
+            ducked = 1;
+        }
+        h[seat] ^= 1ull << b;
+        int r = force(c, h, all, L, k + 1, nw, nc, nls, A, G);
+        h[seat] ^= 1ull << b;
+        if (r == want) return r;
+    }
+    return !want;
+}
+
+/* misere claim (no trumps, or nobody else holds one): the leader holds the top cards
+ * of every suit he holds, so his side wins every trick */
+static int misere_claim(const Ctx *c, u64 all, u64 *rw) {
+    int L = c->leader;
+    u64 own = c->h[L];
+    if (c->trump >= 0) {
+        u64 T = SUIT(c->trump);
+        u64 others = (c->h[0] | c->h[1] | c->h[2] | c->h[3]) & ~own;
+        if ((others & T) && (own & ~T)) return 0;
+    }
+    u64 used = 0;
+    for (int s = 0; s < 4; s++) {
+        u64 sm = SUIT(s);
+        u64 o = own & sm;
+        if (!o) continue;
+        u64 above = all & sm & ~o & ~((1ull << CTZ(o)) - 1);
+        if (above) return 0;
+        used |= c->suffix ? 1ull << HIBIT(all & sm) : o & -o;
+    }
+    *rw = used;
+    return 1;
+}
+
+
+/* value of the last trick (each seat holds one card), NS >= target? */
+static int last_trick(Ctx *c, int target, u64 *rw) {
+    int L = c->leader;
+    int lead = CTZ(c->h[L]);
+    c->st_lead++;
+    int wcard = lead, wseat = L, nsame = 1;
+    for (int i = 1; i < 4; i++) {
+        int p = (L + i) & 3;
+        int card = CTZ(c->h[p]);
+        if ((card >> 4) == (wcard >> 4)) {
+            nsame++;
+            if (card > wcard) {
+                wcard = card;
+                wseat = p;
+            }
+        } else if ((card >> 4) == c->trump) {
+            wcard = card;
+            wseat = p;
+            nsame = 1;
+        }
+    }
+    /* nsame counts cards of the winner's suit only if the winner did not change suit
+     * afterwards; recount properly */
+    nsame = 0;
+    for (int i = 0; i < 4; i++) nsame += (CTZ(c->h[i]) >> 4) == (wcard >> 4);
+    *rw = nsame > 1 ? (1ull << wcard) : 0;
+    (void)target;
+    return c->won + ((wseat & 1) == 0);
+}
+
+static int ab(Ctx *c, int target, u64 *rw) {
+    c->nodes++;
+    int pos = c->pos;
+    int seat = (c->leader + pos) & 3;
+    int maxnode = ((seat & 1) == 0) != (c->misere != 0);
+    u64 shape = 0, code[2] = {0, 0}, all = 0;
+    Slot *sl = NULL;
+    int hint = -1;
+    u64 myrw = 0;
+
+    if (pos == 0) {
+        if (c->won >= target) {
+            *rw = 0;
+            return c->won;
+        }
+        if (c->won + c->left < target) {
+            *rw = 0;
+            return c->won + c->left;
+        }
+        if (c->left == 1) return last_trick(c, target, rw);
+        all = c->h[0] | c->h[1] | c->h[2] | c->h[3];
+        c->tall[c->left] = all;
+        shape = shape_of(c->h);
+        rel_code(c->h, all, code);
+        sl = slot_find(c, shape, c->leader, 0);
+        c->st_probe++;
+        if (sl) {
+            int need = target - c->won;
+            const Entry *base = c->pool + sl->off;
+            for (int32_t i = sl->n - 1; i >= 0; i--) {
+                const Entry *e = &base[i];
+                c->st_scan++;
+                if (((code[0] & e->mask[0]) ^ e->code[0]) | ((code[1] & e->mask[1]) ^ e->code[1]))
+                    continue;
+                if (e->lo >= need) {
+                    c->st_hit++;
+                    *rw = sig_cards(all, e->mask, c->suffix);
+                    return c->won + e->lo;
+                }
+                if (e->hi < need) {
+                    c->st_hit++;
+                    *rw = sig_cards(all, e->mask, c->suffix);
+                    return c->won + e->hi;
+                }
+                if (hint < 0 && e->best != 0xFF) hint = e->best;
+            }
+        }
+        if (c->misere && !(g_flags & 1)) {
+            int L = c->leader, lside = L & 1, left = c->left;
+            u64 mrw;
+            if (misere_claim(c, all, &mrw)) {
+                /* the leader's side takes every trick */
+                *rw = mrw;
+                int ns = lside == 0 ? left : 0;
+                tt_store(c, shape, L, code, all, mrw, ns, ns, -1);
+                return c->won + ns;
+            }
+        }
+        if (!c->misere && !(g_flags & 1)) {
+            u64 qrw;
+            int qt = quick_tricks(c, all, &qrw);
+            u64 lrw;
+            int lt = sure_losers(c, all, &lrw);
+            if (lt > 0) {
+                if ((c->leader & 1) == 1) {
+                    if (c->won + lt >= target) {
+                        c->st_qt++;
+                        *rw = lrw;
+                        tt_store(c, shape, c->leader, code, all, lrw, lt, c->left, -1);
+                        return c->won + lt;
+                    }
+                } else {
+                    if (c->won + c->left - lt < target) {
+                        c->st_qt++;
+                        *rw = lrw;
+                        tt_store(c, shape, c->leader, code, all, lrw, 0, c->left - lt, -1);
+                        return c->won + c->left - lt;
+                    }
+                }
+            }
+            if (qt > 0) {
+                if ((c->leader & 1) == 0) {
+                    if (c->won + qt >= target) {
+                        c->st_qt++;
+                        *rw = qrw;
+                        tt_store(c, shape, c->leader, code, all, qrw, qt, c->left, -1);
+                        return c->won + qt;
+                    }
+                } else {
+                    if (c->won + c->left - qt < target) {
+                        c->st_qt++;
+                        *rw = qrw;
+                        tt_store(c, shape, c->leader, code, all, qrw, 0, c->left - qt, -1);
+                        return c->won + c->left - qt;
+                    }
+                }
+            }
+        }
+    }
+
+    if (pos > 0) {
+        /* at the extremes the current trick decides: NS needing every trick fail if
+         * the side against that can make EW win it; NS needing one trick succeed if
+         * the side for that can make NS win it */
+        int need = target - c->won;
+        int G = need == c->left ? 1 : (need == 1 ? 0 : -1);
+        if (G >= 0 && (c->wseat & 1) == G) {
+            /* cheap case: nobody of the other side still to play can beat the winner */
+            int ls = c->tcard[c->left][0] >> 4, ws = c->wcard >> 4, tr = c->trump;
+            int beaten = 0;
+            for (int i = pos; i < 4 && !beaten; i++) {
+                int p = (c->leader + i) & 3;
+                if ((p & 1) == G) continue;
+                u64 hp = c->h[p];
+                u64 f = hp & SUIT(ls);
+                if (ws == ls) {
+                    if (f) beaten = (f >> c->wcard) > 1;
+                    else beaten = tr >= 0 && (hp & SUIT(tr)) != 0;
+                } else if (!f) {
+                    beaten = (hp & SUIT(ws) & ~((2ull << c->wcard) - 1)) != 0;
+                }
+            }
+            if (!beaten) {
+                *rw = c->suffix ? whole_suit(c->tall[c->left], c->wcard >> 4, 1) : 1ull << c->wcard;
+                return G == 0 ? c->won + 1 : c->won + c->left - 1;
+            }
+        }
+        if (G >= 0 && c->misere && !(g_flags & 64)) {
+            u64 hh[4] = {c->h[0], c->h[1], c->h[2], c->h[3]};
+            int ls = c->tcard[c->left][0] >> 4;
+            u64 all_t = c->tall[c->left];
+            /* the side that wants this outcome chooses: in misere NS want to lose
+             * (G = EW when NS need every trick), EW want NS to win */
+            int A = c->misere ? G ^ 1 : G;
+            if (force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G)) {
+                u64 low = whole_suit(all_t, ls, c->suffix);
+                if (c->trump >= 0) low |= whole_suit(all_t, c->trump, c->suffix);
+                *rw = low;
+                return G == 0 ? c->won + 1 : c->won + c->left - 1;
+            }
+        }
+    }
+
+    Move mv[16];
+    int n = gen_moves(c, mv);
+    if (n > 1) order_moves(c, mv, n, hint);
+    int value = maxnode ? -1 : 99; /* fail-soft bound on NS tricks */
+    int best = -1;
+    u64 skip = 0;
+    for (int i = 0; i < n; i++) {
+        Undo u;
+        int card = mv[i].card;
+        if ((skip >> card) & 1) continue;
+        u64 crw = 0;
+        play(c, card, &u);
+        int v;
+        if (c->pos == 0) {
+            /* trick complete: the winner may have won by rank */
+            u64 tw = trick_rank_winner(c, c->wcard);
+            v = ab(c, target, &crw);
+            crw |= tw;
+        } else {
+            v = ab(c, target, &crw);
+        }
+        int r = v >= target;
+        if (maxnode ? v > value : v < value) value = v;
+        unplay(c, card, &u);
+        /* the move stood for its whole run of touching cards: if a card of the run
+         * won by rank below, all of the run must stay significant, down to `card`
+         * (suffix mode: up to the run's top card) */
+        if (c->suffix) {
+            u64 all_t = c->tall[c->left];
+            int b = card, hit = (crw >> card) & 1;
+            for (;;) {
+                u64 above = all_t & SUIT(b >> 4) & ~((2ull << b) - 1);
+                if (!above) break;
+                int nb = CTZ(above);
+                if (!((c->h[seat] >> nb) & 1)) break;
+                hit |= (crw >> nb) & 1;
+                b = nb;
+            }
+            if (hit) crw |= 1ull << b;
+        } else {
+            u64 up = crw & c->h[seat] & SUIT(card >> 4) & ~((2ull << card) - 1);
+            if (up) {
+                u64 all_t = c->tall[c->left];
+                int b = card;
+                for (;;) {
+                    u64 above = all_t & SUIT(b >> 4) & ~((2ull << b) - 1);
+                    if (!above) break;
+                    int nb = CTZ(above);
+                    if (!((c->h[seat] >> nb) & 1)) break;
+                    if ((up >> nb) & 1) {
+                        crw |= 1ull << card;
+                        break;
+                    }
+                    b = nb;
+                }
+            }
+        }
+        if (r == maxnode) {
+            /* cut: this move decides */
+            myrw = crw;
+            best = card;
+            c->killer[c->left][pos] = card;
+            c->cutcache[cut_key(c)] = (uint8_t)card;
+            break;
+        }
+        myrw |= crw;
+        /* small-card skip: if no card of this suit at or below `card` won a trick by
+         * rank below, the lower cards of the suit in this hand lead to positions of the
+         * same pattern and fail too */
+        {
+            u64 ws = crw & SUIT(card >> 4);
+            if (c->suffix) {
+                if (!ws || HIBIT(ws) < card) skip |= SUIT(card >> 4) & ~((2ull << card) - 1);
+            } else {
+                if (!ws || CTZ(ws) > card) skip |= SUIT(card >> 4) & ((1ull << card) - 1);
+            }
+        }
+    }
+    *rw = myrw;
+    if (pos == 0) {
+        int lo = 0, hi = c->left;
+        if (value >= target)
+            lo = value - c->won;
+        else
+            hi = value - c->won;
+        tt_store(c, shape, c->leader, code, all, myrw, lo, hi, best);
+    }
+    return value;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Driver                                                                    */
+
+
+static void setup(Ctx *c, const Job *j) {
+    for (int p = 0; p < 4; p++) c->h[p] = j->h[p];
+    c->trump = j->trump;
+    c->misere = j->misere;
+    c->suffix = j->misere && (g_flags & 1024); /* experimental, off by default */
+    c->leader = j->leader;
+    c->pos = 0;
+    c->won = 0;
+    int seat = (j->leader + j->ntrick) & 3;
+    c->left = POPC(j->h[seat]);
+    u64 all = j->h[0] | j->h[1] | j->h[2] | j->h[3];
+    for (int i = 0; i < j->ntrick; i++) all |= 1ull << j->trick[i];
+    memset(c->tall, 0, sizeof(c->tall));
+    c->tall[c->left] = all;
+    c->wseat = j->leader;
+    c->wcard = j->ntrick ? j->trick[0] : 0;
+    for (int i = 0; i < j->ntrick; i++) {
+        int card = j->trick[i];
+        c->tcard[c->left][i] = card;
+        if (i == 0 || beats(card, c->wcard, c->trump)) {
+            c->wseat = (j->leader + i) & 3;
+            c->wcard = card;
+        }
+    }
+    c->pos = j->ntrick;
+    memset(c->killer, 0xFF, sizeof(c->killer));
+    memset(c->cutcache, 0xFF, sizeof(c->cutcache));
+    tt_reset(c);
+}
+
+/* NS tricks from the current node (counting c->won), exact, given lo <= v <= hi */
+static int mtd(Ctx *c, int lo, int hi, int guess) {
+    while (lo < hi) {
+        int t = guess;
+        if (t <= lo) t = lo + 1;
+        if (t > hi) t = hi;
+        u64 rw;
+        int v = ab(c, t, &rw);
+        if (v >= t) {
+            lo = v;
+            guess = v + 1;
+        } else {
+            hi = v;
+            guess = v;
+        }
+    }
+    return lo;
+}
+
+/* value of the side to play at the root */
+static int root_value(Ctx *c) {
+    int left = c->left;
+    if (left == 0) return 0;
+    int seat = (c->leader + c->pos) & 3;
+    int v = mtd(c, c->won, c->won + left, c->won + (left + 1) / 2);
+    return (seat & 1) == 0 ? v : left - v;
+}
+
+static int root_can_take(Ctx *c, int k) {
+    int left = c->left;
+    int seat = (c->leader + c->pos) & 3;
+    if (k <= 0) return 1;
+    if (k > left) return 0;
+    u64 rw;
+    if ((seat & 1) == 0) return ab(c, k, &rw) >= k;
+    /* EW >= k  <=>  NS <= left - k  <=>  not NS >= left - k + 1 */
+    return ab(c, left - k + 1, &rw) < left - k + 1;
+}
+
+/* every legal card's value for the side to play; out[internal card] = value or -1 */
+static void root_cards(Ctx *c, int out[64]) {
+    for (int i = 0; i < 64; i++) out[i] = -1;
+    int left = c->left;
+    if (left == 0) return;
+    int seat = (c->leader + c->pos) & 3;
+    int ns = (seat & 1) == 0;
+    int v = root_value(c); /* side to play */
+    Move mv[16];
+    int n = gen_moves(c, mv);
+    order_moves(c, mv, n, -1);
+    u64 hand = c->h[seat];
+    if (c->pos > 0) {
+        u64 f = hand & SUIT(c->tcard[c->left][0] >> 4);
+        if (f) hand = f;
+    }
+    u64 all = c->tall[left];
+    for (int i = 0; i < n; i++) {
+        int card = mv[i].card;
+        Undo u;
+        int won0 = c->won;
+        play(c, card, &u);
+        /* NS value after this card; the side to play's value is at most v */
+        int lo = c->won, hi = c->won + c->left;
+        /* normal play: the card is worth at most v to the side to play; misere: at
+         * least v. As NS tricks that is an upper or a lower bound. */
+        int nsb = ns ? won0 + v : won0 + left - v;
+        int upper = ns != (c->misere != 0);
+        if (upper) {
+            if (nsb < hi) hi = nsb;
+        } else {
+            if (nsb > lo) lo = nsb;
+        }
+        int guess = nsb;
+        int val = mtd(c, lo, hi, guess);
+        unplay(c, card, &u);
+        int sv = ns ? val - won0 : left - (val - won0);
+        /* the run of touching cards above `card` shares the value */
+        out[card] = sv;
+        int b = card;
+        for (;;) {
+            u64 above = all & SUIT(b >> 4) & ~((2ull << b) - 1);
+            if (!above) break;
+            int nb = CTZ(above);
+            if (!((hand >> nb) & 1)) break;
+            out[nb] = sv;
+            b = nb;
+        }
+    }
+}
+
+static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
+    setup(c, j);
+    if (mode == 0) return root_value(c);
+    if (mode == 2) return root_can_take(c, k);
+    root_cards(c, out);
+    return 0;
+}
+
+#undef ab
+#undef beats
+#undef cash_from
+#undef cut_key
+#undef force
+#undef gen_moves
+#undef last_trick
+#undef misere_claim
+#undef mtd
+#undef order_moves
+#undef play
+#undef pool_alloc
+#undef quick_tricks
+#undef rel_code
+#undef root_can_take
+#undef root_cards
+#undef root_value
+#undef run_job
+#undef setup
+#undef shape_of
+#undef sig_cards
+#undef sig_mask
+#undef slot_find
+#undef slot_hash
+#undef sort_moves
+#undef sure_losers
+#undef top_run
+#undef trick_rank_winner
+#undef tt_reset
+#undef tt_store
+#undef unplay
+#undef whole_suit
+#endif /* DD_CORE */

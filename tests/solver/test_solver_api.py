@@ -1,0 +1,177 @@
+"""The solver's Python API, fallback, batch call and command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+from solver_testlib import random_position
+
+import whistkit.solver as solver
+from whistkit.cards import parse_card, parse_hand
+from whistkit.deal import parse_pbn
+from whistkit.solver import Position, cli, reference
+
+
+def test_position_validation() -> None:
+    h = parse_pbn("N:AK... QJ... T9... 87...")
+    Position(h)
+    with pytest.raises(ValueError, match="holds"):
+        Position((h[0], h[1], h[2], h[3] | parse_hand("2C")))
+    with pytest.raises(ValueError, match="shares"):
+        Position((h[0], h[0], h[2], h[3]))
+    with pytest.raises(ValueError, match="leader"):
+        Position(h, leader=4)
+    with pytest.raises(ValueError, match="trump"):
+        Position(h, trump=4)
+    n = h[0] ^ parse_hand("AS")
+    with pytest.raises(ValueError, match="also in a hand"):
+        Position((n, h[1], h[2], h[3]), (parse_card("AS"), parse_card("AS")))
+    p = Position((n, h[1], h[2], h[3]), (parse_card("AS"),))
+    assert p.to_play == 1
+    assert p.tricks_left == 2
+    # a discard while still holding the led suit is a revoke
+    e = parse_hand("QS")
+    s = parse_hand("TS")
+    with pytest.raises(ValueError, match="discarded"):
+        Position((n, e, s, h[3]), (parse_card("AS"), parse_card("2H"), parse_card("9S")))
+
+
+def test_simple_values() -> None:
+    h = parse_pbn("N:AK... QJ... T9... 87...")
+    assert solver.solve(Position(h)) == 2
+    assert solver.solve(Position(h, leader=1)) == 0
+    assert solver.solve(Position(h, misere=True)) == 2
+    # aces low: N leads the ace, now the lowest spade, and loses it
+    assert solver.solve(Position(h, misere=True, aces_low=True)) == 1
+    assert solver.solve_cards(Position(h, aces_low=True)) == {
+        parse_card("KS"): 1,
+        parse_card("AS"): 1,
+    }
+    assert solver.solve(Position((0, 0, 0, 0))) == 0
+    assert solver.solve_cards(Position((0, 0, 0, 0))) == {}
+
+
+def test_batch_matches_single_calls() -> None:
+    rng = random.Random(5)
+    positions = [
+        random_position(
+            rng,
+            1 + i % 8,
+            trump=rng.choice([None, 0, 1]),
+            misere=i % 3 == 0,
+            aces_low=i % 5 == 0,
+            mid_trick=i % 4,
+        )
+        for i in range(120)
+    ]
+    values = [solver.solve(p) for p in positions]
+    cards = [solver.solve_cards(p) for p in positions]
+    assert solver.solve_batch(positions) == values
+    assert solver.solve_batch(positions, threads=1) == values
+    assert solver.solve_batch(positions, cards=True) == cards
+    assert solver.solve_batch(positions, cards=True, threads=3) == cards
+    assert solver.solve_batch([]) == []
+
+
+def test_fallback_without_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(8)
+    positions = [random_position(rng, 3, trump=1, mid_trick=i % 4) for i in range(20)]
+    expected = [solver.solve_cards(p) for p in positions]
+    monkeypatch.setattr(solver, "_core", None)
+    monkeypatch.setattr(solver, "_core_checked", True)
+    assert not solver.has_core()
+    assert [solver.solve_cards(p) for p in positions] == expected
+    assert solver.solve_batch(positions, cards=True) == expected
+    assert solver.solve_batch(positions) == [reference.solve(p) for p in positions]
+    assert solver.can_take(positions[0], 1) == (reference.solve(positions[0]) >= 1)
+
+
+def test_import_is_lazy_and_fast() -> None:
+    code = (
+        "import sys, time; t = time.perf_counter(); import whistkit, whistkit.solver; "
+        "d = time.perf_counter() - t; "
+        "assert 'whistkit.solver._dd' not in sys.modules; "
+        "assert 'endplay' not in sys.modules; print(d)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert float(out.stdout) < 0.3
+
+
+def _run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    parser = argparse.ArgumentParser(prog="whistkit")
+    sub = parser.add_subparsers(dest="command", required=True)
+    cli.add_parser(sub)
+    args = parser.parse_args(argv)
+    status = args.func(args)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run_cli(
+        ["solve", "W:AK... QJ... T9... 87...", "--contract", "NT", "--json"], capsys
+    )
+    assert status == 0
+    assert json.loads(out) == {
+        "to_play": "W",
+        "side": "EW",
+        "tricks": 2,
+        "cards": {"AS": 2, "KS": 2},
+    }
+
+
+def test_cli_played_and_nolo(capsys: pytest.CaptureFixture[str]) -> None:
+    # N leads; the deal holds the remaining cards; N already played AS
+    status, out, _ = _run_cli(
+        ["solve", "N:K... QJ... T9... 87...", "--played", "AS", "--contract", "nolo", "--json"],
+        capsys,
+    )
+    assert status == 0
+    data = json.loads(out)
+    assert data["to_play"] == "E"
+    assert data["side"] == "EW"
+    assert data["tricks"] == 0
+    assert data["cards"] == {"QS": 0, "JS": 0}
+
+
+def test_cli_table(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run_cli(["solve", "N:AK.2.. QJ.3.. T9.4.. 87.5..", "--contract", "H"], capsys)
+    assert status == 0
+    assert "Tricks for NS with best play: 2" in out
+    assert "AS" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["solve", "N:AK... QJ..."],
+        ["solve", "X:AK... QJ... T9... 87..."],
+        ["solve", "N:AZ... QJ... T9... 87..."],
+        ["solve", "N:AK... QJ... T9... 87..2"],
+        ["solve", "N:AK... QJ... T9... 87...", "--played", "XX"],
+        ["solve", "N:AK... QJ... T9... 87...", "--played", "AS"],
+        ["solve", "N:AK... QJ... T9... 87...", "--leader", "Q"],
+        ["solve", "N:... ... ... ..."],
+    ],
+)
+def test_cli_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _run_cli(argv, capsys)
+    assert status == 2
+    assert out == ""
+    assert err.startswith("whistkit solve: error: ")
+    assert err.count("\n") == 1
+
+
+def test_cli_module_entry() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "whistkit.solver.cli", "solve", "S:A... K... Q... J...", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(out.stdout)["tricks"] == 1

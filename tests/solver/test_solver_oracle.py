@@ -1,0 +1,69 @@
+"""The compiled solver against the pure-Python oracle on random short endings."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from solver_testlib import best, random_position
+
+import whistkit.solver as solver
+from whistkit.solver import Position, reference
+
+# (trump, misere, aces_low): every contract kind
+KINDS = [
+    (None, False, False),
+    (0, False, False),
+    (2, False, False),
+    (None, True, False),
+    (1, True, False),
+    (None, True, True),
+    (3, False, True),
+    (None, False, True),
+]
+
+
+def _check(pos: Position, rng: random.Random) -> None:
+    want = reference.solve_cards(pos)
+    got = solver.solve_cards(pos)
+    assert got == want, pos
+    value = solver.solve(pos)
+    assert value == best(pos, want), pos
+    k = rng.randint(0, pos.tricks_left + 1)
+    assert solver.can_take(pos, k) == (value >= k), (pos, k)
+
+
+def test_core_is_built() -> None:
+    assert solver.has_core()
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: f"t{k[0]}-m{int(k[1])}-al{int(k[2])}")
+def test_small_endings_exhaustive_kinds(kind: tuple[int | None, bool, bool]) -> None:
+    trump, misere, aces_low = kind
+    rng = random.Random(hash(kind) & 0xFFFF)
+    for i in range(250):
+        n = 1 + i % 4
+        pos = random_position(
+            rng, n, trump=trump, misere=misere, aces_low=aces_low, mid_trick=i % 4, suits=2
+        )
+        _check(pos, rng)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(20))
+def test_random_endings(seed: int) -> None:
+    """20 x 1,050 = 21,000 endings of 1-5 cards, all kinds, three quarters mid-trick."""
+    rng = random.Random(1000 + seed)
+    for i in range(1050):
+        trump, misere, aces_low = KINDS[i % len(KINDS)]
+        n = rng.randint(1, 5)
+        pos = random_position(
+            rng,
+            n,
+            trump=trump,
+            misere=misere,
+            aces_low=aces_low,
+            mid_trick=rng.randrange(4),
+            suits=rng.choice((2, 3, 4, 4)),
+        )
+        _check(pos, rng)
