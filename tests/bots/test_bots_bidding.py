@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+
+from helpers_bots import TinySolver
 
 from whistkit.bots import ClubBot, ExpertBot
 from whistkit.bots.bidding import bottom_card, club_wants_red, expert_wants_red, fifths
 from whistkit.cards import card_name, parse_hand
-from whistkit.deal import deal_cards
+from whistkit.deal import deal_cards, parse_pbn
 from whistkit.state import Deal, State, new_game
 from whistkit.variants.swedish import BottomCard
 
@@ -40,35 +41,10 @@ def test_club_threshold_moves_with_earlier_blacks() -> None:
     assert club_wants_red(hand, 0, [1])
 
 
-@dataclass(frozen=True)
-class _Pos:
-    hands: tuple[int, int, int, int]
-    trick: tuple[int, ...] = ()
-    leader: int = 0
-    trump: int | None = None
-    misere: bool = False
-    aces_low: bool = False
-
-
-class _FixedSolver:
-    """N-S take ``spel`` tricks in any spel and ``noll`` in nollspel."""
-
-    Position = _Pos
-
-    def __init__(self, spel: int, noll: int) -> None:
-        self.spel, self.noll = spel, noll
-
-    def solve_batch(self, positions: list[_Pos], *, cards: bool = False) -> list[int]:
-        out = []
-        for p in positions:
-            ns = self.noll if p.misere else self.spel
-            out.append(ns if p.leader & 1 == 0 else 13 - ns)
-        return out
-
-
-def _bidding_state(dealer: int) -> State:
+def _bidding_state(dealer: int, pbn: str | None = None) -> State:
     state = new_game("swedish", dealer=dealer)
-    state = state.apply(Deal(deal_cards(random.Random(4), dealer).hands))
+    hands = parse_pbn(pbn, full=True) if pbn else deal_cards(random.Random(4), dealer).hands
+    state = state.apply(Deal(hands))
     # everyone before the dealer commits a black card; the dealer reveals last
     while state.to_play != dealer:
         black = [
@@ -78,20 +54,22 @@ def _bidding_state(dealer: int) -> State:
     return state
 
 
-def test_expert_simulation_compares_spel_and_nollspel_points() -> None:
-    dealer = 0  # N reveals last: passing means nollspel
-    view = _bidding_state(dealer).view(dealer)
-    # spel: N-S take 8 (+2); nollspel: N-S take 6 (+1): show red
-    assert expert_wants_red(view, random.Random(1), _FixedSolver(8, 6), worlds=8)
-    # nollspel: N-S take 2 (+5): show black
-    assert not expert_wants_red(view, random.Random(1), _FixedSolver(8, 2), worlds=8)
+def test_expert_simulation_shows_red_with_a_rock_and_black_with_rags() -> None:
+    # N is the dealer and reveals last: passing means nollspel
+    strong = "N:AKQJ.AKQ.AKQ.AKQ T98.JT98.JT9.JT9 765.765.8765.876 432.432.432.5432"
+    view = _bidding_state(0, strong).view(0)
+    assert expert_wants_red(view, random.Random(1), worlds=6)
+    weak = "N:432.432.432.5432 T98.JT98.JT9.JT9 765.765.8765.876 AKQJ.AKQ.AKQ.AKQ"
+    view = _bidding_state(0, weak).view(0)
+    assert not expert_wants_red(view, random.Random(1), worlds=6)
 
 
 def test_expert_and_club_bots_commit_a_legal_bottom_card() -> None:
     state = _bidding_state(0)
     view = state.view(0)
-    for bot in (ClubBot(), ExpertBot(solver=_FixedSolver(8, 2), bid_worlds=8)):
+    solver = TinySolver()
+    for bot in (ClubBot(), ExpertBot(solver=solver, bid_worlds=4)):
         action = bot.choose(view, random.Random(2))
         assert action in view.legal
-    red = ExpertBot(solver=_FixedSolver(8, 2), bidding="red").choose(view, random.Random(2))
+    red = ExpertBot(solver=solver, bidding="red").choose(view, random.Random(2))
     assert isinstance(red, BottomCard) and red.card // 13 in (1, 2)

@@ -24,7 +24,7 @@ def _bot_and_positions(level: str, variant: str) -> tuple[Bot, Iterator[State]]:
     if HAS_SOLVER:
         # no time budget: the number of worlds must not depend on the machine's speed;
         # few worlds: what is tested is where the worlds come from, not how many
-        bot = ExpertBot(time_budget=None, worlds=lambda _: 4, batch=4, min_worlds=4, bid_worlds=4)
+        bot = ExpertBot(time_budget=None, worlds=lambda *_: 4, batch=4, min_worlds=4, bid_worlds=4)
         return bot, positions(variant, N_POSITIONS, seed=1234)
     # before the solver lands, a brute-force solver on endings of up to 3 tricks
     bot = ExpertBot(solver=TinySolver(), time_budget=None)

@@ -8,9 +8,9 @@ card declares), so each rule compares spel and nollspel *given* that (BOTS.md §
   T 0.4) reaches 12.5, lowered a little for each opponent revealed black before you (he
   is likely weak) and raised for a partner revealed black before you.
 * ``expert``: simulates. It deals the other hands (rejecting deals in which the club rule
-  would have made an earlier seat show red), solves each deal double-dummy as spel and,
-  where every later seat would pass, as nollspel, scores both with the real scoring and
-  shows the colour with the higher mean margin.
+  would have made an earlier seat show red), plays each deal out as spel with itself
+  declaring and as what happens if it passes (a later seat's spel, or nollspel), scores
+  both with the real scoring and shows the colour with the higher mean margin.
 
 Which card: a red spot card (not a lone honour, which would mark a spel stopper) from the
 longer red suit; a black card that is neither a suit's lowest card (an exit in nollspel)
@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from ..cards import RED_SUITS, SUIT_MASKS, Card, Hand, iter_cards
 from ..seats import left, side_of
-from ..state import Action, View
+from ..state import PLAY, Action, Contract, Deal, View, new_game
+from ..variants import get_variant
 from ..variants.swedish import NOLLSPEL, BottomCard, score_swedish, spel_contract, spel_leader
-from .sampling import DealSampler
+from .sampling import DealSampler, World
 
 HCP = (0,) * 9 + (1, 2, 3, 4)  # by rank index 2..A: A 4, K 3, Q 2, J 1
 FIFTHS = (0.0,) * 8 + (0.4, 1.0, 1.8, 2.8, 4.0)
@@ -99,10 +99,34 @@ def club_bottom(view: View) -> BottomCard:
     )
 
 
+def _rollout(view: View, hands: World, contract: Contract, leader: int) -> tuple[int, int]:
+    """Tricks (N-S, E-W) when four club players play ``hands`` in ``contract``."""
+    from .club import ClubBot  # the club bot uses this module for its own bottom card
+
+    state = new_game(get_variant(view.variant, view.options), dealer=view.dealer)
+    state = state.apply(Deal(hands))
+    state = state.replace(
+        phase=PLAY, contract=contract, first_leader=leader, leader=leader, to_play=leader
+    )
+    bot = ClubBot()
+    rng = random.Random(0)  # the club bot draws on it only for bidding
+    while state.phase == PLAY:
+        state = state.apply(bot.choose(state.view(state.to_play), rng))
+    tricks: tuple[int, int] = state.results[-1].tricks
+    return tricks
+
+
 def expert_wants_red(
-    view: View, rng: random.Random, solver: Any, *, worlds: int = 24, max_tries: int = 400
+    view: View, rng: random.Random, *, worlds: int = 24, max_tries: int = 400
 ) -> bool:
-    """Simulate spel (this seat red) and the alternative (black) over sampled deals."""
+    """Simulate spel with this seat declaring against the pass, over sampled deals.
+
+    Deals in which the club rule would have made an earlier seat show red are rejected
+    (our colour matters only when all earlier seats show black). If we pass, the first
+    later seat whose club rule shows red declares, else the hand is nollspel. Each
+    contract is played out by four club players (double-dummy solving of full misère
+    deals is too slow for a bidding decision) and scored with the real scoring.
+    """
     rule = str(view.options.get("sw_spel_leader", "forehand"))
     me = view.seat
     dealer = view.dealer
@@ -113,47 +137,31 @@ def expert_wants_red(
     side = side_of(me)
     sampler = DealSampler(view)
     forehand = left(dealer)
-    deals = []
+    deals: list[World] = []
     for _ in range(max_tries):
-        w = sampler.sample(rng)
+        hands = list(sampler.sample(rng))
+        hands[me] = view.hand
+        w = (hands[0], hands[1], hands[2], hands[3])
         if not any(club_wants_red(w[s], s, earlier_seats(s, dealer)) for s in earlier):
             deals.append(w)
             if len(deals) == worlds:
                 break
     if not deals:
         return club_wants_red(view.hand, me, earlier)
-    # what happens if we pass: the first later seat that would show red declares
-    black_declarers: list[int | None] = []
+    margin = [0.0, 0.0]  # red, black
     for w in deals:
-        black_declarers.append(
-            next((s for s in later if club_wants_red(w[s], s, earlier_seats(s, dealer))), None)
+        declarer = next(
+            (s for s in later if club_wants_red(w[s], s, earlier_seats(s, dealer))), None
         )
-    positions = []
-    index: list[tuple[int, int]] = []  # (deal, kind) kind 0: spel by me, 1: the pass
-    for i, w in enumerate(deals):
-        hands = (w[0], w[1], w[2], w[3])
-        lead = spel_leader(rule, dealer, me)
-        positions.append(solver.Position(hands=hands, leader=lead, trump=None))
-        index.append((i, 0))
-        d = black_declarers[i]
-        if d is None:
-            positions.append(solver.Position(hands=hands, leader=forehand, misere=True))
+        outcomes = [(spel_contract(me), spel_leader(rule, dealer, me))]
+        if declarer is None:
+            outcomes.append((NOLLSPEL, forehand))
         else:
-            positions.append(solver.Position(hands=hands, leader=spel_leader(rule, dealer, d)))
-        index.append((i, 1))
-    values: list[int] = solver.solve_batch(positions, cards=False)
-    totals = [0.0, 0.0]
-    for (i, kind), pos, v in zip(index, positions, values, strict=True):
-        lead_side = pos.leader & 1
-        ns = v if lead_side == 0 else 13 - v
-        if kind == 0:
-            contract = spel_contract(me)
-        else:
-            d = black_declarers[i]
-            contract = NOLLSPEL if d is None else spel_contract(d)
-        pts = score_swedish(contract, (ns, 13 - ns))
-        totals[kind] += pts[side] - pts[1 - side]
-    return totals[0] > totals[1]
+            outcomes.append((spel_contract(declarer), spel_leader(rule, dealer, declarer)))
+        for i, (contract, leader) in enumerate(outcomes):
+            pts = score_swedish(contract, _rollout(view, w, contract, leader))
+            margin[i] += pts[side] - pts[1 - side]
+    return margin[0] > margin[1]
 
 
 __all__ = [

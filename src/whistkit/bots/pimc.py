@@ -101,6 +101,12 @@ def _position(solver: Any, hands: Sequence[int], state_like: View | State) -> An
     )
 
 
+def _club_card(view: View, rng: random.Random) -> Card:
+    card = ClubBot().choose(view, rng)
+    assert type(card) is int
+    return card
+
+
 def _tie_break(view: View, best: list[Card], rng: random.Random) -> Card:
     """Among equally good cards, the one the club rules pick if it is among them."""
     if len(best) == 1:
@@ -115,12 +121,15 @@ class OracleBot:
     """Double-dummy play with every hand open: the measurement ceiling, never a player.
 
     It implements the match interface ``act(state, seat, rng)``, not the view protocol.
+    Misère positions with more than ``misere_from`` tricks left are beyond the solver's
+    reach in reasonable time, so the club rules play them (the ceiling is lower there).
     """
 
     name = "oracle"
 
-    def __init__(self, solver: Any = None) -> None:
+    def __init__(self, solver: Any = None, *, misere_from: int = 10) -> None:
         self.solver: Any = default_solver() if solver is None else solver
+        self.misere_from = misere_from
 
     def act(self, state: State, seat: Seat, rng: random.Random) -> Action:
         legal = state.legal_actions()
@@ -132,6 +141,9 @@ class OracleBot:
             return ClubBot().choose(view, rng)  # bidding, laws-mode decisions
         if len(cards) == 1:
             return cards[0]
+        if state.contract.misere and state.holdings[seat].bit_count() > self.misere_from:
+            # beyond the solver's reach in misère: the club rules decide
+            return _club_card(view, rng)
         values: dict[int, int] = self.solver.solve_cards(
             _position(self.solver, state.holdings, state)
         )
@@ -144,7 +156,8 @@ class OracleBot:
 class ExpertBot:
     """Sampling plus double-dummy (PIMC) with a deterministic world schedule.
 
-    ``worlds`` maps the number of tricks left (13..1) to the most worlds to solve;
+    ``worlds(tricks_left, misere)`` gives the most worlds to solve (0: play by the club
+    rules, for positions too deep for the solver; see :func:`default_worlds`);
     ``batch`` worlds are solved per call; after ``min_worlds`` the search stops once the
     best card leads the runner-up by ``stop_se`` standard errors of their paired
     difference. ``time_budget`` (seconds) stops adding batches when the next one would
@@ -162,7 +175,7 @@ class ExpertBot:
         self,
         *,
         solver: Any = None,
-        worlds: Callable[[int], int] | None = None,
+        worlds: Callable[[int, bool], int] | None = None,
         batch: int = 8,
         min_worlds: int = 16,
         stop_se: float = 3.0,
@@ -208,7 +221,7 @@ class ExpertBot:
             return bottom_action(view, True)
         if self.bidding == "black":
             return bottom_action(view, False)
-        red = expert_wants_red(view, rng, self.solver, worlds=self.bid_worlds)
+        red = expert_wants_red(view, rng, worlds=self.bid_worlds)
         return bottom_action(view, red)
 
     def play(self, view: View, cards: list[Card], rng: random.Random) -> Card:
@@ -217,7 +230,11 @@ class ExpertBot:
         solver = self.solver
         sampler = DealSampler(view)
         tricks_left = view.hand_sizes[view.to_play]
-        limit = max(1, self.worlds(tricks_left))
+        limit = self.worlds(tricks_left, view.contract.misere)
+        if limit <= 0:
+            # too deep for the solver within the latency goal: the club rules decide
+            self.last_worlds = 0
+            return _club_card(view, rng)
         score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
         weight = world_weight(view) if self.infer else None
 
@@ -284,13 +301,31 @@ class ExpertBot:
         return mean > self.stop_se * math.sqrt(var / n)
 
 
-def default_worlds(tricks_left: int) -> int:
-    """The most worlds per decision: fewer where solving is slow (early in the hand)."""
-    if tricks_left >= 12:
-        return 24
-    if tricks_left >= 9:
-        return 32
-    return 48
+# Solved worlds per decision by tricks left, for trick-taking and misère contracts, tuned
+# to the solver's speed on the project's 2-core machine (docs/bots.md): a misère deal with
+# more than SOLVE_MISERE_FROM tricks left is too slow to solve within the latency goal,
+# so those decisions follow the club rules (0 worlds).
+WORLDS_NORMAL = {13: 6, 12: 8, 11: 12, 10: 16, 9: 24}
+WORLDS_MISERE = {9: 8, 8: 16, 7: 24}
+SOLVE_MISERE_FROM = 9
 
 
-__all__ = ["ExpertBot", "OracleBot", "default_solver", "default_worlds", "hand_scorer"]
+def default_worlds(tricks_left: int, misere: bool) -> int:
+    """The most worlds per decision (0: decide by the club rules instead)."""
+    if misere:
+        if tricks_left > SOLVE_MISERE_FROM:
+            return 0
+        return WORLDS_MISERE.get(tricks_left, 32)
+    return WORLDS_NORMAL.get(tricks_left, 32)
+
+
+__all__ = [
+    "SOLVE_MISERE_FROM",
+    "WORLDS_MISERE",
+    "WORLDS_NORMAL",
+    "ExpertBot",
+    "OracleBot",
+    "default_solver",
+    "default_worlds",
+    "hand_scorer",
+]
