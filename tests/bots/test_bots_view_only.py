@@ -11,6 +11,7 @@ import pytest
 from helpers_bots import TinySolver, late_positions, positions
 
 from whistkit.bots import LEVELS, Bot, ExpertBot, make_bot, sample_deals
+from whistkit.bots.pimc import default_worlds
 from whistkit.state import State
 from whistkit.variants import VARIANTS
 
@@ -24,7 +25,13 @@ def _bot_and_positions(level: str, variant: str) -> tuple[Bot, Iterator[State]]:
     if HAS_SOLVER:
         # no time budget: the number of worlds must not depend on the machine's speed;
         # few worlds: what is tested is where the worlds come from, not how many
-        bot = ExpertBot(time_budget=None, worlds=lambda *_: 4, batch=4, min_worlds=4, bid_worlds=4)
+        bot = ExpertBot(
+            time_budget=None,
+            worlds=lambda tricks, misere: min(4, default_worlds(tricks, misere)),
+            batch=4,
+            min_worlds=4,
+            bid_worlds=4,
+        )
         return bot, positions(variant, N_POSITIONS, seed=1234)
     # before the solver lands, a brute-force solver on endings of up to 3 tricks
     bot = ExpertBot(solver=TinySolver(), time_budget=None)
