@@ -141,7 +141,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .bots import DEFAULT_LEVEL
+    from .bots import play_level
 
     parser = argparse.ArgumentParser(
         prog="whistkit", description="The whist family of card games: play, replay, solve."
@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--text", action="store_true", help="play in the terminal")
     play.add_argument("--variant", default="felagsvist", help="variant name (default felagsvist)")
     play.add_argument("--seed", type=int, help="seed for the deals and the bots")
-    play.add_argument("--level", default=DEFAULT_LEVEL, help="bot level")
+    play.add_argument("--level", default=play_level(), help="bot level")
     play.add_argument(
         "--option",
         action="append",

@@ -65,15 +65,15 @@ def _view_player(make: Callable[[], Bot]) -> Callable[[], Player]:
 
 
 def _expert(bidding: str) -> Callable[[], Bot]:
-    # without the time budget the expert's choices depend on the seed alone, so a match
-    # gives the same result on any machine and with any number of jobs
+    # no time budget: the expert's choices depend on the seed alone, so a match gives
+    # the same result on any machine and with any number of jobs
     return lambda: ExpertBot(time_budget=None, bidding=bidding)
 
 
 def match_levels() -> dict[str, Callable[[], Player]]:
     """The levels a match can seat: the players' levels plus measuring sticks.
 
-    The match ``expert`` runs without its time budget, so results are reproducible.
+    The match ``expert`` never has a time budget, so results are reproducible.
     ``oracle`` plays double-dummy with every hand open (the ceiling); ``expert-red`` and
     ``expert-black`` are the expert's card play with a fixed Swedish bottom-card colour
     (the baselines its bidding is measured against).

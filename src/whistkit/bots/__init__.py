@@ -20,7 +20,21 @@ LEVELS: dict[str, Callable[[], Bot]] = {
     "club": ClubBot,
     "expert": ExpertBot,
 }
-DEFAULT_LEVEL = "club"
+DEFAULT_LEVEL = "club"  # make_bot()'s default: strong and instant (tools, tests)
+
+
+def play_level() -> str:
+    """The terminal game's default: the strongest level that meets the latency goal.
+
+    That is ``expert`` when the solver's compiled core is available (median 80 ms, p95
+    0.73 s per decision over a whole Félagsvist game on the project's 2-core machine,
+    docs/bots.md), else ``club`` (the pure-Python fallback solver is far too slow).
+    """
+    try:
+        from .. import solver  # type: ignore[attr-defined, unused-ignore]
+    except ImportError:
+        return DEFAULT_LEVEL
+    return "expert" if solver.has_core() else DEFAULT_LEVEL
 
 
 def make_bot(level: str = DEFAULT_LEVEL) -> Bot:
@@ -42,5 +56,6 @@ __all__ = [
     "OracleBot",
     "count_deals",
     "make_bot",
+    "play_level",
     "sample_deals",
 ]

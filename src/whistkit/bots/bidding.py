@@ -27,7 +27,7 @@ from ..seats import left, side_of
 from ..state import PLAY, Action, Contract, Deal, View, new_game
 from ..variants import get_variant
 from ..variants.swedish import NOLLSPEL, BottomCard, score_swedish, spel_contract, spel_leader
-from .sampling import DealSampler, World
+from .sampling import World, sampler_for
 
 HCP = (0,) * 9 + (1, 2, 3, 4)  # by rank index 2..A: A 4, K 3, Q 2, J 1
 FIFTHS = (0.0,) * 8 + (0.4, 1.0, 1.8, 2.8, 4.0)
@@ -135,7 +135,7 @@ def expert_wants_red(
     earlier = earlier_seats(me, dealer)
     later = later_seats(me, dealer)
     side = side_of(me)
-    sampler = DealSampler(view)
+    sampler = sampler_for(view)
     forehand = left(dealer)
     deals: list[World] = []
     for _ in range(max_tries):

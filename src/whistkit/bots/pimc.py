@@ -31,7 +31,7 @@ from ..variants.swedish import score_swedish
 from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
 from .inference import world_weight
-from .sampling import DealSampler, World
+from .sampling import World, sampler_for
 
 Scorer = Callable[[int], float]
 BIDDING = ("simulate", "red", "black")
@@ -160,9 +160,10 @@ class ExpertBot:
     rules, for positions too deep for the solver; see :func:`default_worlds`);
     ``batch`` worlds are solved per call; after ``min_worlds`` the search stops once the
     best card leads the runner-up by ``stop_se`` standard errors of their paired
-    difference. ``time_budget`` (seconds) stops adding batches when the next one would
-    likely overrun it (judged by the last batch): it bounds the latency for players, at
-    the cost of determinism, so matches run with ``None``. With ``infer`` the worlds
+    difference. The default schedule meets the latency goal by itself, so by default
+    there is no time budget and a seed fixes every choice; ``time_budget`` (seconds), if
+    set, stops adding batches when the next one would likely overrun it (judged by the
+    last batch), at the cost of determinism. With ``infer`` the worlds
     follow what the other seats' plays imply (:mod:`whistkit.bots.inference`): a world is
     kept with probability equal to its weight, up to ``max_tries`` draws. ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
@@ -179,7 +180,7 @@ class ExpertBot:
         batch: int = 4,
         min_worlds: int = 12,
         stop_se: float = 3.0,
-        time_budget: float | None = 0.8,
+        time_budget: float | None = None,
         threads: int = 2,
         infer: bool = True,
         max_tries: int = 30,
@@ -228,7 +229,7 @@ class ExpertBot:
         assert view.contract is not None
         start = time.perf_counter()
         solver = self.solver
-        sampler = DealSampler(view)
+        sampler = sampler_for(view)
         tricks_left = view.hand_sizes[view.to_play]
         limit = self.worlds(tricks_left, view.contract.misere)
         if limit <= 0:
@@ -260,7 +261,11 @@ class ExpertBot:
                 w = list(draw())
                 w[view.seat] = view.hand
                 worlds.append(w)
-            positions = [_position(solver, w, view) for w in worlds]
+            try:
+                positions = [_position(solver, w, view) for w in worlds]
+            except ValueError:
+                # laws mode: a revoke in the current trick is no double-dummy position
+                return _club_card(view, rng)
             batch_start = time.perf_counter()
             results: list[dict[int, int]] = solver.solve_batch(
                 positions, cards=True, threads=self.threads

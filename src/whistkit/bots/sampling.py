@@ -63,7 +63,9 @@ def _splits(m: int, allowed: tuple[int, ...], cap: tuple[int, int, int]) -> list
 class DealSampler:
     """Counts and samples the deals of the hidden cards consistent with one view."""
 
-    def __init__(self, view: View, knowledge: Knowledge | None = None) -> None:
+    def __init__(
+        self, view: View, knowledge: Knowledge | None = None, *, voids: bool = True
+    ) -> None:
         know = knowledge or Knowledge.from_view(view)
         self.seat = view.seat
         self.hidden = tuple(s for s in range(4) if s != view.seat)
@@ -91,7 +93,9 @@ class DealSampler:
         # the classes: cards grouped by the hidden seats allowed to hold them
         by_allowed: dict[tuple[int, ...], list[int]] = {}
         for suit in range(4):
-            allowed = tuple(i for i, s in enumerate(self.hidden) if not know.voids[s] >> suit & 1)
+            allowed = tuple(
+                i for i, s in enumerate(self.hidden) if not (voids and know.voids[s] >> suit & 1)
+            )
             cards = list(iter_cards(free & SUIT_MASKS[suit]))
             if not cards:
                 continue
@@ -170,6 +174,17 @@ class DealSampler:
         return (hands[0], hands[1], hands[2], hands[3])
 
 
+def sampler_for(view: View) -> DealSampler:
+    """The sampler of a view; where the voids shown cannot all be true (a revoke in laws
+    mode: a player who showed out still holds the suit), voids are ignored."""
+    try:
+        return DealSampler(view)
+    except InconsistentView:
+        if view.options.get("play_mode") != "laws":
+            raise
+        return DealSampler(view, voids=False)
+
+
 def count_deals(view: View) -> int:
     """The number of deals of the hidden cards consistent with the view."""
     return DealSampler(view).count
@@ -193,7 +208,7 @@ def sample_deals(
     """
     if n < 0:
         raise ValueError(f"number of deals must be at least 0, not {n}")
-    sampler = DealSampler(view)
+    sampler = sampler_for(view)
     hand = view.hand
     seat = view.seat
 
@@ -211,4 +226,11 @@ def sample_deals(
     return rng.choices(pool, weights=weights, k=n)
 
 
-__all__ = ["DealSampler", "InconsistentView", "World", "count_deals", "sample_deals"]
+__all__ = [
+    "DealSampler",
+    "InconsistentView",
+    "World",
+    "count_deals",
+    "sample_deals",
+    "sampler_for",
+]
