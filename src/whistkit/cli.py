@@ -86,15 +86,19 @@ def cmd_play(args: argparse.Namespace) -> int:
         line = sys.stdin.readline()
         return line if line else None
 
-    game = TextGame(
-        variant=args.variant,
-        options=options,
-        seed=seed,
-        level=args.level,
-        records_dir=records,
-        out=sys.stdout,
-        read_line=read_line,
-    )
+    try:
+        game = TextGame(
+            variant=args.variant,
+            options=options,
+            seed=seed,
+            level=args.level,
+            records_dir=records,
+            out=sys.stdout,
+            read_line=read_line,
+        )
+    except RuntimeError as e:  # a level whose solver is missing
+        print(f"whistkit play: {e}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         return game.run()
     except KeyboardInterrupt:
@@ -129,8 +133,38 @@ def _play_web(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_match(args: argparse.Namespace) -> int:
+    from .match import main_json, run_match, terminal_progress
+
+    try:
+        options = _parse_options(args.option)
+        records = (
+            Path(args.records)
+            if args.records
+            else default_data_dir()
+            / "matches"
+            / f"{args.variant}-{args.ns}-vs-{args.ew}-{args.deals}-seed{args.seed}"
+        )
+        result = run_match(
+            args.variant,
+            ns=args.ns,
+            ew=args.ew,
+            deals=args.deals,
+            seed=args.seed,
+            options=options,
+            jobs=args.jobs,
+            records=records,
+            progress=terminal_progress(f"{args.ns} vs {args.ew}"),
+        )
+    except (ValueError, RuntimeError) as e:  # unknown variant, option, level; no solver
+        print(f"whistkit match: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    print(main_json(result) if args.json else result.report())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from .bots import DEFAULT_LEVEL
+    from .bots import play_level
 
     parser = argparse.ArgumentParser(
         prog="whistkit", description="The whist family of card games: play, replay, solve."
@@ -141,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--text", action="store_true", help="play in the terminal")
     play.add_argument("--variant", default="felagsvist", help="variant name (default felagsvist)")
     play.add_argument("--seed", type=int, help="seed for the deals and the bots")
-    play.add_argument("--level", default=DEFAULT_LEVEL, help="bot level")
+    play.add_argument("--level", default=play_level(), help="bot level")
     play.add_argument(
         "--option",
         action="append",
@@ -155,6 +189,18 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--db", help="web game: SQLite file of games (default: user data dir)")
     play.add_argument("--no-browser", action="store_true", help="web game: do not open a browser")
     play.set_defaults(func=cmd_play)
+
+    match = sub.add_parser("match", help="a duplicate match between two bot levels")
+    match.add_argument("--variant", default="felagsvist", help="variant name (default felagsvist)")
+    match.add_argument("--ns", required=True, help="level of the N-S pair at table a")
+    match.add_argument("--ew", required=True, help="level of the E-W pair at table a")
+    match.add_argument("--deals", type=int, required=True, help="number of deals")
+    match.add_argument("--seed", type=int, default=1, help="seed of the deals and the bots")
+    match.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    match.add_argument("--json", action="store_true", help="print the result as one JSON line")
+    match.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    match.add_argument("--records", help="folder for the records (default: user data dir)")
+    match.set_defaults(func=cmd_match)
 
     rep = sub.add_parser("replay", help="validate a record and print its result as JSON")
     rep.add_argument("file", help="record file, or - for standard input")

@@ -432,7 +432,11 @@ class Table:
             if self.state is not state:  # someone else acted meanwhile; look again
                 continue
             rng = random.Random(f"{self.seed}:{seat}:{self.version}")
-            action = self.bots[seat].choose(state.view(seat), rng)
+            # an expert searches for up to a second: think off the event loop so the
+            # server keeps answering the other connections meanwhile
+            action = await asyncio.to_thread(self.bots[seat].choose, state.view(seat), rng)
+            if self.closed or self.state is not state:
+                continue
             try:
                 self._act(seat, action)
             except TableError as e:

@@ -1,0 +1,170 @@
+"""Soft inference from the play: what the other seats' cards say about their hands.
+
+Sensible players follow a few rules so reliably that their cards reveal what they do not
+hold (BOTS.md §3, "soft inference"). From the view alone this module derives *facts* of
+the form "seat ``s`` held none of these cards when it played", each from one rule:
+
+* trick-taking, third or fourth hand following suit while an opponent's card wins the
+  trick by rank: a player who does not beat it holds nothing that would;
+* trick-taking, fourth hand winning: it wins as cheaply as it can, so it holds none of
+  the cards between the card it beat and the card it played;
+* misère, following suit: a player who ducks plays its highest card below the winner, so
+  it holds none between; a player who wins holds no card below the winner;
+* Swedish bottom cards: a shown colour is the one the club rule picks for the hand.
+
+Cards only leave hands, so a fact about the past is a fact about the present hand, and
+a world breaking ``k`` facts gets weight ``PENALTY ** k`` (players sometimes break rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from ..cards import SUIT_MASKS, Hand, iter_cards
+from ..seats import SEATS, Seat
+from ..state import Contract, View, trick_winner_index
+from .bidding import club_wants_red, earlier_seats
+from .knowledge import Knowledge, rank_keys
+
+PENALTY = 0.2
+
+Fact = tuple[Seat, Hand, bool]  # (seat, cards, True: held one of them / False: held none)
+
+
+def _between(suit: int, lo: int, hi: int, keys: tuple[int, ...]) -> Hand:
+    """Cards of ``suit`` whose key lies strictly between ``lo`` and ``hi``."""
+    m = 0
+    for c in iter_cards(SUIT_MASKS[suit]):
+        if lo < keys[c] < hi:
+            m |= 1 << c
+    return m
+
+
+def _top(cards: Hand, keys: tuple[int, ...]) -> int:
+    """The strongest card of a (one-suit) mask, or -1."""
+    return max(iter_cards(cards), key=lambda c: keys[c], default=-1)
+
+
+def play_facts(view: View) -> list[Fact]:
+    """Facts about the other seats' hands from the cards played so far this hand."""
+    contract = view.contract
+    if contract is None:
+        return []
+    keys = rank_keys(contract)
+    unseen = view.unseen()
+    facts: list[Fact] = []
+    trick: list[int] = []
+    seats: list[Seat] = []
+    gone = 0  # cards played before the current card
+    for seat, card in view.plays():
+        if len(trick) == 4:
+            trick, seats = [], []
+        if seat != view.seat:
+            facts.extend(_card_facts(contract, keys, trick, seats, seat, card, gone))
+        trick.append(card)
+        seats.append(seat)
+        gone |= 1 << card
+    return [(s, m & unseen, must) for s, m, must in facts if m & unseen]
+
+
+def _card_facts(
+    contract: Contract,
+    keys: tuple[int, ...],
+    trick: list[int],
+    seats: list[Seat],
+    seat: Seat,
+    card: int,
+    gone: Hand,
+) -> list[Fact]:
+    """The facts one card played by ``seat`` gives, by the club rules."""
+    misere, trump = contract.misere, contract.trump
+    suit = card // 13
+    left = SUIT_MASKS[suit] & ~gone & ~(1 << card)  # the suit's other unplayed cards
+    if not trick:
+        # trick-taking: a non-boss honour led is the top of a sequence, so the leader
+        # holds the next card down
+        if misere or keys[card] % 13 < 9:
+            return []
+        higher = [c for c in iter_cards(left) if keys[c] > keys[card]]
+        lower = [c for c in iter_cards(left) if keys[c] < keys[card]]
+        if higher and lower:
+            return [(seat, 1 << max(lower, key=lambda c: keys[c]), True)]
+        return []
+    led = trick[0] // 13
+    wi = trick_winner_index(tuple(trick), contract)
+    win_card, win_seat = trick[wi], seats[wi]
+    if suit != led:
+        # a discard (not a ruff) in trick-taking comes from a suit without its boss
+        if not misere and suit != trump and left:
+            top = _top(left, keys)
+            if keys[top] > keys[card]:
+                return [(seat, 1 << top, False)]
+        return []
+    if win_card // 13 != led:
+        return []
+    beat = keys[card] > keys[win_card]
+    if misere:
+        if beat:
+            return [(seat, _between(led, -1, keys[win_card], keys), False)]
+        return [(seat, _between(led, keys[card], keys[win_card], keys), False)]
+    if not (win_seat ^ seat) & 1:
+        return []  # partner winning: no rule says much
+    if not beat and (len(trick) >= 2 or keys[trick[0]] % 13 >= 9):
+        # third and fourth hand beat an opponent when they can; second hand covers an
+        # honour
+        return [(seat, _between(led, keys[win_card], 99, keys), False)]
+    if beat and len(trick) == 3:
+        return [(seat, _between(led, keys[win_card], keys[card], keys), False)]
+    return []
+
+
+def bid_facts(view: View) -> list[tuple[Seat, bool]]:
+    """Swedish: (seat, showed red) for every other seat whose bottom card is public."""
+    revealed = view.public.get("revealed")
+    if not isinstance(revealed, Mapping):
+        return []
+    out = []
+    for name, code in revealed.items():
+        seat = SEATS.index(name)
+        if seat != view.seat and isinstance(code, str):
+            out.append((seat, code[-1:] in ("H", "D")))
+    return out
+
+
+def fact_weight(
+    facts: list[Fact],
+    bids: Sequence[tuple[Seat, bool]] = (),
+    played_by: Sequence[Hand] = (0, 0, 0, 0),
+    dealer: Seat = 0,
+) -> Callable[[tuple[Hand, Hand, Hand, Hand]], float]:
+    """The weight of a world: ``PENALTY`` to the number of facts it breaks.
+
+    ``bids`` are Swedish colours shown; a world in which the club colour rule would have
+    chosen the other colour for that seat's hand as dealt breaks a fact too.
+    """
+
+    def weight(world: tuple[Hand, Hand, Hand, Hand]) -> float:
+        w = 1.0
+        for seat, cards, must in facts:
+            # a card the seat played since still counts as held when the fact was made
+            if bool((world[seat] | played_by[seat]) & cards) != must:
+                w *= PENALTY
+        for seat, red in bids:
+            dealt = world[seat] | played_by[seat]
+            if club_wants_red(dealt, seat, earlier_seats(seat, dealer)) != red:
+                w *= PENALTY
+        return w
+
+    return weight
+
+
+def world_weight(view: View) -> Callable[[tuple[Hand, Hand, Hand, Hand]], float] | None:
+    """The likelihood of the play and bidding seen so far, or None if nothing is implied."""
+    facts = play_facts(view)
+    bids = bid_facts(view)
+    if not facts and not bids:
+        return None
+    return fact_weight(facts, bids, Knowledge.from_view(view).played_by, view.dealer)
+
+
+__all__ = ["PENALTY", "Fact", "bid_facts", "fact_weight", "play_facts", "world_weight"]

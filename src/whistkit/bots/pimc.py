@@ -1,0 +1,341 @@
+"""``expert`` (sampling + double-dummy, PIMC) and ``oracle`` (double-dummy, all hands open).
+
+The expert deals the hidden cards many times consistently with its view
+(:func:`~whistkit.bots.sampling.sample_deals`), solves every world double-dummy in the
+hand's contract kind with the solver's batch call, maps each world's tricks through the
+variant's scoring, and plays the card with the best mean for its side (BOTS.md §3).
+Worlds come in batches until the schedule's number of worlds is reached, the best card
+leads the second by three standard errors, or the time budget is spent. Cards whose means
+are equal are split by the club rules (the conventional card, the lowest of equals).
+
+The oracle is a measurement tool: it reads the full state, so it is never offered to
+players (it is not in :data:`whistkit.bots.LEVELS`; matches build it).
+
+Both talk to :mod:`whistkit.solver` (``Position``, ``solve_batch``) through an object
+passed as ``solver``; by default the module itself (a missing solver is reported when
+the bot is built, not in the middle of a game).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..cards import Card
+from ..seats import Seat, side_of
+from ..state import Action, Contract, State, View
+from ..variants.swedish import score_swedish
+from .bidding import bottom_action, expert_wants_red, is_bottom_choice
+from .club import ClubBot
+from .inference import world_weight
+from .sampling import World, sampler_for
+
+Scorer = Callable[[int], float]
+BIDDING = ("simulate", "red", "black")
+
+
+def default_solver() -> Any:
+    """The double-dummy solver module, with an error that says what is missing."""
+    try:
+        from .. import solver  # type: ignore[attr-defined, unused-ignore]
+    except ImportError as e:
+        raise RuntimeError(
+            "the expert and oracle levels need the double-dummy solver (whistkit.solver),"
+            f" which is not available: {e}"
+        ) from None
+    return solver
+
+
+def hand_scorer(variant: str, contract: Contract, side: int, tricks: tuple[int, int]) -> Scorer:
+    """Map the tricks ``side`` takes from now on to its margin under the variant's scoring.
+
+    The margin is the side's points minus the other side's for the whole hand, so means
+    over worlds compare cards correctly where scoring is not linear in tricks (Swedish
+    spel jumps from -2 to +1 between six and seven tricks). Classic whist counts odd
+    tricks only (honours do not depend on the play; game and rubber effects are left out).
+    """
+    own, other = tricks[side], tricks[1 - side]
+    left = 13 - own - other
+
+    def final(future: int) -> tuple[int, int]:
+        """Final tricks of (NS, EW)."""
+        mine, theirs = own + future, other + left - future
+        return (mine, theirs) if side == 0 else (theirs, mine)
+
+    if variant == "swedish":
+
+        def swedish(future: int) -> float:
+            pts = score_swedish(contract, final(future))
+            return float(pts[side] - pts[1 - side])
+
+        return swedish
+    if variant in ("english", "american"):
+
+        def odd_tricks(future: int) -> float:
+            t = final(future)
+            return float(max(0, t[side] - 6) - max(0, t[1 - side] - 6))
+
+        return odd_tricks
+    sign = -1.0 if contract.misere else 1.0
+
+    def linear(future: int) -> float:
+        t = final(future)
+        return sign * (t[side] - t[1 - side])
+
+    return linear
+
+
+def _position(solver: Any, hands: Sequence[int], state_like: View | State) -> Any:
+    contract = state_like.contract
+    assert contract is not None
+    return solver.Position(
+        hands=(hands[0], hands[1], hands[2], hands[3]),
+        trick=tuple(state_like.trick),
+        leader=state_like.leader,
+        trump=contract.trump,
+        misere=contract.misere,
+        aces_low=contract.aces_low,
+    )
+
+
+def _club_card(view: View, rng: random.Random) -> Card:
+    card = ClubBot().choose(view, rng)
+    assert type(card) is int
+    return card
+
+
+def _tie_break(view: View, best: list[Card], rng: random.Random) -> Card:
+    """Among equally good cards, the one the club rules pick if it is among them."""
+    if len(best) == 1:
+        return best[0]
+    club = ClubBot().choose(view, rng)
+    if type(club) is int and club in best:
+        return club
+    return min(best)
+
+
+class OracleBot:
+    """Double-dummy play with every hand open: the measurement ceiling, never a player.
+
+    It implements the match interface ``act(state, seat, rng)``, not the view protocol.
+    Misère positions with more than ``misere_from`` tricks left are beyond the solver's
+    reach in reasonable time, so the club rules play them (the ceiling is lower there).
+    """
+
+    name = "oracle"
+
+    def __init__(self, solver: Any = None, *, misere_from: int = 10) -> None:
+        self.solver: Any = default_solver() if solver is None else solver
+        self.misere_from = misere_from
+
+    def act(self, state: State, seat: Seat, rng: random.Random) -> Action:
+        legal = state.legal_actions()
+        if not legal:
+            raise ValueError(f"seat {seat} has nothing to do")
+        cards = [a for a in legal if type(a) is int]
+        view = state.view(seat)
+        if not cards or state.contract is None:
+            return ClubBot().choose(view, rng)  # bidding, laws-mode decisions
+        if len(cards) == 1:
+            return cards[0]
+        if state.contract.misere and state.holdings[seat].bit_count() > self.misere_from:
+            # beyond the solver's reach in misère: the club rules decide
+            return _club_card(view, rng)
+        values: dict[int, int] = self.solver.solve_cards(
+            _position(self.solver, state.holdings, state)
+        )
+        score = hand_scorer(state.variant.name, state.contract, side_of(seat), state.tricks)
+        means = {c: score(values[c]) for c in cards}
+        top = max(means.values())
+        return _tie_break(view, [c for c in cards if means[c] == top], rng)
+
+
+class ExpertBot:
+    """Sampling plus double-dummy (PIMC) with a deterministic world schedule.
+
+    ``worlds(tricks_left, misere)`` gives the most worlds to solve (0: play by the club
+    rules, for positions too deep for the solver; see :func:`default_worlds`);
+    ``batch`` worlds are solved per call; after ``min_worlds`` the search stops once the
+    best card leads the runner-up by ``stop_se`` standard errors of their paired
+    difference. The default schedule meets the latency goal by itself, so by default
+    there is no time budget and a seed fixes every choice; ``time_budget`` (seconds), if
+    set, stops adding batches when the next one would likely overrun it (judged by the
+    last batch), at the cost of determinism. With ``infer`` the worlds
+    follow what the other seats' plays imply (:mod:`whistkit.bots.inference`): a world is
+    kept with probability equal to its weight, up to ``max_tries`` draws. ``bidding``
+    picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
+    ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
+    """
+
+    name = "expert"
+
+    def __init__(
+        self,
+        *,
+        solver: Any = None,
+        worlds: Callable[[int, bool], int] | None = None,
+        batch: int = 4,
+        min_worlds: int = 12,
+        stop_se: float = 3.0,
+        time_budget: float | None = None,
+        threads: int = 2,
+        infer: bool = True,
+        max_tries: int = 30,
+        bidding: str = "simulate",
+        bid_worlds: int = 24,
+    ) -> None:
+        if bidding not in BIDDING:
+            raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
+        self.solver: Any = default_solver() if solver is None else solver
+        self.worlds = worlds or default_worlds
+        self.batch = batch
+        self.min_worlds = min_worlds
+        self.stop_se = stop_se
+        self.time_budget = time_budget
+        self.threads = threads
+        self.infer = infer
+        self.max_tries = max_tries
+        self.bidding = bidding
+        self.bid_worlds = bid_worlds
+        self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
+
+    def choose(self, view: View, rng: random.Random) -> Action:
+        legal = view.legal
+        if not legal:
+            raise ValueError(f"seat {view.seat} has nothing to do")
+        self.last_worlds = 0
+        if is_bottom_choice(legal):
+            return self.bid(view, rng)
+        cards = [a for a in legal if type(a) is int]
+        if not cards or view.contract is None:
+            return ClubBot().choose(view, rng)
+        if len(cards) == 1:
+            return cards[0]
+        return self.play(view, cards, rng)
+
+    def bid(self, view: View, rng: random.Random) -> Action:
+        """The Swedish bottom card: simulated, or a fixed colour (for measurement)."""
+        if self.bidding == "red":
+            return bottom_action(view, True)
+        if self.bidding == "black":
+            return bottom_action(view, False)
+        red = expert_wants_red(view, rng, worlds=self.bid_worlds)
+        return bottom_action(view, red)
+
+    def play(self, view: View, cards: list[Card], rng: random.Random) -> Card:
+        assert view.contract is not None
+        start = time.perf_counter()
+        solver = self.solver
+        sampler = sampler_for(view)
+        tricks_left = view.hand_sizes[view.to_play]
+        limit = self.worlds(tricks_left, view.contract.misere)
+        if limit <= 0:
+            # too deep for the solver within the latency goal: the club rules decide
+            self.last_worlds = 0
+            return _club_card(view, rng)
+        score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
+        weight = world_weight(view) if self.infer else None
+
+        def draw() -> World:
+            # rejection sampling: exact for the weighted distribution (weights <= 1),
+            # with a cap on the tries for views that break many facts in most worlds
+            w = sampler.sample(rng)
+            if weight is None:
+                return w
+            for _ in range(self.max_tries):
+                wt = weight(w)
+                if wt >= 1.0 or rng.random() < wt:
+                    break
+                w = sampler.sample(rng)
+            return w
+
+        totals = dict.fromkeys(cards, 0.0)
+        rows: list[dict[int, float]] = []
+        while len(rows) < limit:
+            n = min(self.batch, limit - len(rows))
+            worlds = []
+            for _ in range(n):
+                w = list(draw())
+                w[view.seat] = view.hand
+                worlds.append(w)
+            try:
+                positions = [_position(solver, w, view) for w in worlds]
+            except ValueError:
+                # laws mode: a revoke in the current trick is no double-dummy position
+                return _club_card(view, rng)
+            batch_start = time.perf_counter()
+            results: list[dict[int, int]] = solver.solve_batch(
+                positions, cards=True, threads=self.threads
+            )
+            batch_time = time.perf_counter() - batch_start
+            for res in results:
+                row = {c: score(res[c]) for c in cards}
+                rows.append(row)
+                for c in cards:
+                    totals[c] += row[c]
+            if len(rows) >= self.min_worlds and self._decided(rows, totals, cards):
+                break
+            if (
+                self.time_budget is not None
+                and time.perf_counter() - start + batch_time > self.time_budget
+            ):
+                break  # the next batch would likely overrun the budget
+        self.last_worlds = len(rows)
+        top = max(totals.values())
+        best = [c for c in cards if totals[c] >= top - 1e-9]
+        return _tie_break(view, best, rng)
+
+    def _decided(
+        self, rows: list[dict[int, float]], totals: dict[int, float], cards: list[Card]
+    ) -> bool:
+        """Does the best card lead the best card that differs from it by ``stop_se`` SEs?"""
+        ranked = sorted(cards, key=lambda c: totals[c], reverse=True)
+        best = ranked[0]
+        for other in ranked[1:]:
+            diffs = [r[best] - r[other] for r in rows]
+            if any(diffs):
+                break
+        else:
+            return True  # every card is worth the same in every world
+        n = len(diffs)
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        return mean > self.stop_se * math.sqrt(var / n)
+
+
+# Solved worlds per decision by tricks left, for trick-taking and misère contracts, tuned
+# to the solver's speed on the project's 2-core machine (docs/bots.md): a misère deal with
+# more than SOLVE_MISERE_FROM tricks left is too slow to solve within the latency goal,
+# so those decisions follow the club rules (0 worlds).
+WORLDS_NORMAL = {13: 0, 12: 4, 11: 8, 10: 12, 9: 16, 8: 24}
+WORLDS_MISERE = {9: 8, 8: 16, 7: 24}
+SOLVE_MISERE_FROM = 9
+
+
+def default_worlds(tricks_left: int, misere: bool) -> int:
+    """The most worlds per decision (0: decide by the club rules instead).
+
+    Full 13-card positions (the whole of trick 1) are left to the club rules: the
+    solver's time on them has a long tail (seconds on some deals), which the latency
+    goal (p95 <= 1 s) cannot absorb.
+    """
+    if misere:
+        if tricks_left > SOLVE_MISERE_FROM:
+            return 0
+        return WORLDS_MISERE.get(tricks_left, 32)
+    return WORLDS_NORMAL.get(tricks_left, 32)
+
+
+__all__ = [
+    "SOLVE_MISERE_FROM",
+    "WORLDS_MISERE",
+    "WORLDS_NORMAL",
+    "ExpertBot",
+    "OracleBot",
+    "default_solver",
+    "default_worlds",
+    "hand_scorer",
+]

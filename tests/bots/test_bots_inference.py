@@ -1,0 +1,96 @@
+"""Soft inference: facts from the play, and the weights they give worlds."""
+
+from __future__ import annotations
+
+from whistkit.bots.inference import PENALTY, fact_weight, play_facts
+from whistkit.cards import parse_card, parse_hand
+from whistkit.deal import parse_pbn
+from whistkit.state import Deal, State, new_game
+
+
+def _hand_state(number: int, plays: str) -> State:
+    state = new_game("felagsvist", dealer=3)  # N leads
+    state = state.replace(hand_number=number)
+    state = state.apply(
+        Deal(
+            parse_pbn(
+                "N:AK32.AK32.32.432 QJ54.QJ54.54.765 T987.T987.76.98T 6.6.AKQJT98.AKQJ",
+                full=True,
+            )
+        )
+    )
+    for tok in plays.split():
+        state = state.apply(parse_card(tok))
+    return state
+
+
+def test_fourth_hand_that_does_not_beat_holds_nothing_higher() -> None:
+    # hearts: N leads 3S, E QS, S 7S (third hand, an opponent winning, does not beat it)
+    state = _hand_state(1, "3S QS 7S 6S")
+    facts = {s: m for s, m, _ in play_facts(state.view(3))}  # as W sees it
+    # S did not beat the queen: S holds neither the king nor the ace
+    assert facts[2] == parse_hand("KS AS")
+    assert set(facts) == {2}  # second hand plays low: no fact about E
+
+
+def test_fourth_hand_wins_cheaply() -> None:
+    # N leads 2D, E 4D, S 6D, W AD: W won with the ace, so it holds none of 7D..KD
+    state = _hand_state(1, "2D 4D 6D AD")
+    facts = {s: m for s, m, _ in play_facts(state.view(1))}
+    assert facts[3] == parse_hand("7D 8D 9D TD JD QD KD") & state.view(1).unseen()
+
+
+def test_misere_follower_that_overtakes_could_not_duck() -> None:
+    # nóló (hand 6): N leads 4C, E 5C: E overtakes, so it could not duck: no 2C or 3C
+    state = _hand_state(6, "4C 5C")
+    facts = {s: m for s, m, _ in play_facts(state.view(3))}
+    assert facts[1] == parse_hand("2C 3C")
+    weight = fact_weight([(s, m, False) for s, m in facts.items()])
+    holds_3c = (0, parse_hand("3C"), 0, 0)
+    assert weight(holds_3c) == PENALTY
+    assert weight((0, 0, 0, 0)) == 1.0
+
+
+def test_swedish_colours_shown_weight_the_worlds() -> None:
+    import random
+
+    from whistkit.bots.bidding import club_wants_red, earlier_seats
+    from whistkit.bots.inference import bid_facts, world_weight
+    from whistkit.deal import deal_cards
+    from whistkit.variants.swedish import BottomCard
+
+    state = new_game("swedish", dealer=3)  # N reveals first
+    state = state.apply(Deal(deal_cards(random.Random(7), 3).hands))
+    colours = {0: False, 1: True, 2: False, 3: False}  # N black, E red: E declares
+    while state.phase == "bid":
+        seat = state.to_play
+        want = colours[seat]
+        pick = [
+            a
+            for a in state.legal_actions()
+            if isinstance(a, BottomCard) and (a.card // 13 in (1, 2)) == want
+        ]
+        state = state.apply(pick[0])
+    view = state.view(2)
+    assert sorted(bid_facts(view)) == [(0, False), (1, True)]
+    weight = world_weight(view)
+    assert weight is not None
+    true_world = state.holdings
+    expected = 1.0
+    for seat, red in ((0, False), (1, True)):
+        if club_wants_red(true_world[seat], seat, earlier_seats(seat, 3)) != red:
+            expected *= PENALTY
+    assert weight(true_world) == expected
+
+
+def test_honour_lead_and_second_hand_cover() -> None:
+    # N 2D, E 4D, S 7D, W AD; W leads QC (not the boss: it is the top of a sequence, so
+    # W holds JC); N plays 2C second hand on an honour: N holds no higher club
+    state = _hand_state(1, "2D 4D 7D AD QC 2C")
+    facts = play_facts(state.view(1))  # as E sees it
+    assert (3, parse_hand("JC"), True) in facts
+    assert (0, parse_hand("KC AC"), False) in facts
+    # fourth hand W won with the ace: it held nothing between 7D and AD
+    assert (3, parse_hand("8D 9D TD JD QD KD"), False) in facts
+    weight = fact_weight(facts)
+    assert weight(state.holdings) == PENALTY  # W is no club player: it held KQJT98

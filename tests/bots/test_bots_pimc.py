@@ -1,0 +1,94 @@
+"""expert (PIMC) and oracle on short endings, with a brute-force double-dummy solver."""
+
+from __future__ import annotations
+
+import random
+
+from helpers_bots import TinySolver, late_positions
+
+from whistkit.bots import ExpertBot, OracleBot
+from whistkit.bots.pimc import hand_scorer
+from whistkit.seats import side_of
+from whistkit.state import Contract
+
+
+def test_oracle_plays_a_double_dummy_best_card() -> None:
+    solver = TinySolver()
+    oracle = OracleBot(solver=solver)
+    for state in late_positions("felagsvist", 60, seed=5, tricks_left=3):
+        seat = state.to_play
+        values = solver.solve_cards(
+            solver.Position(
+                state.holdings,
+                state.trick,
+                state.leader,
+                state.contract.trump,
+                state.contract.misere,
+                state.contract.aces_low,
+            )
+        )
+        card = oracle.act(state, seat, random.Random(1))
+        best = min(values.values()) if state.contract.misere else max(values.values())
+        assert values[card] == best
+
+
+def test_expert_mostly_finds_the_double_dummy_card_in_two_trick_endings() -> None:
+    # with two tricks left few deals of the hidden cards remain, and in most positions
+    # the card best on average over them is also best in the true deal
+    solver = TinySolver()
+    expert = ExpertBot(solver=solver, time_budget=None)
+    agree = 0
+    n = 0
+    for state in late_positions("felagsvist", 80, seed=9, tricks_left=2):
+        seat = state.to_play
+        view = state.view(seat)
+        card = expert.choose(view, random.Random(3))
+        assert card in view.legal
+        values = solver.solve_cards(
+            solver.Position(
+                state.holdings,
+                state.trick,
+                state.leader,
+                state.contract.trump,
+                state.contract.misere,
+                state.contract.aces_low,
+            )
+        )
+        best = min(values.values()) if state.contract.misere else max(values.values())
+        n += 1
+        agree += values[card] == best
+    assert agree / n > 0.85
+
+
+def test_expert_stops_early_when_all_cards_are_equal() -> None:
+    solver = TinySolver()
+    expert = ExpertBot(solver=solver, time_budget=None, batch=4, min_worlds=4)
+    for state in late_positions("felagsvist", 30, seed=2, tricks_left=1):
+        view = state.view(state.to_play)
+        expert.choose(view, random.Random(0))
+        assert expert.last_worlds <= 4
+
+
+def test_scorer_counts_the_margin_for_the_side() -> None:
+    hearts = Contract("H", 1)
+    nolo = Contract("NOLO", None, misere=True)
+    # 5 tricks played: NS 3, EW 2; NS take 4 of the remaining 8 -> NS 7, EW 6
+    assert hand_scorer("felagsvist", hearts, side_of(0), (3, 2))(4) == 1
+    assert hand_scorer("felagsvist", hearts, side_of(1), (3, 2))(4) == -1
+    # in nóló the side scores the other side's tricks
+    assert hand_scorer("felagsvist", nolo, 0, (3, 2))(4) == -1
+
+
+def test_scorer_follows_swedish_and_classic_scoring() -> None:
+    from whistkit.variants.swedish import NOLLSPEL, spel_contract
+
+    spel_n = spel_contract(0)
+    # NS declare, have 5 tricks with 2 left: 7 tricks make +1, 6 tricks give EW +2
+    assert hand_scorer("swedish", spel_n, 0, (5, 6))(2) == 1
+    assert hand_scorer("swedish", spel_n, 0, (5, 6))(1) == -2
+    assert hand_scorer("swedish", spel_n, 1, (5, 6))(1) == 2
+    # nollspel: the side with at most 6 tricks scores 7 minus its tricks
+    assert hand_scorer("swedish", NOLLSPEL, 0, (4, 8))(0) == 3
+    # classic: odd tricks only
+    assert hand_scorer("english", Contract("S", 0), 0, (6, 5))(2) == 2
+    assert hand_scorer("english", Contract("S", 0), 0, (6, 5))(0) == -1

@@ -1,0 +1,111 @@
+"""Duplicate matches: determinism, symmetry, records, the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from whistkit.cli import main
+from whistkit.match import run_match
+from whistkit.record import loads, replay
+
+
+def test_same_level_scores_exactly_zero() -> None:
+    result = run_match(ns="club", ew="club", deals=14, seed=3)
+    assert all(d.score == 0 for d in result.deals)
+    assert result.ci95 == (0, 0)
+
+
+def test_jobs_give_the_same_result_and_contracts_cycle(tmp_path: Path) -> None:
+    one = run_match(ns="club", ew="beginner", deals=26, seed=7, records=tmp_path / "one")
+    two = run_match(ns="club", ew="beginner", deals=26, seed=7, jobs=2)
+    assert one.deals == two.deals
+    assert [d.contract for d in one.deals[:12]] == ["H", "S", "NT", "D", "C", "NOLO"] * 2
+    assert len(one.deals) == 26
+
+
+def test_sides_swap_between_tables(tmp_path: Path) -> None:
+    result = run_match(ns="club", ew="beginner", deals=12, seed=5, records=tmp_path)
+    a = replay(loads((tmp_path / "game0000a.json").read_text()))
+    b = replay(loads((tmp_path / "game0000b.json").read_text()))
+    assert loads((tmp_path / "game0000a.json").read_text()).players[0] == "club"
+    assert loads((tmp_path / "game0000b.json").read_text()).players[0] == "beginner"
+    for d, ra, rb in zip(result.deals, a.results, b.results, strict=True):
+        assert ra.dealer == rb.dealer and ra.contract == rb.contract
+        assert d.margin_a == ra.points[0] - ra.points[1]
+        assert d.margin_b == rb.points[0] - rb.points[1]
+    assert a.actions()[0] == b.actions()[0]  # the same first deal at both tables
+
+
+def test_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "match",
+            "--ns",
+            "club",
+            "--ew",
+            "beginner",
+            "--deals",
+            "12",
+            "--seed",
+            "2",
+            "--json",
+            "--records",
+            str(tmp_path),
+        ]
+    )
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"deals", "ns", "ew", "mean_diff", "ci95"}
+    assert out["deals"] == 12 and out["ns"] == "club" and out["ew"] == "beginner"
+    lo, hi = out["ci95"]
+    assert lo <= out["mean_diff"] <= hi
+    assert len(list(tmp_path.glob("*.json"))) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ns", "wizard", "--ew", "club", "--deals", "4"], "unknown level 'wizard'"),
+        (["--ns", "club", "--ew", "club", "--deals", "1"], "at least 2 deals"),
+        (["--ns", "club", "--ew", "club", "--deals", "4", "--variant", "poker"], "poker"),
+    ],
+)
+def test_cli_errors_name_the_problem(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["match", *args, "--records", str(tmp_path)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_short_ladder_club_beats_beginner() -> None:
+    result = run_match(ns="club", ew="beginner", deals=240, seed=11, jobs=2)
+    lo, _ = result.ci95
+    assert lo > 0, result.report()
+
+
+@pytest.mark.parametrize("variant", ["swedish", "english", "american"])
+def test_other_variants_play_one_hand_games(variant: str, tmp_path: Path) -> None:
+    result = run_match(variant, ns="club", ew="beginner", deals=6, seed=1, records=tmp_path)
+    assert len(result.deals) == 6
+    assert {d.hand_number for d in result.deals} == {1}
+    for d in result.deals:
+        rec = replay(loads((tmp_path / f"game{d.game:04d}a.json").read_text()))
+        assert rec.results[0].points[0] - rec.results[0].points[1] == d.margin_a
+
+
+def test_missing_solver_is_reported_before_play(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import whistkit.bots.pimc as pimc
+
+    def missing() -> None:
+        raise RuntimeError("the expert and oracle levels need the double-dummy solver")
+
+    monkeypatch.setattr(pimc, "default_solver", missing)
+    args = ["match", "--ns", "expert", "--ew", "club", "--deals", "4"]
+    assert main([*args, "--records", str(tmp_path)]) == 2
+    assert "need the double-dummy solver" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.json"))
