@@ -1443,7 +1443,8 @@ static void setup(Ctx *c, const Job *j) {
 }
 
 /* NS tricks from the current node (counting c->won), exact, given lo <= v <= hi */
-static int mtd(Ctx *c, int lo, int hi, int guess) {
+static int mtd(Ctx *c, int lo, int hi, int guess, u64 *rw_out) {
+    u64 rlo = 0, rhi = 0; /* rank winners behind the final lower and upper bound */
     while (lo < hi) {
         int t = guess;
         if (t <= lo) t = lo + 1;
@@ -1452,12 +1453,15 @@ static int mtd(Ctx *c, int lo, int hi, int guess) {
         int v = ab(c, t, &rw);
         if (v >= t) {
             lo = v;
+            rlo = rw;
             guess = v + 1;
         } else {
             hi = v;
+            rhi = rw;
             guess = v;
         }
     }
+    if (rw_out) *rw_out = rlo | rhi;
     return lo;
 }
 
@@ -1466,7 +1470,7 @@ static int root_value(Ctx *c) {
     int left = c->left;
     if (left == 0) return 0;
     int seat = (c->leader + c->pos) & 3;
-    int v = mtd(c, c->won, c->won + left, c->won + (left + 1) / 2);
+    int v = mtd(c, c->won, c->won + left, c->won + (left + 1) / 2, NULL);
     return (seat & 1) == 0 ? v : left - v;
 }
 
@@ -1491,33 +1495,57 @@ static void root_cards(Ctx *c, int out[64]) {
     int v = root_value(c); /* side to play */
     Move mv[16];
     int n = gen_moves(c, mv);
-    order_moves(c, mv, n, -1);
+    /* higher cards first (suit by suit): a lower card of a suit that holds no rank
+     * winner at or below a searched card leads to a position of the same pattern, so
+     * it shares that card's value (the small-card skip, at the root) */
+    for (int i = 1; i < n; i++) {
+        Move m = mv[i];
+        int j = i - 1;
+        while (j >= 0 && mv[j].card < m.card) {
+            mv[j + 1] = mv[j];
+            j--;
+        }
+        mv[j + 1] = m;
+    }
     u64 hand = c->h[seat];
     if (c->pos > 0) {
         u64 f = hand & SUIT(c->tcard[c->left][0] >> 4);
         if (f) hand = f;
     }
     u64 all = c->tall[left];
+    u64 skipped = 0;
+    int skipval[4] = {0, 0, 0, 0};
     for (int i = 0; i < n; i++) {
-        int card = mv[i].card;
-        Undo u;
-        int won0 = c->won;
-        play(c, card, &u);
-        /* NS value after this card; the side to play's value is at most v */
-        int lo = c->won, hi = c->won + c->left;
-        /* normal play: the card is worth at most v to the side to play; misere: at
-         * least v. As NS tricks that is an upper or a lower bound. */
-        int nsb = ns ? won0 + v : won0 + left - v;
-        int upper = ns != (c->misere != 0);
-        if (upper) {
-            if (nsb < hi) hi = nsb;
+        int card = mv[i].card, s = card >> 4;
+        int sv;
+        if ((skipped >> card) & 1) {
+            sv = skipval[s];
         } else {
-            if (nsb > lo) lo = nsb;
+            Undo u;
+            int won0 = c->won;
+            play(c, card, &u);
+            /* NS value after this card; normal play: the card is worth at most v to the
+             * side to play; misere: at least v. As NS tricks that is an upper or a
+             * lower bound, true for every card. */
+            int lo = c->won, hi = c->won + c->left;
+            int nsb = ns ? won0 + v : won0 + left - v;
+            int upper = ns != (c->misere != 0);
+            if (upper) {
+                if (nsb < hi) hi = nsb;
+            } else {
+                if (nsb > lo) lo = nsb;
+            }
+            u64 rw;
+            int val = mtd(c, lo, hi, nsb, &rw);
+            if (c->pos == 0) rw |= trick_rank_winner(c, c->wcard); /* it ended the trick */
+            unplay(c, card, &u);
+            sv = ns ? val - won0 : left - (val - won0);
+            u64 ws = rw & SUIT(s);
+            if (!c->suffix && (!ws || CTZ(ws) > card)) {
+                skipped |= SUIT(s) & ((1ull << card) - 1);
+                skipval[s] = sv;
+            }
         }
-        int guess = nsb;
-        int val = mtd(c, lo, hi, guess);
-        unplay(c, card, &u);
-        int sv = ns ? val - won0 : left - (val - won0);
         /* the run of touching cards above `card` shares the value */
         out[card] = sv;
         int b = card;
