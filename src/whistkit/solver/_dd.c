@@ -300,8 +300,41 @@ static PyObject *cards_dict(const Job *j, const int out[64]) {
     return d;
 }
 
-static Ctx g_ctx;
-static int g_ctx_ready = 0;
+/* search contexts (each holds a transposition table) are kept for reuse: taken by a
+ * solve or a batch worker, given back afterwards */
+#define CTX_KEEP 4
+static Ctx *g_keep[CTX_KEEP];
+static int g_nkeep = 0;
+static pthread_mutex_t g_keep_mu = PTHREAD_MUTEX_INITIALIZER;
+static Ctx *g_last = NULL; /* the context of the last single solve (statistics) */
+
+static Ctx *ctx_take(void) {
+    Ctx *c = NULL;
+    pthread_mutex_lock(&g_keep_mu);
+    if (g_nkeep > 0) c = g_keep[--g_nkeep];
+    pthread_mutex_unlock(&g_keep_mu);
+    if (c) return c;
+    c = (Ctx *)malloc(sizeof(Ctx));
+    if (c && ctx_init(c) < 0) {
+        free(c);
+        c = NULL;
+    }
+    return c;
+}
+
+static void ctx_give(Ctx *c) {
+    pthread_mutex_lock(&g_keep_mu);
+    if (g_nkeep < CTX_KEEP) {
+        g_keep[g_nkeep++] = c;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&g_keep_mu);
+    if (c) {
+        if (c == g_last) g_last = NULL;
+        ctx_free(c);
+        free(c);
+    }
+}
 
 
 static PyObject *py_solve(PyObject *self, PyObject *args) {
@@ -313,12 +346,18 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         return NULL;
     Job j;
     if (parse_job(hands, trick, leader, trump, misere, aces_low, &j) < 0) return NULL;
-    if (!g_ctx_ready) {
-        if (ctx_init(&g_ctx) < 0) return PyErr_NoMemory();
-        g_ctx_ready = 1;
-    }
+    Ctx *c = NULL;
     int out[64];
-    int r = run_job(&g_ctx, &j, mode, k, out);
+    int r = 0;
+    Py_BEGIN_ALLOW_THREADS
+    c = ctx_take();
+    if (c) {
+        r = run_job(c, &j, mode, k, out);
+        g_last = c;
+        ctx_give(c);
+    }
+    Py_END_ALLOW_THREADS
+    if (!c) return PyErr_NoMemory();
     if (mode == 0) return PyLong_FromLong(r);
     if (mode == 2) return PyBool_FromLong(r);
     return cards_dict(&j, out);
@@ -336,17 +375,17 @@ typedef struct {
 
 static void *worker(void *arg) {
     Batch *b = (Batch *)arg;
-    Ctx c;
-    if (ctx_init(&c) < 0) {
+    Ctx *c = ctx_take();
+    if (!c) {
         __atomic_store_n(&b->failed, 1, __ATOMIC_SEQ_CST);
         return NULL;
     }
     for (;;) {
         int i = __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST);
         if (i >= b->njobs) break;
-        b->values[i] = run_job(&c, &b->jobs[i], b->mode, 0, b->mode == 1 ? b->cards[i] : NULL);
+        b->values[i] = run_job(c, &b->jobs[i], b->mode, 0, b->mode == 1 ? b->cards[i] : NULL);
     }
-    ctx_free(&c);
+    ctx_give(c);
     return NULL;
 }
 
@@ -432,8 +471,8 @@ done:
 static PyObject *py_nodes(PyObject *self, PyObject *args) {
     (void)self;
     (void)args;
-    if (!g_ctx_ready) return Py_BuildValue("()");
-    Ctx *c = &g_ctx;
+    Ctx *c = g_last;
+    if (!c) return Py_BuildValue("()");
     return Py_BuildValue("(LLLLLLLi)", c->nodes, c->st_probe, c->st_hit, c->st_scan, c->st_qt,
                          c->st_store, c->st_reset, c->npool);
 }
@@ -927,29 +966,40 @@ static int cash_from(const Ctx *c, int L, u64 all, u64 *rw, int spent, int *side
     int trump = c->trump;
     int qt = 0, side_ok = 1, qside = 0;
     u64 used = 0, sused = 0, low;
+    int ol = 0, orr = 0; /* the opponents' trumps left after our top trumps */
     if (trump >= 0) {
         u64 T = SUIT(trump);
-        int ol = POPC(lho & T), orr = POPC(rho & T);
-        int omax = ol > orr ? ol : orr;
         int k = top_run(own, all, T, &low);
         qt += k;
         used |= low;
-        if (k < omax) side_ok = 0; /* the opponents keep trumps to ruff with */
+        ol = POPC(lho & T) - k;
+        orr = POPC(rho & T) - k;
     }
-    if (side_ok) {
-        for (int s = 0; s < 4; s++) {
-            if (s == trump) continue;
-            qside += top_run(own, all, SUIT(s), &low);
-            sused |= low;
+    for (int s = 0; s < 4; s++) {
+        if (s == trump) continue;
+        u64 sm = SUIT(s);
+        int k = top_run(own, all, sm, &low);
+        if (!k) continue;
+        /* an opponent who still holds trumps ruffs once he is out of the suit */
+        int lim = k;
+        if (ol > 0 && POPC(lho & sm) < lim) lim = POPC(lho & sm);
+        if (orr > 0 && POPC(rho & sm) < lim) lim = POPC(rho & sm);
+        if (lim <= 0) continue;
+        if (lim < k) {
+            /* the lim-th top card is the lowest one used */
+            u64 x = own & sm & ~(low - 1);
+            for (int i = 0; i < k - lim; i++) x &= x - 1;
+            low = x & -x;
         }
-        /* partner must never be forced to ruff (and take the lead) while we cash */
-        if (trump >= 0 && (pard & SUIT(trump)) &&
-            POPC(pard & ~SUIT(trump)) < qt + qside + spent)
-            side_ok = 0;
-        else if (qside) {
-            qt += qside;
-            used |= sused;
-        }
+        qside += lim;
+        sused |= low;
+    }
+    /* partner must never be forced to ruff (and take the lead) while we cash */
+    if (trump >= 0 && (pard & SUIT(trump)) && POPC(pard & ~SUIT(trump)) < qt + qside + spent)
+        side_ok = 0;
+    else if (qside) {
+        qt += qside;
+        used |= sused;
     }
     *side_ok_out = side_ok;
     *rw = used;
@@ -1198,6 +1248,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
         all = c->h[0] | c->h[1] | c->h[2] | c->h[3];
         c->tall[c->left] = all;
         shape = shape_of(c->h);
+        __builtin_prefetch(&c->slots[slot_hash(shape, c->leader)]);
         rel_code(c->h, all, code);
         sl = slot_find(c, shape, c->leader, 0);
         c->st_probe++;
