@@ -104,8 +104,10 @@ typedef struct {
     int wseat, wcard, leader, pos, won, left;
 } Undo;
 
-/* debugging switches (module-wide): 1 = no quick tricks, 2 = exact TT keys (no
- * partition generalisation), 4 = no TT at all */
+/* debugging switches (module-wide, set by tests through set_flags): 1 = no sure-trick
+ * bounds (quick tricks, sure losers, misere claim), 2 = exact TT keys (no partition
+ * generalisation), 4 = no TT stores, 64 = no one-trick cut inside a misere trick,
+ * 1024 = suffix patterns in misere (experimental), 2048 = the portable core */
 static int g_flags = 0;
 
 typedef struct {
@@ -486,7 +488,10 @@ static PyObject *py_set_flags(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"set_flags", py_set_flags, METH_VARARGS, "debug switches: 1 no quick tricks, 2 exact TT, 4 no TT"},
+    {"set_flags", py_set_flags, METH_VARARGS,
+     "debugging switches (module-wide, for tests): 1 no sure-trick bounds (quick tricks, "
+     "sure losers, misere claim), 2 exact TT keys, 4 no TT stores, 64 no one-trick cut in "
+     "misere, 1024 suffix patterns in misere, 2048 portable core"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS, "solve_batch(args_list, mode, threads)"},
@@ -517,6 +522,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define beats FN(beats)
 #define cash_from FN(cash_from)
 #define cut_key FN(cut_key)
+#define first_guess FN(first_guess)
 #define force FN(force)
 #define gen_moves FN(gen_moves)
 #define last_trick FN(last_trick)
@@ -879,6 +885,10 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                 }
                 if (opp_ruff) sc -= 40;
                 if (trump >= 0 && s == trump) sc -= 5;
+                /* a suit partner can ruff (and the opponents cannot) */
+                if (trump >= 0 && s != trump && !(pard & sm) && (pard & SUIT(trump)) &&
+                    !opp_ruff && !((own >> top) & 1))
+                    sc = 55 - r;
             } else {
                 int pwin = (c->wseat & 1) == side;
                 int wins = beats(card, c->wcard, trump);
@@ -1517,11 +1527,34 @@ static int mtd(Ctx *c, int lo, int hi, int guess, u64 *rw_out) {
 }
 
 /* value of the side to play at the root */
+/* a first guess of NS's tricks for the driver: the share of high-card points (plus
+ * 1.5 points per trump of length advantage) of the remaining tricks; misere: half */
+static int first_guess(const Ctx *c) {
+    int left = c->left;
+    if (c->misere) return c->won + (left + 1) / 2;
+    int hcp[2] = {0, 0}, tl[2] = {0, 0};
+    for (int p = 0; p < 4; p++) {
+        u64 h = c->h[p];
+        while (h) {
+            int b = CTZ(h);
+            h &= h - 1;
+            if ((b & 15) >= 9) hcp[p & 1] += (b & 15) - 8;
+            if ((b >> 4) == c->trump) tl[p & 1]++;
+        }
+    }
+    int total = hcp[0] + hcp[1];
+    if (total == 0) return c->won + (left + 1) / 2;
+    int num = left * (2 * hcp[0] + 3 * (tl[0] - tl[1]));
+    int g = num <= 0 ? 0 : (num + total) / (2 * total);
+    if (g > left) g = left;
+    return c->won + g;
+}
+
 static int root_value(Ctx *c) {
     int left = c->left;
     if (left == 0) return 0;
     int seat = (c->leader + c->pos) & 3;
-    int v = mtd(c, c->won, c->won + left, c->won + (left + 1) / 2, NULL);
+    int v = mtd(c, c->won, c->won + left, first_guess(c), NULL);
     return (seat & 1) == 0 ? v : left - v;
 }
 
@@ -1623,6 +1656,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef beats
 #undef cash_from
 #undef cut_key
+#undef first_guess
 #undef force
 #undef gen_moves
 #undef last_trick
