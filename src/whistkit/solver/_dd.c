@@ -1264,21 +1264,23 @@ static int ab(Ctx *c, int target, u64 *rw) {
         c->st_probe++;
         if (sl) {
             int need = target - c->won;
-            const Entry *base = c->pool + sl->off;
+            Entry *base = c->pool + sl->off;
             for (int32_t i = sl->n - 1; i >= 0; i--) {
                 const Entry *e = &base[i];
                 c->st_scan++;
                 if (((code[0] & e->mask[0]) ^ e->code[0]) | ((code[1] & e->mask[1]) ^ e->code[1]))
                     continue;
-                if (e->lo >= need) {
+                if (e->lo >= need || e->hi < need) {
                     c->st_hit++;
                     *rw = sig_cards(all, e->mask, c->suffix);
-                    return c->won + e->lo;
-                }
-                if (e->hi < need) {
-                    c->st_hit++;
-                    *rw = sig_cards(all, e->mask, c->suffix);
-                    return c->won + e->hi;
+                    int v = e->lo >= need ? c->won + e->lo : c->won + e->hi;
+                    if (i < sl->n - 1) {
+                        /* entries that cut move to the front of the scan */
+                        Entry t = base[i];
+                        base[i] = base[sl->n - 1];
+                        base[sl->n - 1] = t;
+                    }
+                    return v;
                 }
                 if (hint < 0 && e->best != 0xFF) hint = e->best;
             }
