@@ -524,6 +524,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define cut_key FN(cut_key)
 #define first_guess FN(first_guess)
 #define force FN(force)
+#define greedy_cash FN(greedy_cash)
 #define gen_moves FN(gen_moves)
 #define last_trick FN(last_trick)
 #define misere_claim FN(misere_claim)
@@ -1087,6 +1088,106 @@ static int quick_tricks(const Ctx *c, u64 all, u64 *rw) {
     return best;
 }
 
+/* greedy cashing line for the leader's side when the opponents cannot ruff (no trumps,
+ * or none left with them): the hand on lead cashes a card that is the current top of
+ * its suit, or crosses to partner's top card with a low card of that suit; partner
+ * follows low or discards a card that is not a top card. It is one concrete line, so
+ * its count is a sure number of tricks; the rank winners are the winning cards. */
+static int greedy_cash(const Ctx *c, u64 all, u64 *rw) {
+    int trump = c->trump;
+    u64 T = trump >= 0 ? SUIT(trump) : 0;
+    int L = c->leader;
+    u64 opp = c->h[(L + 1) & 3] | c->h[(L + 3) & 3];
+    if (opp & T) return 0;
+    u64 hand[2] = {c->h[L], c->h[(L + 2) & 3]};
+    u64 rest = all; /* cards still out, opponents' included */
+    int on = 0, tricks = 0;
+    u64 used = 0;
+    for (int guard = 0; guard < 13; guard++) {
+        u64 H = hand[on], Hp = hand[on ^ 1];
+        if (!H) break;
+        /* the current top card of each suit, if our side holds it */
+        int best = -1, bestscore = -1, cross = -1, crossscore = -1;
+        for (int s = 0; s < 4; s++) {
+            u64 rs = rest & SUIT(s);
+            if (!rs) continue;
+            int top = HIBIT(rs);
+            if ((H >> top) & 1) {
+                int sc = POPC(H & SUIT(s)) * 4 + (!(Hp & SUIT(s)) ? 2 : 0);
+                if (sc > bestscore) {
+                    bestscore = sc;
+                    best = top;
+                }
+            } else if (((Hp >> top) & 1) && (H & SUIT(s))) {
+                int sc = POPC(Hp & SUIT(s));
+                if (sc > crossscore) {
+                    crossscore = sc;
+                    cross = s;
+                }
+            }
+        }
+        int lead, win;
+        int winner_is_partner = 0;
+        if (best >= 0) {
+            lead = best;
+            win = best;
+        } else if (cross >= 0) {
+            u64 hs = H & SUIT(cross);
+            lead = CTZ(hs);
+            win = HIBIT(rest & SUIT(cross));
+            winner_is_partner = 1;
+        } else {
+            break;
+        }
+        int ls = lead >> 4;
+        hand[on] &= ~(1ull << lead);
+        rest &= ~(1ull << lead);
+        /* partner's card */
+        u64 pf = Hp & SUIT(ls);
+        int pc;
+        if (winner_is_partner) {
+            pc = win;
+        } else if (pf) {
+            pc = CTZ(pf);
+        } else {
+            /* discard: the lowest card that is not the current top of its suit, and
+             * not a trump if there is a choice */
+            u64 cand = Hp & ~T, keep = 0;
+            for (int s = 0; s < 4; s++) {
+                u64 rs = rest & SUIT(s);
+                if (rs) keep |= 1ull << HIBIT(rs);
+            }
+            if (!cand) {
+                /* partner holds trumps only: he ruffs and takes the lead */
+                pc = CTZ(Hp);
+                winner_is_partner = 1;
+                win = pc;
+            } else {
+                u64 low = cand & ~keep;
+                pc = low ? CTZ(low) : CTZ(cand);
+            }
+        }
+        if (Hp) {
+            hand[on ^ 1] &= ~(1ull << pc);
+            rest &= ~(1ull << pc);
+        }
+        /* the opponents follow or discard: their cards do not matter (none is above a
+         * current top card, and they have no trumps); take them off conservatively by
+         * keeping them all in `rest` */
+        tricks++;
+        used |= 1ull << win;
+        if (winner_is_partner) on ^= 1;
+    }
+    /* per suit, the lowest winning card stands for all of them */
+    u64 r = 0;
+    for (int s = 0; s < 4; s++) {
+        u64 u = used & SUIT(s);
+        if (u) r |= u & -u;
+    }
+    *rw = r;
+    return tricks;
+}
+
 /* tricks the leader's opponents surely take (normal play): the top trumps in one of
  * their hands, or this trick when they hold the top card of every suit the leader
  * holds (and partner cannot ruff it) */
@@ -1299,6 +1400,14 @@ static int ab(Ctx *c, int target, u64 *rw) {
         if (!c->misere && !(g_flags & 1)) {
             u64 qrw;
             int qt = quick_tricks(c, all, &qrw);
+            {
+                u64 grw;
+                int gt = greedy_cash(c, all, &grw);
+                if (gt > qt) {
+                    qt = gt;
+                    qrw = grw;
+                }
+            }
             u64 lrw;
             int lt = sure_losers(c, all, &lrw);
             if (lt > 0) {
@@ -1660,6 +1769,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef cut_key
 #undef first_guess
 #undef force
+#undef greedy_cash
 #undef gen_moves
 #undef last_trick
 #undef misere_claim
