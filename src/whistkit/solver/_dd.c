@@ -525,6 +525,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define first_guess FN(first_guess)
 #define force FN(force)
 #define greedy_cash FN(greedy_cash)
+#define greedy FN(greedy)
 #define gen_moves FN(gen_moves)
 #define last_trick FN(last_trick)
 #define misere_claim FN(misere_claim)
@@ -1093,13 +1094,11 @@ static int quick_tricks(const Ctx *c, u64 all, u64 *rw) {
  * its suit, or crosses to partner's top card with a low card of that suit; partner
  * follows low or discards a card that is not a top card. It is one concrete line, so
  * its count is a sure number of tricks; the rank winners are the winning cards. */
-static int greedy_cash(const Ctx *c, u64 all, u64 *rw) {
-    int trump = c->trump;
+static int greedy(u64 H0, u64 H1, u64 opp, u64 all, int trump, u64 *rw) {
     u64 T = trump >= 0 ? SUIT(trump) : 0;
-    int L = c->leader;
-    u64 opp = c->h[(L + 1) & 3] | c->h[(L + 3) & 3];
+    *rw = 0;
     if (opp & T) return 0;
-    u64 hand[2] = {c->h[L], c->h[(L + 2) & 3]};
+    u64 hand[2] = {H0, H1};
     u64 rest = all; /* cards still out, opponents' included */
     int on = 0, tricks = 0;
     u64 used = 0;
@@ -1188,6 +1187,12 @@ static int greedy_cash(const Ctx *c, u64 all, u64 *rw) {
     return tricks;
 }
 
+static int greedy_cash(const Ctx *c, u64 all, u64 *rw) {
+    int L = c->leader;
+    return greedy(c->h[L], c->h[(L + 2) & 3], c->h[(L + 1) & 3] | c->h[(L + 3) & 3], all,
+                  c->trump, rw);
+}
+
 /* tricks the leader's opponents surely take (normal play): the top trumps in one of
  * their hands, or this trick when they hold the top card of every suit the leader
  * holds (and partner cannot ruff it) */
@@ -1224,8 +1229,44 @@ static int sure_losers(const Ctx *c, u64 all, u64 *rw) {
             if (trump >= 0 && s != trump && !(pard & sm) && (pard & SUIT(trump))) lose = 0;
         }
         if (lose) {
-            best = 1;
-            brw = used;
+            /* whatever the leader leads, the opponent with its top card wins, then
+             * runs the opponents' greedy cashing line */
+            int worst = 99;
+            u64 wrw = used;
+            u64 T = trump >= 0 ? SUIT(trump) : 0;
+            for (int s = 0; s < 4; s++) {
+                u64 sm = SUIT(s);
+                if (!(own & sm)) continue;
+                int top = HIBIT(all & sm);
+                int O = ((c->h[(L + 1) & 3] >> top) & 1) ? (L + 1) & 3 : (L + 3) & 3;
+                int O2 = (O + 2) & 3;
+                u64 hO = c->h[O] & ~(1ull << top), hO2 = c->h[O2];
+                u64 rest = all & ~(1ull << top);
+                u64 f = hO2 & sm;
+                int card;
+                if (f) {
+                    card = CTZ(f);
+                } else if (trump >= 0 && !(hO2 & ~T)) {
+                    worst = worst < 1 ? worst : 1; /* a forced ruff: no more to say */
+                    continue;
+                } else {
+                    u64 keep = 0, cand = hO2 & ~T;
+                    for (int s2 = 0; s2 < 4; s2++) {
+                        u64 rs = rest & SUIT(s2);
+                        if (rs) keep |= 1ull << HIBIT(rs);
+                    }
+                    u64 lowc = cand & ~keep;
+                    card = lowc ? CTZ(lowc) : CTZ(cand);
+                }
+                hO2 &= ~(1ull << card);
+                rest &= ~(1ull << card);
+                u64 grw;
+                int g = greedy(hO, hO2, own | pard, rest, trump, &grw);
+                wrw |= grw;
+                if (1 + g < worst) worst = 1 + g;
+            }
+            best = worst;
+            brw = wrw;
         }
     }
     *rw = brw;
@@ -1770,6 +1811,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef first_guess
 #undef force
 #undef greedy_cash
+#undef greedy
 #undef gen_moves
 #undef last_trick
 #undef misere_claim
