@@ -1094,25 +1094,33 @@ static int quick_tricks(const Ctx *c, u64 all, u64 *rw) {
  * its suit, or crosses to partner's top card with a low card of that suit; partner
  * follows low or discards a card that is not a top card. It is one concrete line, so
  * its count is a sure number of tricks; the rank winners are the winning cards. */
-static int greedy(u64 H0, u64 H1, u64 opp, u64 all, int trump, u64 *rw) {
+static int greedy(u64 H0, u64 H1, u64 oppA, u64 oppB, u64 all, int trump, u64 *rw) {
     u64 T = trump >= 0 ? SUIT(trump) : 0;
     *rw = 0;
-    if (opp & T) return 0;
     u64 hand[2] = {H0, H1};
     u64 rest = all; /* cards still out, opponents' included */
+    int la[4], lb[4]; /* the opponents' lengths: they follow suit in every counted trick */
+    for (int s = 0; s < 4; s++) {
+        la[s] = POPC(oppA & SUIT(s));
+        lb[s] = POPC(oppB & SUIT(s));
+    }
     int on = 0, tricks = 0;
     u64 used = 0;
     for (int guard = 0; guard < 13; guard++) {
         u64 H = hand[on], Hp = hand[on ^ 1];
         if (!H) break;
-        /* the current top card of each suit, if our side holds it */
+        int ta = trump >= 0 ? la[trump] : 0, tb = trump >= 0 ? lb[trump] : 0;
+        /* the current top card of each suit, if our side holds it, in a suit that no
+         * opponent can ruff */
         int best = -1, bestscore = -1, cross = -1, crossscore = -1;
         for (int s = 0; s < 4; s++) {
             u64 rs = rest & SUIT(s);
             if (!rs) continue;
+            if (s != trump && ((!la[s] && ta) || (!lb[s] && tb))) continue;
             int top = HIBIT(rs);
             if ((H >> top) & 1) {
                 int sc = POPC(H & SUIT(s)) * 4 + (!(Hp & SUIT(s)) ? 2 : 0);
+                if (s == trump && (ta || tb)) sc += 100; /* draw trumps first */
                 if (sc > bestscore) {
                     bestscore = sc;
                     best = top;
@@ -1170,9 +1178,10 @@ static int greedy(u64 H0, u64 H1, u64 opp, u64 all, int trump, u64 *rw) {
             hand[on ^ 1] &= ~(1ull << pc);
             rest &= ~(1ull << pc);
         }
-        /* the opponents follow or discard: their cards do not matter (none is above a
-         * current top card, and they have no trumps); take them off conservatively by
-         * keeping them all in `rest` */
+        /* the opponents follow (their cards stay in `rest`, which is conservative) or
+         * discard, having no trumps */
+        if (la[ls]) la[ls]--;
+        if (lb[ls]) lb[ls]--;
         tricks++;
         used |= 1ull << win;
         if (winner_is_partner) on ^= 1;
@@ -1189,7 +1198,7 @@ static int greedy(u64 H0, u64 H1, u64 opp, u64 all, int trump, u64 *rw) {
 
 static int greedy_cash(const Ctx *c, u64 all, u64 *rw) {
     int L = c->leader;
-    return greedy(c->h[L], c->h[(L + 2) & 3], c->h[(L + 1) & 3] | c->h[(L + 3) & 3], all,
+    return greedy(c->h[L], c->h[(L + 2) & 3], c->h[(L + 1) & 3], c->h[(L + 3) & 3], all,
                   c->trump, rw);
 }
 
@@ -1260,8 +1269,12 @@ static int sure_losers(const Ctx *c, u64 all, u64 *rw) {
                 }
                 hO2 &= ~(1ull << card);
                 rest &= ~(1ull << card);
+                /* the leader's side has played to this trick too: one card of s each
+                 * (a void partner here holds no trumps, so his discard is harmless) */
+                u64 ownl = own & ~((own & sm) & -(own & sm));
+                u64 pardl = (pard & sm) ? pard & ~((pard & sm) & -(pard & sm)) : pard;
                 u64 grw;
-                int g = greedy(hO, hO2, own | pard, rest, trump, &grw);
+                int g = greedy(hO, hO2, ownl, pardl, rest, trump, &grw);
                 wrw |= grw;
                 if (1 + g < worst) worst = 1 + g;
             }
