@@ -882,8 +882,12 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                 } else if ((pard >> top) & 1) {
                     sc = 45 - r; /* low towards partner's top card */
                 } else {
-                    int oppn = POPC((lho | rho) & sm);
-                    sc = 20 - r - 2 * oppn;
+                    /* our long suits, the opponents' short ones; knock out their top
+                     * card when we hold the next one */
+                    int ourn = POPC((own | pard) & sm), oppn = POPC((lho | rho) & sm);
+                    sc = 20 - r - 2 * oppn + 2 * ourn;
+                    u64 as2 = as & ~(1ull << top);
+                    if (as2 && (((own | pard) >> HIBIT(as2)) & 1)) sc += 10;
                 }
                 if (opp_ruff) sc -= 40;
                 if (trump >= 0 && s == trump) sc -= 5;
