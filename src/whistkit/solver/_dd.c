@@ -906,6 +906,19 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                         sc = 20 - r;
                 } else if (wins) {
                     sc = 50 - r; /* cheapest winner first */
+                    if (pos == 2) {
+                        /* third hand: better a winner the fourth hand cannot beat */
+                        int ls = c->tcard[c->left][0] >> 4;
+                        u64 f4 = lho & SUIT(ls), t4 = trump >= 0 ? lho & SUIT(trump) : 0;
+                        int safe;
+                        if (f4)
+                            safe = s != ls || card > HIBIT(f4);
+                        else if (s == trump)
+                            safe = !(t4 >> card >> 1);
+                        else
+                            safe = !t4;
+                        if (safe) sc += 20;
+                    }
                 } else {
                     sc = 10 - r;
                 }
