@@ -142,10 +142,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 rows.append(row)
                 _print_row(row)
         if args.misere:
-            mis = [Position(h, (), i % 4, None, True) for i, h in enumerate(deals)]
+            count = args.deals if args.misere_deals is None else args.misere_deals
+            mis = [Position(h, (), i % 4, None, True) for i, h in enumerate(deals[:count])]
             wk_m, _ = _pass(solver.solve, mis)
             row = {"cards": n, "strain": "NOLO", "what": "value", "ref": "normal"}
-            row.update(summary(wk_m, normal_nt))
+            row.update(summary(wk_m, normal_nt[:count]))
             rows.append(row)
             _print_row(row)
         sys.stdout.flush()
@@ -175,6 +176,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--no-cards", action="store_true", help="skip every-card solves")
     ap.add_argument("--no-misere", dest="misere", action="store_false", help="skip misère")
+    ap.add_argument(
+        "--misere-deals",
+        type=int,
+        default=None,
+        help="misère on the first N deals only (default: all)",
+    )
     ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = ap.parse_args(argv)
     if not solver.has_core():

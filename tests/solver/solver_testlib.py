@@ -98,9 +98,8 @@ def _cards_of(fut: _dds.futureTricks) -> dict[int, int]:
     return out
 
 
-def dds_cards_batch(positions: list[Position]) -> list[dict[int, int]]:
-    """Every card's value for many positions through DDS's threaded batch call."""
-    out: list[dict[int, int]] = []
+def _dds_batch(positions: list[Position], solutions: int) -> list[_dds.futureTricks]:
+    out: list[_dds.futureTricks] = []
     chunk = _dds.MAXNOOFBOARDS
     for start in range(0, len(positions), chunk):
         part = positions[start : start + chunk]
@@ -108,13 +107,23 @@ def dds_cards_batch(positions: list[Position]) -> list[dict[int, int]]:
         bop.noOfBoards = len(part)
         for i, p in enumerate(part):
             bop.deals[i] = to_dds(p)
-            bop.target[i] = 0
-            bop.solutions[i] = 3
+            bop.target[i] = 0 if solutions == 3 else -1
+            bop.solutions[i] = solutions
             bop.mode[i] = 1
         solved = _dds.solvedBoards()
         _dds.SolveAllBoardsBin(bop, solved)
-        out.extend(_cards_of(solved.solvedBoard[i]) for i in range(len(part)))
+        out.extend(solved.solvedBoard[i] for i in range(len(part)))
     return out
+
+
+def dds_cards_batch(positions: list[Position]) -> list[dict[int, int]]:
+    """Every card's value for many positions through DDS's threaded batch call."""
+    return [_cards_of(f) for f in _dds_batch(positions, 3)]
+
+
+def dds_values_batch(positions: list[Position]) -> list[int]:
+    """The value (tricks of the side to play) of many positions, DDS batch call."""
+    return [int(f.score[0]) for f in _dds_batch(positions, 1)]
 
 
 def best(pos: Position, cards: dict[int, int]) -> int:

@@ -37,6 +37,45 @@ def test_core_is_built() -> None:
     assert solver.has_core()
 
 
+# the core's debugging switches (see _dd.c): each pruning can be turned off, and the
+# misère suffix patterns and the portable build can be forced; values must not change
+SWITCHES = {
+    "no-bounds": 1,
+    "exact-tt": 2,
+    "no-tt": 4,
+    "no-misere-force": 64,
+    "suffix-patterns": 1024,
+    "portable-core": 2048,
+    "plain": 1 | 4 | 64,
+}
+
+
+@pytest.mark.parametrize("flags", SWITCHES.values(), ids=SWITCHES.keys())
+def test_switches_keep_values(flags: int) -> None:
+    from whistkit.solver import _dd  # type: ignore[attr-defined]
+
+    rng = random.Random(flags)
+    positions = [
+        random_position(
+            rng,
+            1 + i % 5,
+            trump=KINDS[i % len(KINDS)][0],
+            misere=KINDS[i % len(KINDS)][1],
+            aces_low=KINDS[i % len(KINDS)][2],
+            mid_trick=i % 4,
+        )
+        for i in range(240)
+    ]
+    want = [reference.solve_cards(p) for p in positions]
+    _dd.set_flags(flags)
+    try:
+        got = [solver.solve_cards(p) for p in positions]
+    finally:
+        _dd.set_flags(0)
+    for p, w, g in zip(positions, want, got, strict=True):
+        assert g == w, p
+
+
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: f"t{k[0]}-m{int(k[1])}-al{int(k[2])}")
 def test_small_endings_exhaustive_kinds(kind: tuple[int | None, bool, bool]) -> None:
     trump, misere, aces_low = kind

@@ -25,6 +25,12 @@ from typing import Any, Literal, overload
 
 _SUIT_MASKS = tuple(0x1FFF << (13 * s) for s in range(4))
 _FULL = (1 << 52) - 1
+_SEATS = "NESW"
+_RANKS = "23456789TJQKA"
+
+
+def _name(card: int) -> str:
+    return _RANKS[card % 13] + "SHDC"[card // 13]
 
 
 @dataclass(frozen=True)
@@ -69,15 +75,15 @@ class Position:
         seen = 0
         for seat, h in enumerate(self.hands):
             if not isinstance(h, int) or h < 0 or h & ~_FULL:
-                raise ValueError(f"hand of seat {seat} is not a 52-bit card mask")
+                raise ValueError(f"hand of {_SEATS[seat]} is not a 52-bit card mask")
             if seen & h:
-                raise ValueError(f"hand of seat {seat} shares cards with another hand")
+                raise ValueError(f"hand of {_SEATS[seat]} shares cards with another hand")
             seen |= h
         for c in self.trick:
             if not (isinstance(c, int) and 0 <= c < 52):
                 raise ValueError(f"trick card {c!r} is not a card 0..51")
             if seen >> c & 1:
-                raise ValueError(f"trick card {c} is also in a hand or twice in the trick")
+                raise ValueError(f"trick card {_name(c)} is also in a hand or twice in the trick")
             seen |= 1 << c
         n = self.tricks_left
         for i in range(4):
@@ -86,7 +92,7 @@ class Position:
             got = self.hands[seat].bit_count()
             if got != want:
                 raise ValueError(
-                    f"seat {seat} holds {got} cards but should hold {want} "
+                    f"{_SEATS[seat]} holds {got} cards but should hold {want} "
                     f"({n} tricks left, {len(self.trick)} cards in the trick)"
                 )
         if self.trick and n == 0:
@@ -96,7 +102,9 @@ class Position:
             for i, c in enumerate(self.trick[1:], start=1):
                 seat = (self.leader + i) & 3
                 if c // 13 != lead and self.hands[seat] & _SUIT_MASKS[lead]:
-                    raise ValueError(f"seat {seat} discarded card {c} but still holds the led suit")
+                    raise ValueError(
+                        f"{_SEATS[seat]} discarded {_name(c)} but still holds the led suit"
+                    )
 
     def legal_cards(self) -> list[int]:
         """The legal cards of the seat to play, lowest index first."""

@@ -104,8 +104,10 @@ typedef struct {
     int wseat, wcard, leader, pos, won, left;
 } Undo;
 
-/* debugging switches (module-wide): 1 = no quick tricks, 2 = exact TT keys (no
- * partition generalisation), 4 = no TT at all */
+/* debugging switches (module-wide, set by tests through set_flags): 1 = no sure-trick
+ * bounds (quick tricks, sure losers, misere claim), 2 = exact TT keys (no partition
+ * generalisation), 4 = no TT stores, 64 = no one-trick cut inside a misere trick,
+ * 1024 = suffix patterns in misere (experimental), 2048 = the portable core */
 static int g_flags = 0;
 
 typedef struct {
@@ -300,8 +302,41 @@ static PyObject *cards_dict(const Job *j, const int out[64]) {
     return d;
 }
 
-static Ctx g_ctx;
-static int g_ctx_ready = 0;
+/* search contexts (each holds a transposition table) are kept for reuse: taken by a
+ * solve or a batch worker, given back afterwards */
+#define CTX_KEEP 4
+static Ctx *g_keep[CTX_KEEP];
+static int g_nkeep = 0;
+static pthread_mutex_t g_keep_mu = PTHREAD_MUTEX_INITIALIZER;
+static Ctx *g_last = NULL; /* the context of the last single solve (statistics) */
+
+static Ctx *ctx_take(void) {
+    Ctx *c = NULL;
+    pthread_mutex_lock(&g_keep_mu);
+    if (g_nkeep > 0) c = g_keep[--g_nkeep];
+    pthread_mutex_unlock(&g_keep_mu);
+    if (c) return c;
+    c = (Ctx *)malloc(sizeof(Ctx));
+    if (c && ctx_init(c) < 0) {
+        free(c);
+        c = NULL;
+    }
+    return c;
+}
+
+static void ctx_give(Ctx *c) {
+    pthread_mutex_lock(&g_keep_mu);
+    if (g_nkeep < CTX_KEEP) {
+        g_keep[g_nkeep++] = c;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&g_keep_mu);
+    if (c) {
+        if (c == g_last) g_last = NULL;
+        ctx_free(c);
+        free(c);
+    }
+}
 
 
 static PyObject *py_solve(PyObject *self, PyObject *args) {
@@ -313,12 +348,18 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         return NULL;
     Job j;
     if (parse_job(hands, trick, leader, trump, misere, aces_low, &j) < 0) return NULL;
-    if (!g_ctx_ready) {
-        if (ctx_init(&g_ctx) < 0) return PyErr_NoMemory();
-        g_ctx_ready = 1;
-    }
+    Ctx *c = NULL;
     int out[64];
-    int r = run_job(&g_ctx, &j, mode, k, out);
+    int r = 0;
+    Py_BEGIN_ALLOW_THREADS
+    c = ctx_take();
+    if (c) {
+        r = run_job(c, &j, mode, k, out);
+        g_last = c;
+        ctx_give(c);
+    }
+    Py_END_ALLOW_THREADS
+    if (!c) return PyErr_NoMemory();
     if (mode == 0) return PyLong_FromLong(r);
     if (mode == 2) return PyBool_FromLong(r);
     return cards_dict(&j, out);
@@ -336,17 +377,17 @@ typedef struct {
 
 static void *worker(void *arg) {
     Batch *b = (Batch *)arg;
-    Ctx c;
-    if (ctx_init(&c) < 0) {
+    Ctx *c = ctx_take();
+    if (!c) {
         __atomic_store_n(&b->failed, 1, __ATOMIC_SEQ_CST);
         return NULL;
     }
     for (;;) {
         int i = __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST);
         if (i >= b->njobs) break;
-        b->values[i] = run_job(&c, &b->jobs[i], b->mode, 0, b->mode == 1 ? b->cards[i] : NULL);
+        b->values[i] = run_job(c, &b->jobs[i], b->mode, 0, b->mode == 1 ? b->cards[i] : NULL);
     }
-    ctx_free(&c);
+    ctx_give(c);
     return NULL;
 }
 
@@ -432,8 +473,8 @@ done:
 static PyObject *py_nodes(PyObject *self, PyObject *args) {
     (void)self;
     (void)args;
-    if (!g_ctx_ready) return Py_BuildValue("()");
-    Ctx *c = &g_ctx;
+    Ctx *c = g_last;
+    if (!c) return Py_BuildValue("()");
     return Py_BuildValue("(LLLLLLLi)", c->nodes, c->st_probe, c->st_hit, c->st_scan, c->st_qt,
                          c->st_store, c->st_reset, c->npool);
 }
@@ -447,7 +488,10 @@ static PyObject *py_set_flags(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"set_flags", py_set_flags, METH_VARARGS, "debug switches: 1 no quick tricks, 2 exact TT, 4 no TT"},
+    {"set_flags", py_set_flags, METH_VARARGS,
+     "debugging switches (module-wide, for tests): 1 no sure-trick bounds (quick tricks, "
+     "sure losers, misere claim), 2 exact TT keys, 4 no TT stores, 64 no one-trick cut in "
+     "misere, 1024 suffix patterns in misere, 2048 portable core"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS, "solve_batch(args_list, mode, threads)"},
@@ -478,7 +522,10 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define beats FN(beats)
 #define cash_from FN(cash_from)
 #define cut_key FN(cut_key)
+#define first_guess FN(first_guess)
 #define force FN(force)
+#define greedy_cash FN(greedy_cash)
+#define greedy FN(greedy)
 #define gen_moves FN(gen_moves)
 #define last_trick FN(last_trick)
 #define misere_claim FN(misere_claim)
@@ -835,11 +882,19 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                 } else if ((pard >> top) & 1) {
                     sc = 45 - r; /* low towards partner's top card */
                 } else {
-                    int oppn = POPC((lho | rho) & sm);
-                    sc = 20 - r - 2 * oppn;
+                    /* our long suits, the opponents' short ones; knock out their top
+                     * card when we hold the next one */
+                    int ourn = POPC((own | pard) & sm), oppn = POPC((lho | rho) & sm);
+                    sc = 20 - r - 2 * oppn + 2 * ourn;
+                    u64 as2 = as & ~(1ull << top);
+                    if (as2 && (((own | pard) >> HIBIT(as2)) & 1)) sc += 10;
                 }
                 if (opp_ruff) sc -= 40;
                 if (trump >= 0 && s == trump) sc -= 5;
+                /* a suit partner can ruff (and the opponents cannot) */
+                if (trump >= 0 && s != trump && !(pard & sm) && (pard & SUIT(trump)) &&
+                    !opp_ruff && !((own >> top) & 1))
+                    sc = 55 - r;
             } else {
                 int pwin = (c->wseat & 1) == side;
                 int wins = beats(card, c->wcard, trump);
@@ -851,6 +906,19 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                         sc = 20 - r;
                 } else if (wins) {
                     sc = 50 - r; /* cheapest winner first */
+                    if (pos == 2) {
+                        /* third hand: better a winner the fourth hand cannot beat */
+                        int ls = c->tcard[c->left][0] >> 4;
+                        u64 f4 = lho & SUIT(ls), t4 = trump >= 0 ? lho & SUIT(trump) : 0;
+                        int safe;
+                        if (f4)
+                            safe = s != ls || card > HIBIT(f4);
+                        else if (s == trump)
+                            safe = !(t4 >> card >> 1);
+                        else
+                            safe = !t4;
+                        if (safe) sc += 20;
+                    }
                 } else {
                     sc = 10 - r;
                 }
@@ -927,29 +995,40 @@ static int cash_from(const Ctx *c, int L, u64 all, u64 *rw, int spent, int *side
     int trump = c->trump;
     int qt = 0, side_ok = 1, qside = 0;
     u64 used = 0, sused = 0, low;
+    int ol = 0, orr = 0; /* the opponents' trumps left after our top trumps */
     if (trump >= 0) {
         u64 T = SUIT(trump);
-        int ol = POPC(lho & T), orr = POPC(rho & T);
-        int omax = ol > orr ? ol : orr;
         int k = top_run(own, all, T, &low);
         qt += k;
         used |= low;
-        if (k < omax) side_ok = 0; /* the opponents keep trumps to ruff with */
+        ol = POPC(lho & T) - k;
+        orr = POPC(rho & T) - k;
     }
-    if (side_ok) {
-        for (int s = 0; s < 4; s++) {
-            if (s == trump) continue;
-            qside += top_run(own, all, SUIT(s), &low);
-            sused |= low;
+    for (int s = 0; s < 4; s++) {
+        if (s == trump) continue;
+        u64 sm = SUIT(s);
+        int k = top_run(own, all, sm, &low);
+        if (!k) continue;
+        /* an opponent who still holds trumps ruffs once he is out of the suit */
+        int lim = k;
+        if (ol > 0 && POPC(lho & sm) < lim) lim = POPC(lho & sm);
+        if (orr > 0 && POPC(rho & sm) < lim) lim = POPC(rho & sm);
+        if (lim <= 0) continue;
+        if (lim < k) {
+            /* the lim-th top card is the lowest one used */
+            u64 x = own & sm & ~(low - 1);
+            for (int i = 0; i < k - lim; i++) x &= x - 1;
+            low = x & -x;
         }
-        /* partner must never be forced to ruff (and take the lead) while we cash */
-        if (trump >= 0 && (pard & SUIT(trump)) &&
-            POPC(pard & ~SUIT(trump)) < qt + qside + spent)
-            side_ok = 0;
-        else if (qside) {
-            qt += qside;
-            used |= sused;
-        }
+        qside += lim;
+        sused |= low;
+    }
+    /* partner must never be forced to ruff (and take the lead) while we cash */
+    if (trump >= 0 && (pard & SUIT(trump)) && POPC(pard & ~SUIT(trump)) < qt + qside + spent)
+        side_ok = 0;
+    else if (qside) {
+        qt += qside;
+        used |= sused;
     }
     *side_ok_out = side_ok;
     *rw = used;
@@ -1027,6 +1106,119 @@ static int quick_tricks(const Ctx *c, u64 all, u64 *rw) {
     return best;
 }
 
+/* greedy cashing line for the leader's side when the opponents cannot ruff (no trumps,
+ * or none left with them): the hand on lead cashes a card that is the current top of
+ * its suit, or crosses to partner's top card with a low card of that suit; partner
+ * follows low or discards a card that is not a top card. It is one concrete line, so
+ * its count is a sure number of tricks; the rank winners are the winning cards. */
+static int greedy(u64 H0, u64 H1, u64 oppA, u64 oppB, u64 all, int trump, u64 *rw) {
+    u64 T = trump >= 0 ? SUIT(trump) : 0;
+    *rw = 0;
+    u64 hand[2] = {H0, H1};
+    u64 rest = all; /* cards still out, opponents' included */
+    int la[4], lb[4]; /* the opponents' lengths: they follow suit in every counted trick */
+    for (int s = 0; s < 4; s++) {
+        la[s] = POPC(oppA & SUIT(s));
+        lb[s] = POPC(oppB & SUIT(s));
+    }
+    int on = 0, tricks = 0;
+    u64 used = 0;
+    for (int guard = 0; guard < 13; guard++) {
+        u64 H = hand[on], Hp = hand[on ^ 1];
+        if (!H) break;
+        int ta = trump >= 0 ? la[trump] : 0, tb = trump >= 0 ? lb[trump] : 0;
+        /* the current top card of each suit, if our side holds it, in a suit that no
+         * opponent can ruff */
+        int best = -1, bestscore = -1, cross = -1, crossscore = -1;
+        for (int s = 0; s < 4; s++) {
+            u64 rs = rest & SUIT(s);
+            if (!rs) continue;
+            if (s != trump && ((!la[s] && ta) || (!lb[s] && tb))) continue;
+            int top = HIBIT(rs);
+            if ((H >> top) & 1) {
+                int sc = POPC(H & SUIT(s)) * 4 + (!(Hp & SUIT(s)) ? 2 : 0);
+                if (s == trump && (ta || tb)) sc += 100; /* draw trumps first */
+                if (sc > bestscore) {
+                    bestscore = sc;
+                    best = top;
+                }
+            } else if (((Hp >> top) & 1) && (H & SUIT(s))) {
+                int sc = POPC(Hp & SUIT(s));
+                if (sc > crossscore) {
+                    crossscore = sc;
+                    cross = s;
+                }
+            }
+        }
+        int lead, win;
+        int winner_is_partner = 0;
+        if (best >= 0) {
+            lead = best;
+            win = best;
+        } else if (cross >= 0) {
+            u64 hs = H & SUIT(cross);
+            lead = CTZ(hs);
+            win = HIBIT(rest & SUIT(cross));
+            winner_is_partner = 1;
+        } else {
+            break;
+        }
+        int ls = lead >> 4;
+        hand[on] &= ~(1ull << lead);
+        rest &= ~(1ull << lead);
+        /* partner's card */
+        u64 pf = Hp & SUIT(ls);
+        int pc;
+        if (winner_is_partner) {
+            pc = win;
+        } else if (pf) {
+            pc = CTZ(pf);
+        } else {
+            /* discard: the lowest card that is not the current top of its suit, and
+             * not a trump if there is a choice */
+            u64 cand = Hp & ~T, keep = 0;
+            for (int s = 0; s < 4; s++) {
+                u64 rs = rest & SUIT(s);
+                if (rs) keep |= 1ull << HIBIT(rs);
+            }
+            if (!cand) {
+                /* partner holds trumps only: he ruffs and takes the lead */
+                pc = CTZ(Hp);
+                winner_is_partner = 1;
+                win = pc;
+            } else {
+                u64 low = cand & ~keep;
+                pc = low ? CTZ(low) : CTZ(cand);
+            }
+        }
+        if (Hp) {
+            hand[on ^ 1] &= ~(1ull << pc);
+            rest &= ~(1ull << pc);
+        }
+        /* the opponents follow (their cards stay in `rest`, which is conservative) or
+         * discard, having no trumps */
+        if (la[ls]) la[ls]--;
+        if (lb[ls]) lb[ls]--;
+        tricks++;
+        used |= 1ull << win;
+        if (winner_is_partner) on ^= 1;
+    }
+    /* per suit, the lowest winning card stands for all of them */
+    u64 r = 0;
+    for (int s = 0; s < 4; s++) {
+        u64 u = used & SUIT(s);
+        if (u) r |= u & -u;
+    }
+    *rw = r;
+    return tricks;
+}
+
+static int greedy_cash(const Ctx *c, u64 all, u64 *rw) {
+    int L = c->leader;
+    return greedy(c->h[L], c->h[(L + 2) & 3], c->h[(L + 1) & 3], c->h[(L + 3) & 3], all,
+                  c->trump, rw);
+}
+
 /* tricks the leader's opponents surely take (normal play): the top trumps in one of
  * their hands, or this trick when they hold the top card of every suit the leader
  * holds (and partner cannot ruff it) */
@@ -1063,8 +1255,48 @@ static int sure_losers(const Ctx *c, u64 all, u64 *rw) {
             if (trump >= 0 && s != trump && !(pard & sm) && (pard & SUIT(trump))) lose = 0;
         }
         if (lose) {
-            best = 1;
-            brw = used;
+            /* whatever the leader leads, the opponent with its top card wins, then
+             * runs the opponents' greedy cashing line */
+            int worst = 99;
+            u64 wrw = used;
+            u64 T = trump >= 0 ? SUIT(trump) : 0;
+            for (int s = 0; s < 4; s++) {
+                u64 sm = SUIT(s);
+                if (!(own & sm)) continue;
+                int top = HIBIT(all & sm);
+                int O = ((c->h[(L + 1) & 3] >> top) & 1) ? (L + 1) & 3 : (L + 3) & 3;
+                int O2 = (O + 2) & 3;
+                u64 hO = c->h[O] & ~(1ull << top), hO2 = c->h[O2];
+                u64 rest = all & ~(1ull << top);
+                u64 f = hO2 & sm;
+                int card;
+                if (f) {
+                    card = CTZ(f);
+                } else if (trump >= 0 && !(hO2 & ~T)) {
+                    worst = worst < 1 ? worst : 1; /* a forced ruff: no more to say */
+                    continue;
+                } else {
+                    u64 keep = 0, cand = hO2 & ~T;
+                    for (int s2 = 0; s2 < 4; s2++) {
+                        u64 rs = rest & SUIT(s2);
+                        if (rs) keep |= 1ull << HIBIT(rs);
+                    }
+                    u64 lowc = cand & ~keep;
+                    card = lowc ? CTZ(lowc) : CTZ(cand);
+                }
+                hO2 &= ~(1ull << card);
+                rest &= ~(1ull << card);
+                /* the leader's side has played to this trick too: one card of s each
+                 * (a void partner here holds no trumps, so his discard is harmless) */
+                u64 ownl = own & ~((own & sm) & -(own & sm));
+                u64 pardl = (pard & sm) ? pard & ~((pard & sm) & -(pard & sm)) : pard;
+                u64 grw;
+                int g = greedy(hO, hO2, ownl, pardl, rest, trump, &grw);
+                wrw |= grw;
+                if (1 + g < worst) worst = 1 + g;
+            }
+            best = worst;
+            brw = wrw;
         }
     }
     *rw = brw;
@@ -1198,26 +1430,29 @@ static int ab(Ctx *c, int target, u64 *rw) {
         all = c->h[0] | c->h[1] | c->h[2] | c->h[3];
         c->tall[c->left] = all;
         shape = shape_of(c->h);
+        __builtin_prefetch(&c->slots[slot_hash(shape, c->leader)]);
         rel_code(c->h, all, code);
         sl = slot_find(c, shape, c->leader, 0);
         c->st_probe++;
         if (sl) {
             int need = target - c->won;
-            const Entry *base = c->pool + sl->off;
+            Entry *base = c->pool + sl->off;
             for (int32_t i = sl->n - 1; i >= 0; i--) {
                 const Entry *e = &base[i];
                 c->st_scan++;
                 if (((code[0] & e->mask[0]) ^ e->code[0]) | ((code[1] & e->mask[1]) ^ e->code[1]))
                     continue;
-                if (e->lo >= need) {
+                if (e->lo >= need || e->hi < need) {
                     c->st_hit++;
                     *rw = sig_cards(all, e->mask, c->suffix);
-                    return c->won + e->lo;
-                }
-                if (e->hi < need) {
-                    c->st_hit++;
-                    *rw = sig_cards(all, e->mask, c->suffix);
-                    return c->won + e->hi;
+                    int v = e->lo >= need ? c->won + e->lo : c->won + e->hi;
+                    if (i < sl->n - 1) {
+                        /* entries that cut move to the front of the scan */
+                        Entry t = base[i];
+                        base[i] = base[sl->n - 1];
+                        base[sl->n - 1] = t;
+                    }
+                    return v;
                 }
                 if (hint < 0 && e->best != 0xFF) hint = e->best;
             }
@@ -1236,6 +1471,14 @@ static int ab(Ctx *c, int target, u64 *rw) {
         if (!c->misere && !(g_flags & 1)) {
             u64 qrw;
             int qt = quick_tricks(c, all, &qrw);
+            {
+                u64 grw;
+                int gt = greedy_cash(c, all, &grw);
+                if (gt > qt) {
+                    qt = gt;
+                    qrw = grw;
+                }
+            }
             u64 lrw;
             int lt = sure_losers(c, all, &lrw);
             if (lt > 0) {
@@ -1443,7 +1686,8 @@ static void setup(Ctx *c, const Job *j) {
 }
 
 /* NS tricks from the current node (counting c->won), exact, given lo <= v <= hi */
-static int mtd(Ctx *c, int lo, int hi, int guess) {
+static int mtd(Ctx *c, int lo, int hi, int guess, u64 *rw_out) {
+    u64 rlo = 0, rhi = 0; /* rank winners behind the final lower and upper bound */
     while (lo < hi) {
         int t = guess;
         if (t <= lo) t = lo + 1;
@@ -1452,21 +1696,47 @@ static int mtd(Ctx *c, int lo, int hi, int guess) {
         int v = ab(c, t, &rw);
         if (v >= t) {
             lo = v;
+            rlo = rw;
             guess = v + 1;
         } else {
             hi = v;
+            rhi = rw;
             guess = v;
         }
     }
+    if (rw_out) *rw_out = rlo | rhi;
     return lo;
 }
 
 /* value of the side to play at the root */
+/* a first guess of NS's tricks for the driver: the share of high-card points (plus
+ * 1.5 points per trump of length advantage) of the remaining tricks; misere: half */
+static int first_guess(const Ctx *c) {
+    int left = c->left;
+    if (c->misere) return c->won + (left + 1) / 2;
+    int hcp[2] = {0, 0}, tl[2] = {0, 0};
+    for (int p = 0; p < 4; p++) {
+        u64 h = c->h[p];
+        while (h) {
+            int b = CTZ(h);
+            h &= h - 1;
+            if ((b & 15) >= 9) hcp[p & 1] += (b & 15) - 8;
+            if ((b >> 4) == c->trump) tl[p & 1]++;
+        }
+    }
+    int total = hcp[0] + hcp[1];
+    if (total == 0) return c->won + (left + 1) / 2;
+    int num = left * (2 * hcp[0] + 3 * (tl[0] - tl[1]));
+    int g = num <= 0 ? 0 : (num + total) / (2 * total);
+    if (g > left) g = left;
+    return c->won + g;
+}
+
 static int root_value(Ctx *c) {
     int left = c->left;
     if (left == 0) return 0;
     int seat = (c->leader + c->pos) & 3;
-    int v = mtd(c, c->won, c->won + left, c->won + (left + 1) / 2);
+    int v = mtd(c, c->won, c->won + left, first_guess(c), NULL);
     return (seat & 1) == 0 ? v : left - v;
 }
 
@@ -1491,33 +1761,57 @@ static void root_cards(Ctx *c, int out[64]) {
     int v = root_value(c); /* side to play */
     Move mv[16];
     int n = gen_moves(c, mv);
-    order_moves(c, mv, n, -1);
+    /* higher cards first (suit by suit): a lower card of a suit that holds no rank
+     * winner at or below a searched card leads to a position of the same pattern, so
+     * it shares that card's value (the small-card skip, at the root) */
+    for (int i = 1; i < n; i++) {
+        Move m = mv[i];
+        int j = i - 1;
+        while (j >= 0 && mv[j].card < m.card) {
+            mv[j + 1] = mv[j];
+            j--;
+        }
+        mv[j + 1] = m;
+    }
     u64 hand = c->h[seat];
     if (c->pos > 0) {
         u64 f = hand & SUIT(c->tcard[c->left][0] >> 4);
         if (f) hand = f;
     }
     u64 all = c->tall[left];
+    u64 skipped = 0;
+    int skipval[4] = {0, 0, 0, 0};
     for (int i = 0; i < n; i++) {
-        int card = mv[i].card;
-        Undo u;
-        int won0 = c->won;
-        play(c, card, &u);
-        /* NS value after this card; the side to play's value is at most v */
-        int lo = c->won, hi = c->won + c->left;
-        /* normal play: the card is worth at most v to the side to play; misere: at
-         * least v. As NS tricks that is an upper or a lower bound. */
-        int nsb = ns ? won0 + v : won0 + left - v;
-        int upper = ns != (c->misere != 0);
-        if (upper) {
-            if (nsb < hi) hi = nsb;
+        int card = mv[i].card, s = card >> 4;
+        int sv;
+        if ((skipped >> card) & 1) {
+            sv = skipval[s];
         } else {
-            if (nsb > lo) lo = nsb;
+            Undo u;
+            int won0 = c->won;
+            play(c, card, &u);
+            /* NS value after this card; normal play: the card is worth at most v to the
+             * side to play; misere: at least v. As NS tricks that is an upper or a
+             * lower bound, true for every card. */
+            int lo = c->won, hi = c->won + c->left;
+            int nsb = ns ? won0 + v : won0 + left - v;
+            int upper = ns != (c->misere != 0);
+            if (upper) {
+                if (nsb < hi) hi = nsb;
+            } else {
+                if (nsb > lo) lo = nsb;
+            }
+            u64 rw;
+            int val = mtd(c, lo, hi, nsb, &rw);
+            if (c->pos == 0) rw |= trick_rank_winner(c, c->wcard); /* it ended the trick */
+            unplay(c, card, &u);
+            sv = ns ? val - won0 : left - (val - won0);
+            u64 ws = rw & SUIT(s);
+            if (!c->suffix && (!ws || CTZ(ws) > card)) {
+                skipped |= SUIT(s) & ((1ull << card) - 1);
+                skipval[s] = sv;
+            }
         }
-        int guess = nsb;
-        int val = mtd(c, lo, hi, guess);
-        unplay(c, card, &u);
-        int sv = ns ? val - won0 : left - (val - won0);
         /* the run of touching cards above `card` shares the value */
         out[card] = sv;
         int b = card;
@@ -1544,7 +1838,10 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef beats
 #undef cash_from
 #undef cut_key
+#undef first_guess
 #undef force
+#undef greedy_cash
+#undef greedy
 #undef gen_moves
 #undef last_trick
 #undef misere_claim

@@ -20,8 +20,8 @@ _HELP = """\
 Solve a deal double dummy: the tricks the side to play takes from here with best play
 by both sides (the current trick included), and the same for each legal card.
 
-DEAL is a PBN deal string, e.g. "N:AK2.Q.. 3.J... ...", whose hands may hold fewer
-than 13 cards (an ending); it holds the cards still in the hands, so cards already
+DEAL is a PBN deal string, e.g. "N:AK.2.. QJ.3.. T9.4.. 87.5..", whose hands may hold
+fewer than 13 cards (an ending); it holds the cards still in the hands, so cards already
 played to the current trick (--played) must not appear in it. The leader of the
 current trick defaults to the first seat of the PBN string. In NOLO (misère) each side
 tries to take as few tricks as possible; the numbers are still the tricks taken by the
