@@ -109,7 +109,8 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+        # a missing browser must fail the run, never pass it quietly
+        pytest.fail(f"{CHROMIUM} is missing (apt-get install chromium)", pytrace=False)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
