@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Literal, overload
 
-_SUIT_MASKS = tuple(0x1FFF << (13 * s) for s in range(4))
-_FULL = (1 << 52) - 1
+from ..cards import FULL_DECK as _FULL
+from ..cards import SUIT_MASKS as _SUIT_MASKS
+from ..cards import cards_of
+
 _SEATS = "NESW"
 _RANKS = "23456789TJQKA"
 
@@ -113,12 +115,7 @@ class Position:
             follow = hand & _SUIT_MASKS[self.trick[0] // 13]
             if follow:
                 hand = follow
-        out = []
-        while hand:
-            low = hand & -hand
-            out.append(low.bit_length() - 1)
-            hand ^= low
-        return out
+        return cards_of(hand)
 
 
 _core: ModuleType | None = None

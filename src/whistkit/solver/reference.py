@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..cards import SUIT_MASKS as _SUIT_MASKS
+from ..cards import cards_of
+
 if TYPE_CHECKING:
     from . import Position
-
-_SUIT_MASKS = tuple(0x1FFF << (13 * s) for s in range(4))
 
 
 def _strength(card: int, aces_low: bool) -> int:
@@ -33,12 +34,7 @@ def _legal(hand: int, lead_suit: int | None) -> list[int]:
         follow = hand & _SUIT_MASKS[lead_suit]
         if follow:
             hand = follow
-    out = []
-    while hand:
-        low = hand & -hand
-        out.append(low.bit_length() - 1)
-        hand ^= low
-    return out
+    return cards_of(hand)
 
 
 class _Solver:
