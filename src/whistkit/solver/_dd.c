@@ -161,8 +161,11 @@ static void ctx_free(Ctx *c) {
 #pragma GCC push_options
 #pragma GCC target("popcnt,lzcnt,bmi,bmi2")
 #endif
+#include <immintrin.h>
 #define FN(x) x##_fast
+#define DD_PEXT 1
 #include "_dd.c"
+#undef DD_PEXT
 #undef FN
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -608,6 +611,15 @@ static Slot *slot_find(Ctx *c, u64 shape, int leader, int create) {
 static inline void rel_code(const u64 *h, u64 all, u64 code[2]) {
     u64 odd = h[1] | h[3], hi2 = h[2] | h[3];
     u64 out[2] = {0, 0};
+#ifdef DD_PEXT
+    /* BMI2: gather each suit's owner bits in relative order, interleave them */
+    for (int s = 0; s < 4; s++) {
+        u64 a = all & SUIT(s);
+        u64 v = _pdep_u64(_pext_u64(odd, a), 0x5555555555555555ull) |
+                _pdep_u64(_pext_u64(hi2, a), 0xAAAAAAAAAAAAAAAAull);
+        out[s >> 1] |= v << (32 * (s & 1));
+    }
+#else
     for (int s = 0; s < 4; s++) {
         u64 a = (all >> (16 * s)) & 0x1FFF;
         u64 o = (odd >> (16 * s)) & 0x1FFF;
@@ -622,6 +634,7 @@ static inline void rel_code(const u64 *h, u64 all, u64 code[2]) {
         }
         out[s >> 1] |= v << (32 * (s & 1));
     }
+#endif
     code[0] = out[0];
     code[1] = out[1];
 }
