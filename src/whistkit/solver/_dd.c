@@ -554,6 +554,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define trick_rank_winner FN(trick_rank_winner)
 #define tt_reset FN(tt_reset)
 #define tt_store FN(tt_store)
+#define tt_store_cand FN(tt_store_cand)
 #define unplay FN(unplay)
 #define whole_suit FN(whole_suit)
 
@@ -699,21 +700,27 @@ static int32_t pool_alloc(Ctx *c, int32_t n) {
     return off;
 }
 
-static void tt_store(Ctx *c, u64 shape, int leader, const u64 code[2], u64 all, u64 rw,
-                     int lo, int hi, int best) {
+/* store bounds for a position. Only entries that match the position can be the same
+ * entry or a more general one that knows as much; when the caller's probe listed them
+ * (`cand`, `ncand` of them, with no reset since), only those are checked, else
+ * (ncand < 0) the whole bucket */
+static void tt_store_cand(Ctx *c, u64 shape, int leader, const u64 code[2], u64 all, u64 rw,
+                          int lo, int hi, int best, const int32_t *cand, int ncand) {
     if (g_flags & 4) return;
     Slot *sl = slot_find(c, shape, leader, 1);
     if (!sl) {
         tt_reset(c);
         sl = slot_find(c, shape, leader, 1);
         if (!sl) return;
+        ncand = -1;
     }
     u64 mask[2];
     sig_mask(all, (g_flags & 2) ? all : rw, mask, c->suffix);
     u64 k0 = code[0] & mask[0], k1 = code[1] & mask[1];
     Entry *base = c->pool + sl->off;
-    for (int32_t i = 0; i < sl->n; i++) {
-        Entry *e = &base[i];
+    int32_t nscan = ncand < 0 ? sl->n : ncand;
+    for (int32_t j = 0; j < nscan; j++) {
+        Entry *e = &base[ncand < 0 ? j : cand[j]];
         if (e->mask[0] == mask[0] && e->mask[1] == mask[1] && e->code[0] == k0 &&
             e->code[1] == k1) {
             if (lo > e->lo) e->lo = (int8_t)lo;
@@ -759,6 +766,11 @@ static void tt_store(Ctx *c, u64 shape, int leader, const u64 code[2], u64 all, 
     e->lo = (int8_t)lo;
     e->hi = (int8_t)hi;
     e->best = best >= 0 ? (uint8_t)best : 0xFF;
+}
+
+static inline void tt_store(Ctx *c, u64 shape, int leader, const u64 code[2], u64 all, u64 rw,
+                            int lo, int hi, int best) {
+    tt_store_cand(c, shape, leader, code, all, rw, lo, hi, best, NULL, -1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1420,6 +1432,10 @@ static int last_trick(Ctx *c, int target, u64 *rw) {
     return c->won + ((wseat & 1) == 0);
 }
 
+#define MATCH_MAX 8
+/* the probe's list of matching entries, when still complete and valid */
+#define NCAND (nmatch <= MATCH_MAX && c->st_reset == reset0 ? nmatch : -1)
+
 static int ab(Ctx *c, int target, u64 *rw) {
     c->nodes++;
     int pos = c->pos;
@@ -1429,6 +1445,9 @@ static int ab(Ctx *c, int target, u64 *rw) {
     Slot *sl = NULL;
     int hint = -1;
     u64 myrw = 0;
+    int32_t match[MATCH_MAX]; /* bucket entries that match this position (for the store) */
+    int nmatch = 0;
+    long long reset0 = 0;
 
     if (pos == 0) {
         if (c->won >= target) {
@@ -1447,6 +1466,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
         rel_code(c->h, all, code);
         sl = slot_find(c, shape, c->leader, 0);
         c->st_probe++;
+        reset0 = c->st_reset;
         if (sl) {
             int need = target - c->won;
             Entry *base = c->pool + sl->off;
@@ -1467,6 +1487,8 @@ static int ab(Ctx *c, int target, u64 *rw) {
                     }
                     return v;
                 }
+                if (nmatch < MATCH_MAX) match[nmatch] = i;
+                nmatch++;
                 if (hint < 0 && e->best != 0xFF) hint = e->best;
             }
         }
@@ -1499,14 +1521,16 @@ static int ab(Ctx *c, int target, u64 *rw) {
                     if (c->won + lt >= target) {
                         c->st_qt++;
                         *rw = lrw;
-                        tt_store(c, shape, c->leader, code, all, lrw, lt, c->left, -1);
+                        tt_store_cand(c, shape, c->leader, code, all, lrw, lt, c->left, -1,
+                                      match, NCAND);
                         return c->won + lt;
                     }
                 } else {
                     if (c->won + c->left - lt < target) {
                         c->st_qt++;
                         *rw = lrw;
-                        tt_store(c, shape, c->leader, code, all, lrw, 0, c->left - lt, -1);
+                        tt_store_cand(c, shape, c->leader, code, all, lrw, 0, c->left - lt, -1,
+                                      match, NCAND);
                         return c->won + c->left - lt;
                     }
                 }
@@ -1516,14 +1540,16 @@ static int ab(Ctx *c, int target, u64 *rw) {
                     if (c->won + qt >= target) {
                         c->st_qt++;
                         *rw = qrw;
-                        tt_store(c, shape, c->leader, code, all, qrw, qt, c->left, -1);
+                        tt_store_cand(c, shape, c->leader, code, all, qrw, qt, c->left, -1,
+                                      match, NCAND);
                         return c->won + qt;
                     }
                 } else {
                     if (c->won + c->left - qt < target) {
                         c->st_qt++;
                         *rw = qrw;
-                        tt_store(c, shape, c->leader, code, all, qrw, 0, c->left - qt, -1);
+                        tt_store_cand(c, shape, c->leader, code, all, qrw, 0, c->left - qt, -1,
+                                      match, NCAND);
                         return c->won + c->left - qt;
                     }
                 }
@@ -1659,7 +1685,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
             lo = value - c->won;
         else
             hi = value - c->won;
-        tt_store(c, shape, c->leader, code, all, myrw, lo, hi, best);
+        tt_store_cand(c, shape, c->leader, code, all, myrw, lo, hi, best, match, NCAND);
     }
     return value;
 }
@@ -1880,6 +1906,9 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef trick_rank_winner
 #undef tt_reset
 #undef tt_store
+#undef tt_store_cand
 #undef unplay
 #undef whole_suit
+#undef MATCH_MAX
+#undef NCAND
 #endif /* DD_CORE */
