@@ -1584,6 +1584,41 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 return G == 0 ? c->won + 1 : c->won + c->left - 1;
             }
         }
+        if (G >= 0 && !c->misere && !(g_flags & 1)) {
+            /* normal play: side G surely wins the trick if one of its players still to
+             * play has a card that no opponent still to play can beat: the highest card
+             * of the led suit among them when no such opponent can ruff, or a trump
+             * higher than the current winner and than the trumps of every such
+             * opponent void in the led suit */
+            int ls = c->tcard[c->left][0] >> 4, tr = c->trump;
+            int ruffed = (c->wcard >> 4) != ls;
+            u64 oppf = 0, oppt = 0; /* opponents' led-suit cards; trumps of void ones */
+            for (int i = pos; i < 4; i++) {
+                int p = (c->leader + i) & 3;
+                if ((p & 1) == G) continue;
+                u64 hp = c->h[p];
+                if (hp & SUIT(ls)) oppf |= hp & SUIT(ls);
+                else if (tr >= 0) oppt |= hp & SUIT(tr);
+            }
+            for (int i = pos; i < 4; i++) {
+                int p = (c->leader + i) & 3;
+                if ((p & 1) != G) continue;
+                u64 hp = c->h[p], f = hp & SUIT(ls);
+                if (f) {
+                    int x = HIBIT(f);
+                    if (!ruffed && x > c->wcard && !(oppf >> x) && !oppt) {
+                        *rw = 1ull << x;
+                        return G == 0 ? c->won + 1 : c->won + c->left - 1;
+                    }
+                } else if (tr >= 0 && tr != ls && (hp & SUIT(tr))) {
+                    int x = HIBIT(hp & SUIT(tr));
+                    if ((!ruffed || x > c->wcard) && !(oppt >> x)) {
+                        *rw = (ruffed || oppt) ? 1ull << x : 0;
+                        return G == 0 ? c->won + 1 : c->won + c->left - 1;
+                    }
+                }
+            }
+        }
         if (G >= 0 && c->misere && !(g_flags & 64)) {
             u64 hh[4] = {c->h[0], c->h[1], c->h[2], c->h[3]};
             int ls = c->tcard[c->left][0] >> 4;
