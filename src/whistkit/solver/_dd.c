@@ -929,8 +929,43 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                         sc = -30 - r; /* no need to overtake partner */
                     else
                         sc = 20 - r;
+                    if (pos == 2) {
+                        /* third hand: partner's card can be beaten by the fourth hand:
+                         * better a winner the fourth hand cannot beat */
+                        int ls = c->tcard[c->left][0] >> 4;
+                        u64 f4 = lho & SUIT(ls), t4 = trump >= 0 ? lho & SUIT(trump) : 0;
+                        int pbeat, safe = 0;
+                        int pw = c->wcard, pws = pw >> 4;
+                        if (f4)
+                            pbeat = pws == ls && HIBIT(f4) > pw;
+                        else
+                            pbeat = t4 && (pws != trump || HIBIT(t4) > pw);
+                        if (pbeat && wins) {
+                            if (f4)
+                                safe = s != ls || card > HIBIT(f4);
+                            else if (s == trump)
+                                safe = !(t4 >> card >> 1);
+                            else
+                                safe = !t4;
+                        }
+                        if (safe) sc = 40 - r;
+                    }
                 } else if (wins) {
                     sc = 50 - r; /* cheapest winner first */
+                    if (pos == 1) {
+                        /* second hand: a winner the third hand can beat comes after the
+                         * low cards (partner plays last) */
+                        int ls = c->tcard[c->left][0] >> 4;
+                        u64 f3 = lho & SUIT(ls), t3 = trump >= 0 ? lho & SUIT(trump) : 0;
+                        int safe;
+                        if (f3)
+                            safe = s != ls || card > HIBIT(f3);
+                        else if (s == trump)
+                            safe = !(t3 >> card >> 1);
+                        else
+                            safe = !t3;
+                        if (!safe) sc = 5 - r;
+                    }
                     if (pos == 2) {
                         /* third hand: better a winner the fourth hand cannot beat */
                         int ls = c->tcard[c->left][0] >> 4;
