@@ -914,8 +914,13 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                     u64 as2 = as & ~(1ull << top);
                     if (as2 && (((own | pard) >> HIBIT(as2)) & 1)) sc += 10;
                 }
-                if (opp_ruff) sc -= 40;
-                if (trump >= 0 && s == trump) sc -= 5;
+                if (opp_ruff) sc -= 80;
+                if (trump >= 0 && s == trump) {
+                    sc -= 5;
+                    /* draw trumps when our side holds more of them */
+                    if (POPC((own | pard) & sm) > POPC((lho | rho) & sm) && ((lho | rho) & sm))
+                        sc += 15;
+                }
                 /* a suit partner can ruff (and the opponents cannot) */
                 if (trump >= 0 && s != trump && !(pard & sm) && (pard & SUIT(trump)) &&
                     !opp_ruff && !((own >> top) & 1))
