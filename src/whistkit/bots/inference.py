@@ -135,8 +135,7 @@ def lead_facts(view: View) -> list[LengthFact]:
     played = [0, 0, 0, 0]
     first_lead = [-1, -1, -1, -1]
     gone = 0
-    n = 0
-    for seat, card in view.plays():
+    for n, (seat, card) in enumerate(view.plays()):
         if n % 4 == 0:
             suit = card // 13
             boss = not any(
@@ -150,7 +149,6 @@ def lead_facts(view: View) -> list[LengthFact]:
                 first_lead[seat] = suit
         played[seat] |= 1 << card
         gone |= 1 << card
-        n += 1
     return facts
 
 

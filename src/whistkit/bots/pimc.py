@@ -335,8 +335,6 @@ class ExpertBot:
         return mean > self.stop_se * math.sqrt(var / n)
 
 
-
-
 def default_worlds(tricks_left: int, misere: bool) -> int:
     """The most worlds per decision (0: decide by the club rules instead)."""
     if misere:
