@@ -94,3 +94,23 @@ def test_honour_lead_and_second_hand_cover() -> None:
     assert (3, parse_hand("8D 9D TD JD QD KD"), False) in facts
     weight = fact_weight(facts)
     assert weight(state.holdings) == PENALTY  # W is no club player: it held KQJT98
+
+
+def test_a_low_lead_comes_from_the_longest_side_suit() -> None:
+    from whistkit.bots.inference import lead_facts
+
+    # hearts trump: N leads 3S (not a boss, not a trump, no partner's suit to return)
+    state = _hand_state(1, "3S QS 7S 6S")
+    view = state.view(3)
+    assert lead_facts(view) == [(0, 0, 0, (2, 3))]
+    played = (parse_hand("3S"), parse_hand("QS"), parse_hand("7S"), parse_hand("6S"))
+    weight = fact_weight([], (), played, 3, lead_facts(view))
+    # N held 3S 2S and four clubs when it led spades: clubs were longer
+    assert weight((parse_hand("2S 2C 3C 4C 5C"), 0, 0, 0)) == PENALTY
+    assert weight((parse_hand("2S KS 4S 2C"), 0, 0, 0)) == 1.0
+    # a boss lead (the ace) says nothing about length
+    state = _hand_state(1, "AS")
+    assert lead_facts(state.view(1)) == []
+    # nor does any lead in misère (hand 6 is Nóló)
+    state = _hand_state(6, "3S")
+    assert lead_facts(state.view(1)) == []

@@ -78,6 +78,29 @@ def test_batch_matches_single_calls() -> None:
     assert solver.solve_batch([]) == []
 
 
+def test_node_budget_gives_up_on_hard_positions_only() -> None:
+    rng = random.Random(11)
+    positions = [
+        random_position(rng, 9, trump=rng.choice([None, 2]), misere=i % 2 == 1, mid_trick=i % 4)
+        for i in range(12)
+    ]
+    full = solver.solve_batch(positions, cards=True)
+    # a generous budget solves everything, exactly
+    assert solver.solve_batch_limited(positions, 10**9) == full
+    # a small one gives up on some positions; the others are exact; the same positions
+    # give up whatever the number of threads (node counts, not time)
+    small = solver.solve_batch_limited(positions, 3000, threads=2)
+    assert small == solver.solve_batch_limited(positions, 3000, threads=1)
+    assert None in small
+    assert any(r is not None for r in small)
+    for got, want in zip(small, full, strict=True):
+        assert got is None or got == want
+    # the budget is per position: a later position is not charged for an earlier one
+    assert solver.solve_batch_limited(positions[::-1], 3000) == small[::-1]
+    with pytest.raises(ValueError, match="node_limit"):
+        solver.solve_batch_limited(positions, 0)
+
+
 def test_fallback_without_core(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(8)
     positions = [random_position(rng, 3, trump=1, mid_trick=i % 4) for i in range(20)]
@@ -88,6 +111,7 @@ def test_fallback_without_core(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [solver.solve_cards(p) for p in positions] == expected
     assert solver.solve_batch(positions, cards=True) == expected
     assert solver.solve_batch(positions) == [reference.solve(p) for p in positions]
+    assert solver.solve_batch_limited(positions, 1) == expected  # the oracle has no budget
     assert solver.can_take(positions[0], 1) == (reference.solve(positions[0]) >= 1)
 
 

@@ -10,6 +10,9 @@ the form "seat ``s`` held none of these cards when it played", each from one rul
   the cards between the card it beat and the card it played;
 * misère, following suit: a player who ducks plays its highest card below the winner, so
   it holds none between; a player who wins holds no card below the winner;
+* trick-taking, a lead that is not a boss card, not a trump and not a return of
+  partner's suit: a player leads from length, so the led suit was (one of) the
+  leader's longest side suits;
 * Swedish bottom cards: a shown colour is the one the club rule picks for the hand.
 
 Cards only leave hands, so a fact about the past is a fact about the present hand, and
@@ -29,6 +32,9 @@ from .knowledge import Knowledge, rank_keys
 PENALTY = 0.2
 
 Fact = tuple[Seat, Hand, bool]  # (seat, cards, True: held one of them / False: held none)
+# (seat, led suit, the seat's cards played before that lead, the side suits then): the
+# led suit was at least as long as each of the other side suits
+LengthFact = tuple[Seat, int, Hand, tuple[int, ...]]
 
 
 def _between(suit: int, lo: int, hi: int, keys: tuple[int, ...]) -> Hand:
@@ -118,6 +124,34 @@ def _card_facts(
     return []
 
 
+def lead_facts(view: View) -> list[LengthFact]:
+    """Length facts from the other seats' leads (trick-taking contracts only)."""
+    contract = view.contract
+    if contract is None or contract.misere:
+        return []
+    keys = rank_keys(contract)
+    trump = contract.trump
+    facts: list[LengthFact] = []
+    played = [0, 0, 0, 0]
+    first_lead = [-1, -1, -1, -1]
+    gone = 0
+    for n, (seat, card) in enumerate(view.plays()):
+        if n % 4 == 0:
+            suit = card // 13
+            boss = not any(
+                keys[c] > keys[card] for c in iter_cards(SUIT_MASKS[suit] & ~gone & ~(1 << card))
+            )
+            returned = first_lead[(seat + 2) & 3] == suit
+            if seat != view.seat and suit != trump and not boss and not returned:
+                side = tuple(x for x in range(4) if x != trump and x != suit)
+                facts.append((seat, suit, played[seat], side))
+            if first_lead[seat] < 0:
+                first_lead[seat] = suit
+        played[seat] |= 1 << card
+        gone |= 1 << card
+    return facts
+
+
 def bid_facts(view: View) -> list[tuple[Seat, bool]]:
     """Swedish: (seat, showed red) for every other seat whose bottom card is public."""
     revealed = view.public.get("revealed")
@@ -136,6 +170,7 @@ def fact_weight(
     bids: Sequence[tuple[Seat, bool]] = (),
     played_by: Sequence[Hand] = (0, 0, 0, 0),
     dealer: Seat = 0,
+    lengths: Sequence[LengthFact] = (),
 ) -> Callable[[tuple[Hand, Hand, Hand, Hand]], float]:
     """The weight of a world: ``PENALTY`` to the number of facts it breaks.
 
@@ -148,6 +183,12 @@ def fact_weight(
         for seat, cards, must in facts:
             # a card the seat played since still counts as held when the fact was made
             if bool((world[seat] | played_by[seat]) & cards) != must:
+                w *= PENALTY
+        for seat, suit, before, side in lengths:
+            # the seat's hand when it led: what it holds now and what it played since
+            held = (world[seat] | played_by[seat]) & ~before
+            n = (held & SUIT_MASKS[suit]).bit_count()
+            if any((held & SUIT_MASKS[x]).bit_count() > n for x in side):
                 w *= PENALTY
         for seat, red in bids:
             dealt = world[seat] | played_by[seat]
@@ -162,9 +203,19 @@ def world_weight(view: View) -> Callable[[tuple[Hand, Hand, Hand, Hand]], float]
     """The likelihood of the play and bidding seen so far, or None if nothing is implied."""
     facts = play_facts(view)
     bids = bid_facts(view)
-    if not facts and not bids:
+    lengths = lead_facts(view)
+    if not facts and not bids and not lengths:
         return None
-    return fact_weight(facts, bids, Knowledge.from_view(view).played_by, view.dealer)
+    return fact_weight(facts, bids, Knowledge.from_view(view).played_by, view.dealer, lengths)
 
 
-__all__ = ["PENALTY", "Fact", "bid_facts", "fact_weight", "play_facts", "world_weight"]
+__all__ = [
+    "PENALTY",
+    "Fact",
+    "LengthFact",
+    "bid_facts",
+    "fact_weight",
+    "lead_facts",
+    "play_facts",
+    "world_weight",
+]

@@ -36,6 +36,19 @@ from .sampling import World, sampler_for
 Scorer = Callable[[int], float]
 BIDDING = ("simulate", "red", "black")
 
+# Worlds per decision by tricks left, for trick-taking and misère contracts, and the node
+# budget of each world's search, tuned to the solver's speed on the project's 2-core
+# machine (docs/bots.md). A world whose search needs more than NODE_LIMIT nodes (about
+# 0.2 s) is left out; with fewer than MIN_SOLVED worlds solved the club rules decide. A
+# misère deal with more than SOLVE_MISERE_FROM tricks left almost never fits the budget,
+# so those decisions follow the club rules (0 worlds).
+WORLDS_NORMAL = {13: 8, 12: 12, 11: 16, 10: 24, 9: 32}
+WORLDS_MISERE = {11: 8, 10: 12, 9: 24, 8: 32}
+WORLDS_DEFAULT = 48
+SOLVE_MISERE_FROM = 11
+NODE_LIMIT = 2_000_000
+MIN_SOLVED = 3
+
 
 def default_solver() -> Any:
     """The double-dummy solver module, with an error that says what is missing."""
@@ -178,7 +191,7 @@ class ExpertBot:
         solver: Any = None,
         worlds: Callable[[int, bool], int] | None = None,
         batch: int = 4,
-        min_worlds: int = 12,
+        min_worlds: int = 16,
         stop_se: float = 3.0,
         time_budget: float | None = None,
         threads: int = 2,
@@ -186,6 +199,8 @@ class ExpertBot:
         max_tries: int = 30,
         bidding: str = "simulate",
         bid_worlds: int = 24,
+        node_limit: int | None = NODE_LIMIT,
+        min_solved: int = MIN_SOLVED,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
@@ -200,6 +215,9 @@ class ExpertBot:
         self.max_tries = max_tries
         self.bidding = bidding
         self.bid_worlds = bid_worlds
+        # a deterministic bound on each world's search (solvers with a node budget only)
+        self.node_limit = node_limit if hasattr(self.solver, "solve_batch_limited") else None
+        self.min_solved = min_solved
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -254,8 +272,10 @@ class ExpertBot:
 
         totals = dict.fromkeys(cards, 0.0)
         rows: list[dict[int, float]] = []
-        while len(rows) < limit:
-            n = min(self.batch, limit - len(rows))
+        tried = 0
+        while tried < limit:
+            n = min(self.batch, limit - tried)
+            tried += n
             worlds = []
             for _ in range(n):
                 w = list(draw())
@@ -267,11 +287,17 @@ class ExpertBot:
                 # laws mode: a revoke in the current trick is no double-dummy position
                 return _club_card(view, rng)
             batch_start = time.perf_counter()
-            results: list[dict[int, int]] = solver.solve_batch(
-                positions, cards=True, threads=self.threads
-            )
+            results: list[dict[int, int] | None]
+            if self.node_limit is None:
+                results = solver.solve_batch(positions, cards=True, threads=self.threads)
+            else:
+                results = solver.solve_batch_limited(
+                    positions, self.node_limit, threads=self.threads
+                )
             batch_time = time.perf_counter() - batch_start
             for res in results:
+                if res is None:
+                    continue  # over the node budget: the world is left out
                 row = {c: score(res[c]) for c in cards}
                 rows.append(row)
                 for c in cards:
@@ -284,6 +310,9 @@ class ExpertBot:
             ):
                 break  # the next batch would likely overrun the budget
         self.last_worlds = len(rows)
+        if len(rows) < self.min_solved:
+            # too few worlds within the node budget to trust: the club rules decide
+            return _club_card(view, rng)
         top = max(totals.values())
         best = [c for c in cards if totals[c] >= top - 1e-9]
         return _tie_break(view, best, rng)
@@ -306,31 +335,20 @@ class ExpertBot:
         return mean > self.stop_se * math.sqrt(var / n)
 
 
-# Solved worlds per decision by tricks left, for trick-taking and misère contracts, tuned
-# to the solver's speed on the project's 2-core machine (docs/bots.md): a misère deal with
-# more than SOLVE_MISERE_FROM tricks left is too slow to solve within the latency goal,
-# so those decisions follow the club rules (0 worlds).
-WORLDS_NORMAL = {13: 0, 12: 4, 11: 8, 10: 12, 9: 16, 8: 24}
-WORLDS_MISERE = {9: 8, 8: 16, 7: 24}
-SOLVE_MISERE_FROM = 9
-
-
 def default_worlds(tricks_left: int, misere: bool) -> int:
-    """The most worlds per decision (0: decide by the club rules instead).
-
-    Full 13-card positions (the whole of trick 1) are left to the club rules: the
-    solver's time on them has a long tail (seconds on some deals), which the latency
-    goal (p95 <= 1 s) cannot absorb.
-    """
+    """The most worlds per decision (0: decide by the club rules instead)."""
     if misere:
         if tricks_left > SOLVE_MISERE_FROM:
             return 0
-        return WORLDS_MISERE.get(tricks_left, 32)
-    return WORLDS_NORMAL.get(tricks_left, 32)
+        return WORLDS_MISERE.get(tricks_left, WORLDS_DEFAULT)
+    return WORLDS_NORMAL.get(tricks_left, WORLDS_DEFAULT)
 
 
 __all__ = [
+    "MIN_SOLVED",
+    "NODE_LIMIT",
     "SOLVE_MISERE_FROM",
+    "WORLDS_DEFAULT",
     "WORLDS_MISERE",
     "WORLDS_NORMAL",
     "ExpertBot",

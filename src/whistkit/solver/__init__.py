@@ -220,4 +220,37 @@ def solve_batch(
     return result
 
 
-__all__ = ["Position", "can_take", "has_core", "solve", "solve_batch", "solve_cards"]
+def solve_batch_limited(
+    positions: Sequence[Position], node_limit: int, *, threads: int = 2
+) -> list[dict[int, int] | None]:
+    """Every card's value for each position, or None where the search gave up.
+
+    Each position's search may visit at most ``node_limit`` nodes; one that would need
+    more is abandoned and gives None. Node counts do not depend on the machine or on the
+    threads, so the same positions and limit always give the same results (a time bound
+    that keeps a caller deterministic). Without the compiled core every position is
+    solved by the pure-Python oracle, which has no node budget.
+    """
+    if node_limit < 1:
+        raise ValueError(f"node_limit must be at least 1, not {node_limit}")
+    core = _load_core()
+    if core is None:
+        from . import reference
+
+        return [reference.solve_cards(p) for p in positions]
+    args = [_args(p) for p in positions]
+    result: list[dict[int, int] | None] = core.solve_batch(
+        args, 1, max(1, int(threads)), int(node_limit)
+    )
+    return result
+
+
+__all__ = [
+    "Position",
+    "can_take",
+    "has_core",
+    "solve",
+    "solve_batch",
+    "solve_batch_limited",
+    "solve_cards",
+]

@@ -26,6 +26,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <pthread.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,8 @@ typedef struct {
     int killer[16][4];
     uint8_t cutcache[1 << 16]; /* last refuting card by hashed (seat, hand, winner) */
     long long nodes;
+    long long limit_at; /* give up once `nodes` reaches it (a job's node budget) */
+    int aborted;
     long long st_probe, st_hit, st_scan, st_qt, st_store, st_reset, st_lead;
 } Ctx;
 
@@ -123,6 +126,7 @@ typedef struct {
     int trump;
     int misere;
     int aces_low;
+    long long node_limit; /* 0: none */
 } Job;
 
 static int ctx_init(Ctx *c) {
@@ -374,6 +378,7 @@ typedef struct {
     int (*cards)[64];
     int njobs;
     int mode;
+    char *aborted; /* per job: over its node budget */
     int next; /* atomic work counter */
     int failed;
 } Batch;
@@ -389,6 +394,7 @@ static void *worker(void *arg) {
         int i = __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST);
         if (i >= b->njobs) break;
         b->values[i] = run_job(c, &b->jobs[i], b->mode, 0, b->mode == 1 ? b->cards[i] : NULL);
+        b->aborted[i] = (char)c->aborted;
     }
     ctx_give(c);
     return NULL;
@@ -398,7 +404,8 @@ static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *list;
     int mode, threads;
-    if (!PyArg_ParseTuple(args, "Oii", &list, &mode, &threads)) return NULL;
+    long long node_limit = 0;
+    if (!PyArg_ParseTuple(args, "Oii|L", &list, &mode, &threads, &node_limit)) return NULL;
     if (mode != 0 && mode != 1) {
         PyErr_SetString(PyExc_ValueError, "batch mode must be 0 or 1");
         return NULL;
@@ -409,10 +416,12 @@ static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
     Job *jobs = (Job *)calloc((size_t)(n ? n : 1), sizeof(Job));
     int *values = (int *)calloc((size_t)(n ? n : 1), sizeof(int));
     int(*cards)[64] = mode == 1 ? calloc((size_t)(n ? n : 1), sizeof(int[64])) : NULL;
-    if (!jobs || !values || (mode == 1 && !cards)) {
+    char *aborted = (char *)calloc((size_t)(n ? n : 1), 1);
+    if (!jobs || !values || (mode == 1 && !cards) || !aborted) {
         free(jobs);
         free(values);
         free(cards);
+        free(aborted);
         Py_DECREF(seq);
         return PyErr_NoMemory();
     }
@@ -426,6 +435,7 @@ static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
             free(jobs);
             free(values);
             free(cards);
+            free(aborted);
             Py_DECREF(seq);
             return NULL;
         }
@@ -434,7 +444,8 @@ static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
     if (threads < 1) threads = 1;
     if (threads > 64) threads = 64;
     if (threads > n) threads = (int)(n ? n : 1);
-    Batch b = {jobs, values, cards, (int)n, mode, 0, 0};
+    for (Py_ssize_t i = 0; i < n; i++) jobs[i].node_limit = node_limit > 0 ? node_limit : 0;
+    Batch b = {jobs, values, cards, (int)n, mode, aborted, 0, 0};
     Py_BEGIN_ALLOW_THREADS
     if (threads == 1) {
         worker(&b);
@@ -453,12 +464,19 @@ static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
         free(jobs);
         free(values);
         free(cards);
+        free(aborted);
         return PyErr_NoMemory();
     }
     PyObject *res = PyList_New(n);
     if (!res) goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *o = mode == 0 ? PyLong_FromLong(values[i]) : cards_dict(&jobs[i], cards[i]);
+        PyObject *o;
+        if (aborted[i]) {
+            o = Py_None;
+            Py_INCREF(o);
+        } else {
+            o = mode == 0 ? PyLong_FromLong(values[i]) : cards_dict(&jobs[i], cards[i]);
+        }
         if (!o) {
             Py_DECREF(res);
             res = NULL;
@@ -470,6 +488,7 @@ done:
     free(jobs);
     free(values);
     free(cards);
+    free(aborted);
     return res;
 }
 
@@ -497,7 +516,9 @@ static PyMethodDef methods[] = {
      "misere, 1024 suffix patterns in misere, 2048 portable core"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
-    {"solve_batch", py_solve_batch, METH_VARARGS, "solve_batch(args_list, mode, threads)"},
+    {"solve_batch", py_solve_batch, METH_VARARGS,
+     "solve_batch(args_list, mode, threads[, node_limit]): None for a job over its node "
+     "budget"},
     {"nodes", py_nodes, METH_NOARGS, "nodes searched by single solves so far"},
     {NULL, NULL, 0, NULL},
 };
@@ -706,7 +727,7 @@ static int32_t pool_alloc(Ctx *c, int32_t n) {
  * (ncand < 0) the whole bucket */
 static void tt_store_cand(Ctx *c, u64 shape, int leader, const u64 code[2], u64 all, u64 rw,
                           int lo, int hi, int best, const int32_t *cand, int ncand) {
-    if (g_flags & 4) return;
+    if ((g_flags & 4) || c->aborted) return;
     Slot *sl = slot_find(c, shape, leader, 1);
     if (!sl) {
         tt_reset(c);
@@ -1477,7 +1498,12 @@ static int last_trick(Ctx *c, int target, u64 *rw) {
 #define NCAND (nmatch <= MATCH_MAX && c->st_reset == reset0 ? nmatch : -1)
 
 static int ab(Ctx *c, int target, u64 *rw) {
-    c->nodes++;
+    if (c->nodes++ >= c->limit_at) c->aborted = 1;
+    if (c->aborted) {
+        /* over the node budget: unwind; the job's result is discarded */
+        *rw = 0;
+        return 0;
+    }
     int pos = c->pos;
     int seat = (c->leader + pos) & 3;
     int maxnode = ((seat & 1) == 0) != (c->misere != 0);
@@ -1942,6 +1968,8 @@ static void root_cards(Ctx *c, int out[64]) {
 
 static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
     setup(c, j);
+    c->aborted = 0;
+    c->limit_at = j->node_limit > 0 ? c->nodes + j->node_limit : LLONG_MAX;
     if (mode == 0) return root_value(c);
     if (mode == 2) return root_can_take(c, k);
     root_cards(c, out);
