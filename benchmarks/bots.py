@@ -150,7 +150,7 @@ def main() -> None:
     levels = ["beginner", "club"] + (["expert"] if has_solver else [])
     pairs = [("club", "beginner")]
     if has_solver:
-        pairs += [("expert", "club"), ("oracle", "club"), ("oracle", "expert")]
+        pairs += [("expert", "club"), ("oracle", "club")]
     else:
         print("whistkit.solver is not available: expert and oracle are left out\n")
     if not args.skip_times:
