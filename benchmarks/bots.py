@@ -26,6 +26,7 @@ import importlib.util
 import random
 import statistics
 import time
+from collections.abc import Callable
 
 from whistkit.bots import make_bot
 from whistkit.deal import deal_cards
@@ -124,8 +125,45 @@ def print_ladder(pairs: list[tuple[str, str]], deals: int, seed: int, jobs: int)
         )
 
 
-def print_swedish(deals: int, seed: int, jobs: int) -> None:
-    print(f"\nSwedish bottom cards: expert bidding vs a fixed colour, {deals} deals, seed {seed}")
+def cap_expert_worlds(cap: int) -> None:
+    """Seat every expert of a match with at most ``cap`` worlds per card decision.
+
+    For the Swedish bidding comparison the card play only has to be the same at both
+    tables; a cap makes the 400-deal matches affordable. (Matches fork their worker
+    processes, which inherit the patched levels.)
+    """
+    from whistkit import match
+    from whistkit.bots.pimc import ExpertBot, default_worlds
+
+    def worlds(tricks_left: int, misere: bool) -> int:
+        return min(cap, default_worlds(tricks_left, misere))
+
+    base = match.match_levels
+
+    def player(bidding: str) -> Callable[[], match.Player]:
+        def make() -> match.Player:
+            bot = ExpertBot(time_budget=None, bidding=bidding, worlds=worlds, min_worlds=cap)
+            return match.ViewPlayer(bot)
+
+        return make
+
+    def levels() -> dict[str, Callable[[], match.Player]]:
+        out = base()
+        out["expert"] = player("simulate")
+        out["expert-red"] = player("red")
+        out["expert-black"] = player("black")
+        return out
+
+    match.match_levels = levels
+
+
+def print_swedish(deals: int, seed: int, jobs: int, cap: int | None) -> None:
+    if cap is not None:
+        cap_expert_worlds(cap)
+    how = "" if cap is None else f", card play capped at {cap} worlds at both tables"
+    print(
+        f"\nSwedish bottom cards: expert bidding vs a fixed colour, {deals} deals, seed {seed}{how}"
+    )
     print("| N-S | E-W | deals | points/hand N-S minus E-W | 95% CI | tricks/hand | seconds |")
     print("|---|---|---|---|---|---|---|")
     for ew in ("expert-red", "expert-black"):
@@ -145,6 +183,12 @@ def main() -> None:
     parser.add_argument(
         "--swedish", action="store_true", help="also measure the expert's bottom-card bidding"
     )
+    parser.add_argument(
+        "--swedish-worlds",
+        type=int,
+        default=None,
+        help="cap the card play's worlds per decision in the Swedish matches (both tables)",
+    )
     args = parser.parse_args()
     has_solver = importlib.util.find_spec("whistkit.solver") is not None
     levels = ["beginner", "club"] + (["expert"] if has_solver else [])
@@ -158,7 +202,7 @@ def main() -> None:
     if not args.skip_ladder:
         print_ladder(pairs, args.deals, args.seed, args.jobs)
     if args.swedish and has_solver:
-        print_swedish(args.deals, args.seed, args.jobs)
+        print_swedish(args.deals, args.seed, args.jobs, args.swedish_worlds)
 
 
 if __name__ == "__main__":

@@ -26,9 +26,10 @@ DEFAULT_LEVEL = "club"  # make_bot()'s default: strong and instant (tools, tests
 def play_level() -> str:
     """The terminal game's default: the strongest level that meets the latency goal.
 
-    That is ``expert`` when the solver's compiled core is available (median 80 ms, p95
-    0.73 s per decision over a whole Félagsvist game on the project's 2-core machine,
-    docs/bots.md), else ``club`` (the pure-Python fallback solver is far too slow).
+    That is ``expert`` when the solver's compiled core is available (median 9 ms, p95
+    0.23 s per decision over whole Félagsvist games, trick 1 included, on the project's
+    2-core machine, docs/bots.md), else ``club`` (the pure-Python fallback solver is far
+    too slow).
     """
     try:
         from .. import solver  # type: ignore[attr-defined, unused-ignore]
