@@ -45,6 +45,7 @@ SWITCHES = {
     "no-tt": 4,
     "no-misere-force": 64,
     "suffix-patterns": 1024,
+    "group-patterns": 4096,
     "portable-core": 2048,
     "plain": 1 | 4 | 64,
 }

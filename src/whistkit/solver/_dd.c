@@ -80,7 +80,8 @@ typedef struct {
     u64 h[4];
     int trump; /* -1: no trump */
     int misere;
-    int suffix; /* patterns keep the low cards of a suit (misere), not the high ones */
+    int suffix; /* misere patterns: 1 keep the low cards of a suit, not the high ones;
+                 * 2 group patterns (counts per seat between rank winners) */
     int leader;
     int pos;
     int tcard[16][4]; /* cards of the trick with `left` tricks left */
@@ -110,7 +111,10 @@ typedef struct {
 /* debugging switches (module-wide, set by tests through set_flags): 1 = no sure-trick
  * bounds (quick tricks, sure losers, misere claim), 2 = exact TT keys (no partition
  * generalisation), 4 = no TT stores, 64 = no one-trick cut inside a misere trick,
- * 1024 = suffix patterns in misere (experimental), 2048 = the portable core */
+ * 1024 = suffix patterns in misere (experimental), 2048 = the portable core,
+ * 4096 = group patterns in misere (experimental: one boundary per rank winner, each group
+ * keeps only how many cards each seat holds in it; ~10 % fewer nodes, but the probe's
+ * canonical code per entry makes it slower) */
 static int g_flags = 0;
 
 typedef struct {
@@ -513,7 +517,8 @@ static PyMethodDef methods[] = {
     {"set_flags", py_set_flags, METH_VARARGS,
      "debugging switches (module-wide, for tests): 1 no sure-trick bounds (quick tricks, "
      "sure losers, misere claim), 2 exact TT keys, 4 no TT stores, 64 no one-trick cut in "
-     "misere, 1024 suffix patterns in misere, 2048 portable core"},
+     "misere, 1024 suffix patterns in misere, 2048 portable core, 4096 group patterns in "
+     "misere"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS,
@@ -545,6 +550,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define ab FN(ab)
 #define beats FN(beats)
 #define cash_from FN(cash_from)
+#define canon FN(canon)
 #define cut_key FN(cut_key)
 #define first_guess FN(first_guess)
 #define force FN(force)
@@ -671,7 +677,16 @@ static inline void sig_mask(u64 all, u64 rw, u64 mask[2], int suffix) {
         if (!w) continue;
         u64 a = (all >> (16 * s)) & 0x1FFF;
         u64 m;
-        if (suffix) {
+        if (suffix == 2) {
+            /* groups: a boundary (11) at the position of each rank winner */
+            m = 0;
+            w &= a;
+            while (w) {
+                int b = CTZ(w);
+                w &= w - 1;
+                m |= 3ull << (2 * POPC(a & ((1ull << b) - 1)));
+            }
+        } else if (suffix) {
             int upto = POPC(a & ((2ull << HIBIT(w)) - 1));
             m = (1ull << (2 * upto)) - 1;
         } else {
@@ -692,8 +707,19 @@ static inline u64 sig_cards(u64 all, const u64 mask[2], int suffix) {
     for (int s = 0; s < 4; s++) {
         u64 m = (mask[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull;
         if (!m) continue;
-        int skip = suffix ? HIBIT(m) / 2 : CTZ(m) / 2;
         u64 a = (all >> (16 * s)) & 0x1FFF;
+        if (suffix == 2) {
+            /* the cards at the group boundaries */
+            int p = 0;
+            while (a) {
+                u64 lb = a & -a;
+                a ^= lb;
+                if ((m >> (2 * p)) & 1) rw |= lb << (16 * s);
+                p++;
+            }
+            continue;
+        }
+        int skip = suffix ? HIBIT(m) / 2 : CTZ(m) / 2;
         for (int i = 0; i < skip; i++) a &= a - 1;
         rw |= (a & -a) << (16 * s);
     }
@@ -704,7 +730,37 @@ static inline u64 sig_cards(u64 all, const u64 mask[2], int suffix) {
 static inline u64 whole_suit(u64 all, int s, int suffix) {
     u64 x = all & SUIT(s);
     if (!x) return 0;
+    if (suffix == 2) return x;
     return suffix ? 1ull << HIBIT(x) : x & -x;
+}
+
+/* group patterns (misere): the owners of each group of positions (from a boundary up to
+ * the next) sorted by seat, so that positions with the same number of cards of each seat
+ * in every group get the same code; positions below a suit's lowest boundary are left
+ * out (their owners follow from the shape) */
+static inline void canon(const u64 code[2], const u64 bm[2], u64 all, u64 out[2]) {
+    out[0] = out[1] = 0;
+    for (int s = 0; s < 4; s++) {
+        u64 b = (bm[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull;
+        if (!b) continue;
+        u64 cd = (code[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull;
+        int L = POPC(all & SUIT(s));
+        int p = CTZ(b) / 2;
+        u64 v = 0;
+        while (p < L) {
+            int cnt[4] = {0, 0, 0, 0};
+            int q = p;
+            do {
+                cnt[(cd >> (2 * q)) & 3]++;
+                q++;
+            } while (q < L && !((b >> (2 * q)) & 1));
+            int w = p;
+            for (int o = 0; o < 4; o++)
+                for (int k = 0; k < cnt[o]; k++, w++) v |= (u64)o << (2 * w);
+            p = q;
+        }
+        out[s >> 1] |= v << (32 * (s & 1));
+    }
 }
 
 /* room for n entries in the pool: an offset, or -1 when the pool is full */
@@ -738,6 +794,13 @@ static void tt_store_cand(Ctx *c, u64 shape, int leader, const u64 code[2], u64 
     u64 mask[2];
     sig_mask(all, (g_flags & 2) ? all : rw, mask, c->suffix);
     u64 k0 = code[0] & mask[0], k1 = code[1] & mask[1];
+    if (c->suffix == 2) {
+        u64 cc[2];
+        canon(code, mask, all, cc);
+        k0 = cc[0];
+        k1 = cc[1];
+        ncand = -1;
+    }
     Entry *base = c->pool + sl->off;
     int32_t nscan = ncand < 0 ? sl->n : ncand;
     for (int32_t j = 0; j < nscan; j++) {
@@ -750,7 +813,7 @@ static void tt_store_cand(Ctx *c, u64 shape, int leader, const u64 code[2], u64 
             return;
         }
         /* a more general entry that knows at least as much: nothing to add */
-        if (!(e->mask[0] & ~mask[0]) && !(e->mask[1] & ~mask[1]) &&
+        if (c->suffix != 2 && !(e->mask[0] & ~mask[0]) && !(e->mask[1] & ~mask[1]) &&
             (k0 & e->mask[0]) == e->code[0] && (k1 & e->mask[1]) == e->code[1] &&
             e->lo >= lo && e->hi <= hi)
             return;
@@ -1456,7 +1519,7 @@ static int misere_claim(const Ctx *c, u64 all, u64 *rw) {
         if (!o) continue;
         u64 above = all & sm & ~o & ~((1ull << CTZ(o)) - 1);
         if (above) return 0;
-        used |= c->suffix ? 1ull << HIBIT(all & sm) : o & -o;
+        used |= c->suffix == 1 ? 1ull << HIBIT(all & sm) : o & -o;
     }
     *rw = used;
     return 1;
@@ -1539,7 +1602,12 @@ static int ab(Ctx *c, int target, u64 *rw) {
             for (int32_t i = sl->n - 1; i >= 0; i--) {
                 const Entry *e = &base[i];
                 c->st_scan++;
-                if (((code[0] & e->mask[0]) ^ e->code[0]) | ((code[1] & e->mask[1]) ^ e->code[1]))
+                if (c->suffix == 2) {
+                    u64 cc[2];
+                    canon(code, e->mask, all, cc);
+                    if ((cc[0] ^ e->code[0]) | (cc[1] ^ e->code[1])) continue;
+                } else if (((code[0] & e->mask[0]) ^ e->code[0]) |
+                           ((code[1] & e->mask[1]) ^ e->code[1]))
                     continue;
                 if (e->lo >= need || e->hi < need) {
                     c->st_hit++;
@@ -1646,7 +1714,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 }
             }
             if (!beaten) {
-                *rw = c->suffix ? whole_suit(c->tall[c->left], c->wcard >> 4, 1) : 1ull << c->wcard;
+                *rw = c->suffix == 1 ? whole_suit(c->tall[c->left], c->wcard >> 4, 1) : 1ull << c->wcard;
                 return G == 0 ? c->won + 1 : c->won + c->left - 1;
             }
         }
@@ -1727,8 +1795,21 @@ static int ab(Ctx *c, int target, u64 *rw) {
         unplay(c, card, &u);
         /* the move stood for its whole run of touching cards: if a card of the run
          * won by rank below, all of the run must stay significant, down to `card`
-         * (suffix mode: up to the run's top card) */
-        if (c->suffix) {
+         * (suffix mode: up to the run's top card; group mode: all of the run) */
+        if (c->suffix == 2) {
+            u64 all_t = c->tall[c->left];
+            u64 run = 1ull << card;
+            int b = card;
+            for (;;) {
+                u64 above = all_t & SUIT(b >> 4) & ~((2ull << b) - 1);
+                if (!above) break;
+                int nb = CTZ(above);
+                if (!((c->h[seat] >> nb) & 1)) break;
+                run |= 1ull << nb;
+                b = nb;
+            }
+            if (crw & run) crw |= run;
+        } else if (c->suffix) {
             u64 all_t = c->tall[c->left];
             int b = card, hit = (crw >> card) & 1;
             for (;;) {
@@ -1772,7 +1853,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
          * same pattern and fail too */
         {
             u64 ws = crw & SUIT(card >> 4);
-            if (c->suffix) {
+            if (c->suffix == 1) {
                 if (!ws || HIBIT(ws) < card) skip |= SUIT(card >> 4) & ~((2ull << card) - 1);
             } else {
                 if (!ws || CTZ(ws) > card) skip |= SUIT(card >> 4) & ((1ull << card) - 1);
@@ -1799,7 +1880,7 @@ static void setup(Ctx *c, const Job *j) {
     for (int p = 0; p < 4; p++) c->h[p] = j->h[p];
     c->trump = j->trump;
     c->misere = j->misere;
-    c->suffix = j->misere && (g_flags & 1024); /* experimental, off by default */
+    c->suffix = !j->misere ? 0 : (g_flags & 4096) ? 2 : (g_flags & 1024) ? 1 : 0;
     c->leader = j->leader;
     c->pos = 0;
     c->won = 0;
@@ -1947,7 +2028,7 @@ static void root_cards(Ctx *c, int out[64]) {
             unplay(c, card, &u);
             sv = ns ? val - won0 : left - (val - won0);
             u64 ws = rw & SUIT(s);
-            if (!c->suffix && (!ws || CTZ(ws) > card)) {
+            if (c->suffix != 1 && (!ws || CTZ(ws) > card)) {
                 skipped |= SUIT(s) & ((1ull << card) - 1);
                 skipval[s] = sv;
             }
@@ -1979,6 +2060,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef ab
 #undef beats
 #undef cash_from
+#undef canon
 #undef cut_key
 #undef first_guess
 #undef force
