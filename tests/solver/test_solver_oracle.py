@@ -44,6 +44,7 @@ SWITCHES = {
     "exact-tt": 2,
     "no-tt": 4,
     "no-misere-force": 64,
+    "coarse-force-rw": 256,
     "suffix-patterns": 1024,
     "group-patterns": 4096,
     "portable-core": 2048,

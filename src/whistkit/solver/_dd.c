@@ -111,6 +111,7 @@ typedef struct {
 /* debugging switches (module-wide, set by tests through set_flags): 1 = no sure-trick
  * bounds (quick tricks, sure losers, misere claim), 2 = exact TT keys (no partition
  * generalisation), 4 = no TT stores, 64 = no one-trick cut inside a misere trick,
+ * 256 = coarse rank winners for that cut (all of the led suit and the trumps),
  * 1024 = suffix patterns in misere (experimental), 2048 = the portable core,
  * 4096 = group patterns in misere (experimental: one boundary per rank winner, each group
  * keeps only how many cards each seat holds in it; ~10 % fewer nodes, but the probe's
@@ -517,8 +518,8 @@ static PyMethodDef methods[] = {
     {"set_flags", py_set_flags, METH_VARARGS,
      "debugging switches (module-wide, for tests): 1 no sure-trick bounds (quick tricks, "
      "sure losers, misere claim), 2 exact TT keys, 4 no TT stores, 64 no one-trick cut in "
-     "misere, 1024 suffix patterns in misere, 2048 portable core, 4096 group patterns in "
-     "misere"},
+     "misere, 256 coarse rank winners for it, 1024 suffix patterns in misere, 2048 "
+     "portable core, 4096 group patterns in misere"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS,
@@ -1462,10 +1463,19 @@ static int ab(Ctx *c, int target, u64 *rw);
 /* one-trick game from card `k` of the current trick (led by L, winner so far wseat
  * with wcard, led suit ls): can side A make side G win this trick? Players of side A
  * choose (exists), the others answer (for all). A card that does not beat the current
- * winner is as good as any other such card. h: hands, all: cards at the trick start. */
+ * winner is as good as any other such card. h: hands, all: cards at the trick start,
+ * played: the cards of the trick so far. When it returns 1, *rw = the rank winners of
+ * the proof: the winning card of every line of the proof that another card of its suit
+ * was played to, or could have been as one of the cards a duck stands for (the lines
+ * left out, other ducks and the higher cards of a run, then end the same way in every
+ * position that keeps the cards from the top down to that winner). */
 static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wcard, int ls,
-                 int A, int G) {
-    if (k == 4) return (wseat & 1) == G;
+                 int A, int G, u64 played, u64 *rw) {
+    if (k == 4) {
+        if ((wseat & 1) != G) return 0;
+        *rw = (played & SUIT(wcard >> 4) & ~(1ull << wcard)) ? 1ull << wcard : 0;
+        return 1;
+    }
     int seat = (L + k) & 3;
     int want = (seat & 1) == A;
     u64 hand = h[seat];
@@ -1474,10 +1484,12 @@ static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wca
         if (f) hand = f;
     }
     int ducked = 0;
+    u64 acc = 0, legal = hand;
     while (hand) {
         int b = CTZ(hand);
         hand &= hand - 1;
         int nw = wseat, nc = wcard, nls = ls;
+        u64 pl = played | (1ull << b);
         if (k == 0) {
             u64 below = all & ((1ull << b) - 1) & SUIT(b >> 4);
             if (below && ((h[seat] >> HIBIT(below)) & 1)) continue;
@@ -1493,12 +1505,23 @@ static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wca
         } else {
             if (ducked) continue;
             ducked = 1;
+            /* this card stands for every card that does not beat the winner: all of
+             * them count as played, so that the winner is kept whenever one of them
+             * is of its suit */
+            for (u64 x = legal; x; x &= x - 1)
+                if (!beats(CTZ(x), wcard, c->trump)) pl |= x & -x;
         }
         h[seat] ^= 1ull << b;
-        int r = force(c, h, all, L, k + 1, nw, nc, nls, A, G);
+        u64 crw = 0;
+        int r = force(c, h, all, L, k + 1, nw, nc, nls, A, G, pl, &crw);
         h[seat] ^= 1ull << b;
-        if (r == want) return r;
+        if (r == want) {
+            if (r) *rw = crw;
+            return r;
+        }
+        acc |= crw;
     }
+    if (!want) *rw = acc;
     return !want;
 }
 
@@ -1760,10 +1783,16 @@ static int ab(Ctx *c, int target, u64 *rw) {
             /* the side that wants this outcome chooses: in misere NS want to lose
              * (G = EW when NS need every trick), EW want NS to win */
             int A = c->misere ? G ^ 1 : G;
-            if (force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G)) {
-                u64 low = whole_suit(all_t, ls, c->suffix);
-                if (c->trump >= 0) low |= whole_suit(all_t, c->trump, c->suffix);
-                *rw = low;
+            u64 played = 0, frw = 0;
+            for (int i = 0; i < pos; i++) played |= 1ull << c->tcard[c->left][i];
+            if (force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played,
+                      &frw)) {
+                if (c->suffix == 1 || (g_flags & 256)) {
+                    /* the coarse rank winners: all of the led suit and the trumps */
+                    frw = whole_suit(all_t, ls, c->suffix);
+                    if (c->trump >= 0) frw |= whole_suit(all_t, c->trump, c->suffix);
+                }
+                *rw = frw;
                 return G == 0 ? c->won + 1 : c->won + c->left - 1;
             }
         }
