@@ -111,7 +111,9 @@ typedef struct {
 /* debugging switches (module-wide, set by tests through set_flags): 1 = no sure-trick
  * bounds (quick tricks, sure losers, misere claim), 2 = exact TT keys (no partition
  * generalisation), 4 = no TT stores, 64 = no one-trick cut inside a misere trick,
- * 256 = coarse rank winners for that cut (all of the led suit and the trumps),
+ * 128 = no one-trick cut at misere trick starts, 256 = coarse rank winners for the
+ * cut inside a trick (all of the led suit and the trumps), 512 = no two-trick cut
+ * (misere, at least 3 tricks left),
  * 1024 = suffix patterns in misere (experimental), 2048 = the portable core,
  * 4096 = group patterns in misere (experimental: one boundary per rank winner, each group
  * keeps only how many cards each seat holds in it; ~10 % fewer nodes, but the probe's
@@ -518,7 +520,8 @@ static PyMethodDef methods[] = {
     {"set_flags", py_set_flags, METH_VARARGS,
      "debugging switches (module-wide, for tests): 1 no sure-trick bounds (quick tricks, "
      "sure losers, misere claim), 2 exact TT keys, 4 no TT stores, 64 no one-trick cut in "
-     "misere, 256 coarse rank winners for it, 1024 suffix patterns in misere, 2048 "
+     "misere, 128 none at trick starts, 256 coarse rank winners for it, 512 no two-trick "
+     "cut, 1024 suffix patterns in misere, 2048 "
      "portable core, 4096 group patterns in misere"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
@@ -1461,19 +1464,29 @@ static int ab(Ctx *c, int target, u64 *rw);
 /* Misere bounds ---------------------------------------------------------- */
 
 /* one-trick game from card `k` of the current trick (led by L, winner so far wseat
- * with wcard, led suit ls): can side A make side G win this trick? Players of side A
- * choose (exists), the others answer (for all). A card that does not beat the current
- * winner is as good as any other such card. h: hands, all: cards at the trick start,
+ * with wcard, led suit ls): can side A make side G win this trick (with `depth` 1: this
+ * trick or the next one)? Players of side A choose (exists), the others answer (for
+ * all). In the last trick looked at, a card that does not beat the current winner is as
+ * good as any other such card. h: hands, all: cards at the trick start,
  * played: the cards of the trick so far. When it returns 1, *rw = the rank winners of
  * the proof: the winning card of every line of the proof that another card of its suit
  * was played to, or could have been as one of the cards a duck stands for (the lines
  * left out, other ducks and the higher cards of a run, then end the same way in every
  * position that keeps the cards from the top down to that winner). */
 static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wcard, int ls,
-                 int A, int G, u64 played, u64 *rw) {
+                 int A, int G, u64 played, u64 *rw, int depth) {
     if (k == 4) {
-        if ((wseat & 1) != G) return 0;
-        *rw = (played & SUIT(wcard >> 4) & ~(1ull << wcard)) ? 1ull << wcard : 0;
+        u64 w = (played & SUIT(wcard >> 4) & ~(1ull << wcard)) ? 1ull << wcard : 0;
+        if ((wseat & 1) != G) {
+            if (!depth) return 0;
+            /* the next trick, led by the winner (no duck stood for other cards here) */
+            u64 crw = 0;
+            if (!force(c, h, all & ~played, wseat, 0, wseat, 0, 0, A, G, 0, &crw, depth - 1))
+                return 0;
+            *rw = w | crw;
+            return 1;
+        }
+        *rw = w;
         return 1;
     }
     int seat = (L + k) & 3;
@@ -1496,6 +1509,14 @@ static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wca
             nw = seat;
             nc = b;
             nls = b >> 4;
+        } else if (depth) {
+            /* more tricks follow: every card counts, one per run */
+            u64 below = all & ((1ull << b) - 1) & SUIT(b >> 4);
+            if (below && ((h[seat] >> HIBIT(below)) & 1)) continue;
+            if (beats(b, wcard, c->trump)) {
+                nw = seat;
+                nc = b;
+            }
         } else if (beats(b, wcard, c->trump)) {
             u64 below = all & ((1ull << b) - 1) & SUIT(b >> 4);
             if (below && ((h[seat] >> HIBIT(below)) & 1) && beats(HIBIT(below), wcard, c->trump))
@@ -1513,8 +1534,24 @@ static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wca
         }
         h[seat] ^= 1ull << b;
         u64 crw = 0;
-        int r = force(c, h, all, L, k + 1, nw, nc, nls, A, G, pl, &crw);
+        int r = force(c, h, all, L, k + 1, nw, nc, nls, A, G, pl, &crw, depth);
         h[seat] ^= 1ull << b;
+        if (depth && r) {
+            /* the card stood for its run: if a higher card of the run won by rank
+             * later, keep the run down to this card */
+            int x = b;
+            for (;;) {
+                u64 above = all & SUIT(b >> 4) & ~((2ull << x) - 1);
+                if (!above) break;
+                int nb = CTZ(above);
+                if (!((h[seat] >> nb) & 1)) break;
+                if ((crw >> nb) & 1) {
+                    crw |= 1ull << b;
+                    break;
+                }
+                x = nb;
+            }
+        }
         if (r == want) {
             if (r) *rw = crw;
             return r;
@@ -1659,6 +1696,26 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 tt_store(c, shape, L, code, all, mrw, ns, ns, -1);
                 return c->won + ns;
             }
+            /* at the extremes, as inside a trick (below): NS needing one trick succeed
+             * if EW can make NS win this trick (or one of the next two), NS needing every
+             * trick fail if NS can make EW win one */
+            int need = target - c->won;
+            int G = need == left ? 1 : (need == 1 ? 0 : -1);
+            if (G >= 0 && left > 1 && !(g_flags & 128)) {
+                u64 hh[4] = {c->h[0], c->h[1], c->h[2], c->h[3]};
+                u64 frw = 0;
+                if (force(c, hh, all, L, 0, L, 0, 0, G ^ 1, G, 0, &frw, 0) ||
+                    (!(g_flags & 512) && left > 2 && (frw = 0, 1) &&
+                     force(c, hh, all, L, 0, L, 0, 0, G ^ 1, G, 0, &frw, 1))) {
+                    *rw = frw;
+                    if (G == 0)
+                        tt_store_cand(c, shape, L, code, all, frw, 1, left, -1, match, NCAND);
+                    else
+                        tt_store_cand(c, shape, L, code, all, frw, 0, left - 1, -1, match,
+                                      NCAND);
+                    return G == 0 ? c->won + 1 : c->won + left - 1;
+                }
+            }
         }
         if (!c->misere && !(g_flags & 1)) {
             u64 qrw;
@@ -1786,7 +1843,10 @@ static int ab(Ctx *c, int target, u64 *rw) {
             u64 played = 0, frw = 0;
             for (int i = 0; i < pos; i++) played |= 1ull << c->tcard[c->left][i];
             if (force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played,
-                      &frw)) {
+                      &frw, 0) ||
+                (!(g_flags & 512) && c->left > 2 && (frw = 0, 1) &&
+                 force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played,
+                       &frw, 1))) {
                 if (c->suffix == 1 || (g_flags & 256)) {
                     /* the coarse rank winners: all of the led suit and the trumps */
                     frw = whole_suit(all_t, ls, c->suffix);
