@@ -49,6 +49,7 @@ SWITCHES = {
     "no-two-trick-force": 512,
     "suffix-patterns": 1024,
     "group-patterns": 4096,
+    "no-side-claim": 8192,
     "portable-core": 2048,
     "plain": 1 | 4 | 64,
 }

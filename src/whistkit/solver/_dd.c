@@ -97,6 +97,7 @@ typedef struct {
     int32_t npool, cap;
     /* ordering */
     int killer[16][4];
+    int8_t ffail[16][4]; /* misere: the side G for which the forcing tests failed here */
     uint8_t cutcache[1 << 16]; /* last refuting card by hashed (seat, hand, winner) */
     long long nodes;
     long long limit_at; /* give up once `nodes` reaches it (a job's node budget) */
@@ -115,9 +116,9 @@ typedef struct {
  * cut inside a trick (all of the led suit and the trumps), 512 = no two-trick cut
  * (misere, at least 3 tricks left),
  * 1024 = suffix patterns in misere (experimental), 2048 = the portable core,
- * 4096 = group patterns in misere (experimental: one boundary per rank winner, each group
- * keeps only how many cards each seat holds in it; ~10 % fewer nodes, but the probe's
- * canonical code per entry makes it slower) */
+ * 4096 = group patterns in misere (experimental: one boundary per rank winner, each
+ * group keeps only how many cards each seat holds in it; ~10 % fewer nodes, but the
+ * probe's canonical code per entry makes it slower), 8192 = no side claim in misere */
 static int g_flags = 0;
 
 typedef struct {
@@ -522,7 +523,7 @@ static PyMethodDef methods[] = {
      "sure losers, misere claim), 2 exact TT keys, 4 no TT stores, 64 no one-trick cut in "
      "misere, 128 none at trick starts, 256 coarse rank winners for it, 512 no two-trick "
      "cut, 1024 suffix patterns in misere, 2048 "
-     "portable core, 4096 group patterns in misere"},
+     "portable core, 4096 group patterns in misere, 8192 no misere side claim"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS,
@@ -575,6 +576,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define run_job FN(run_job)
 #define setup FN(setup)
 #define shape_of FN(shape_of)
+#define side_claim FN(side_claim)
 #define sig_cards FN(sig_cards)
 #define sig_mask FN(sig_mask)
 #define slot_find FN(slot_find)
@@ -1585,6 +1587,37 @@ static int misere_claim(const Ctx *c, u64 all, u64 *rw) {
     return 1;
 }
 
+/* side claim (misere, no trumps in play): in every suit each card of side B lies below
+ * each card of side A. Then side A wins every trick when it is on lead (its lead is the
+ * highest card of the suit played), and also when B's leader holds a suit A holds (A
+ * must win it, then leads). Returns the side that wins all, or -1; *rw: per suit, A's
+ * lowest card. */
+static int side_claim(const Ctx *c, u64 all, u64 *rw) {
+    if (c->trump >= 0 && (all & SUIT(c->trump))) return -1;
+    u64 hs[2] = {c->h[0] | c->h[2], c->h[1] | c->h[3]};
+    for (int A = 0; A < 2; A++) {
+        u64 a = hs[A], b = hs[A ^ 1], used = 0;
+        int ok = 1;
+        for (int s = 0; s < 4 && ok; s++) {
+            u64 as = a & SUIT(s), bs = b & SUIT(s);
+            if (!as || !bs) continue;
+            if (HIBIT(bs) > CTZ(as)) ok = 0;
+            used |= as & -as;
+        }
+        if (!ok) continue;
+        int L = c->leader;
+        if ((L & 1) != A) {
+            u64 lh = c->h[L];
+            int exit = 0;
+            for (int s = 0; s < 4; s++)
+                if ((lh & SUIT(s)) && (a & SUIT(s))) exit = 1;
+            if (!exit) continue;
+        }
+        *rw = used;
+        return A;
+    }
+    return -1;
+}
 
 /* value of the last trick (each seat holds one card), NS >= target? */
 static int last_trick(Ctx *c, int target, u64 *rw) {
@@ -1648,6 +1681,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
             return c->won + c->left;
         }
         if (c->left == 1) return last_trick(c, target, rw);
+        c->ffail[c->left][0] = -1;
         all = c->h[0] | c->h[1] | c->h[2] | c->h[3];
         c->tall[c->left] = all;
         shape = shape_of(c->h);
@@ -1696,6 +1730,13 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 tt_store(c, shape, L, code, all, mrw, ns, ns, -1);
                 return c->won + ns;
             }
+            int sc = (g_flags & 8192) ? -1 : side_claim(c, all, &mrw);
+            if (sc >= 0) {
+                *rw = mrw;
+                int ns = sc == 0 ? left : 0;
+                tt_store(c, shape, L, code, all, mrw, ns, ns, -1);
+                return c->won + ns;
+            }
             /* at the extremes, as inside a trick (below): NS needing one trick succeed
              * if EW can make NS win this trick (or one of the next two), NS needing every
              * trick fail if NS can make EW win one */
@@ -1715,6 +1756,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
                                       NCAND);
                     return G == 0 ? c->won + 1 : c->won + left - 1;
                 }
+                c->ffail[left][0] = (int8_t)G;
             }
         }
         if (!c->misere && !(g_flags & 1)) {
@@ -1772,6 +1814,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
     }
 
     if (pos > 0) {
+        c->ffail[c->left][pos] = -1;
         /* at the extremes the current trick decides: NS needing every trick fail if
          * the side against that can make EW win it; NS needing one trick succeed if
          * the side for that can make NS win it */
@@ -1842,11 +1885,15 @@ static int ab(Ctx *c, int target, u64 *rw) {
             int A = c->misere ? G ^ 1 : G;
             u64 played = 0, frw = 0;
             for (int i = 0; i < pos; i++) played |= 1ull << c->tcard[c->left][i];
-            if (force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played,
-                      &frw, 0) ||
-                (!(g_flags & 512) && c->left > 2 && (frw = 0, 1) &&
-                 force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played,
-                       &frw, 1))) {
+            /* the tests failed for the previous card's player, of side A: they fail for
+             * each of his cards, this one included */
+            int known = (((c->leader + pos - 1) & 1) == A) && c->ffail[c->left][pos - 1] == G;
+            if (!known &&
+                (force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played, &frw,
+                       0) ||
+                 (!(g_flags & 512) && c->left > 2 && (frw = 0, 1) &&
+                  force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played,
+                        &frw, 1)))) {
                 if (c->suffix == 1 || (g_flags & 256)) {
                     /* the coarse rank winners: all of the led suit and the trumps */
                     frw = whole_suit(all_t, ls, c->suffix);
@@ -1855,6 +1902,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 *rw = frw;
                 return G == 0 ? c->won + 1 : c->won + c->left - 1;
             }
+            c->ffail[c->left][pos] = (int8_t)G;
         }
     }
 
@@ -1991,6 +2039,7 @@ static void setup(Ctx *c, const Job *j) {
     }
     c->pos = j->ntrick;
     memset(c->killer, 0xFF, sizeof(c->killer));
+    memset(c->ffail, 0xFF, sizeof(c->ffail)); /* nothing known (a root inside a trick) */
     memset(c->cutcache, 0xFF, sizeof(c->cutcache));
     tt_reset(c);
 }
@@ -2170,6 +2219,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef run_job
 #undef setup
 #undef shape_of
+#undef side_claim
 #undef sig_cards
 #undef sig_mask
 #undef slot_find
