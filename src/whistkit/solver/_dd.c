@@ -97,7 +97,8 @@ typedef struct {
     int32_t npool, cap;
     /* ordering */
     int killer[16][4];
-    int8_t ffail[16][4]; /* misere: the side G for which the forcing tests failed here */
+    int8_t ffail[16][4];
+    int8_t fref[16][4][2]; /* and the card that refuted each test there (or -1) */ /* misere: the side G for which the forcing tests failed here */
     uint8_t cutcache[1 << 16]; /* last refuting card by hashed (seat, hand, winner) */
     long long nodes;
     long long limit_at; /* give up once `nodes` reaches it (a job's node budget) */
@@ -1476,14 +1477,15 @@ static int ab(Ctx *c, int target, u64 *rw);
  * left out, other ducks and the higher cards of a run, then end the same way in every
  * position that keeps the cards from the top down to that winner). */
 static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wcard, int ls,
-                 int A, int G, u64 played, u64 *rw, int depth) {
+                 int A, int G, u64 played, u64 *rw, int depth, int *ref) {
     if (k == 4) {
         u64 w = (played & SUIT(wcard >> 4) & ~(1ull << wcard)) ? 1ull << wcard : 0;
         if ((wseat & 1) != G) {
             if (!depth) return 0;
             /* the next trick, led by the winner (no duck stood for other cards here) */
             u64 crw = 0;
-            if (!force(c, h, all & ~played, wseat, 0, wseat, 0, 0, A, G, 0, &crw, depth - 1))
+            if (!force(c, h, all & ~played, wseat, 0, wseat, 0, 0, A, G, 0, &crw, depth - 1,
+                       NULL))
                 return 0;
             *rw = w | crw;
             return 1;
@@ -1536,7 +1538,7 @@ static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wca
         }
         h[seat] ^= 1ull << b;
         u64 crw = 0;
-        int r = force(c, h, all, L, k + 1, nw, nc, nls, A, G, pl, &crw, depth);
+        int r = force(c, h, all, L, k + 1, nw, nc, nls, A, G, pl, &crw, depth, NULL);
         h[seat] ^= 1ull << b;
         if (depth && r) {
             /* the card stood for its run: if a higher card of the run won by rank
@@ -1556,6 +1558,7 @@ static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wca
         }
         if (r == want) {
             if (r) *rw = crw;
+            else if (ref) *ref = b; /* this card refutes */
             return r;
         }
         acc |= crw;
@@ -1745,9 +1748,10 @@ static int ab(Ctx *c, int target, u64 *rw) {
             if (G >= 0 && left > 1 && !(g_flags & 128)) {
                 u64 hh[4] = {c->h[0], c->h[1], c->h[2], c->h[3]};
                 u64 frw = 0;
-                if (force(c, hh, all, L, 0, L, 0, 0, G ^ 1, G, 0, &frw, 0) ||
+                int r1 = -1, r2 = -1;
+                if (force(c, hh, all, L, 0, L, 0, 0, G ^ 1, G, 0, &frw, 0, &r1) ||
                     (!(g_flags & 512) && left > 2 && (frw = 0, 1) &&
-                     force(c, hh, all, L, 0, L, 0, 0, G ^ 1, G, 0, &frw, 1))) {
+                     force(c, hh, all, L, 0, L, 0, 0, G ^ 1, G, 0, &frw, 1, &r2))) {
                     *rw = frw;
                     if (G == 0)
                         tt_store_cand(c, shape, L, code, all, frw, 1, left, -1, match, NCAND);
@@ -1757,6 +1761,8 @@ static int ab(Ctx *c, int target, u64 *rw) {
                     return G == 0 ? c->won + 1 : c->won + left - 1;
                 }
                 c->ffail[left][0] = (int8_t)G;
+                c->fref[left][0][0] = (int8_t)r1;
+                c->fref[left][0][1] = (int8_t)r2;
             }
         }
         if (!c->misere && !(g_flags & 1)) {
@@ -1887,13 +1893,18 @@ static int ab(Ctx *c, int target, u64 *rw) {
             for (int i = 0; i < pos; i++) played |= 1ull << c->tcard[c->left][i];
             /* the tests failed for the previous card's player, of side A: they fail for
              * each of his cards, this one included */
-            int known = (((c->leader + pos - 1) & 1) == A) && c->ffail[c->left][pos - 1] == G;
-            if (!known &&
-                (force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played, &frw,
-                       0) ||
-                 (!(g_flags & 512) && c->left > 2 && (frw = 0, 1) &&
-                  force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played,
-                        &frw, 1)))) {
+            int pf = c->ffail[c->left][pos - 1] == G;
+            int known = pf && (((c->leader + pos - 1) & 1) == A);
+            /* ... or for the previous card's player, of side G, refuted by this card */
+            int pc = c->tcard[c->left][pos - 1];
+            int k1 = known || (pf && c->fref[c->left][pos - 1][0] == pc);
+            int k2 = known || (pf && c->fref[c->left][pos - 1][1] == pc);
+            int r1 = -1, r2 = -1;
+            if ((!k1 && force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played,
+                              &frw, 0, &r1)) ||
+                (!k2 && !(g_flags & 512) && c->left > 2 && (frw = 0, 1) &&
+                 force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played, &frw,
+                       1, &r2))) {
                 if (c->suffix == 1 || (g_flags & 256)) {
                     /* the coarse rank winners: all of the led suit and the trumps */
                     frw = whole_suit(all_t, ls, c->suffix);
@@ -1903,6 +1914,8 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 return G == 0 ? c->won + 1 : c->won + c->left - 1;
             }
             c->ffail[c->left][pos] = (int8_t)G;
+            c->fref[c->left][pos][0] = (int8_t)r1;
+            c->fref[c->left][pos][1] = (int8_t)r2;
         }
     }
 
@@ -2039,7 +2052,9 @@ static void setup(Ctx *c, const Job *j) {
     }
     c->pos = j->ntrick;
     memset(c->killer, 0xFF, sizeof(c->killer));
-    memset(c->ffail, 0xFF, sizeof(c->ffail)); /* nothing known (a root inside a trick) */
+    /* nothing known (a root inside a trick) */
+    memset(c->ffail, 0xFF, sizeof(c->ffail));
+    memset(c->fref, 0xFF, sizeof(c->fref));
     memset(c->cutcache, 0xFF, sizeof(c->cutcache));
     tt_reset(c);
 }
