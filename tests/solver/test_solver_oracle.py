@@ -44,7 +44,12 @@ SWITCHES = {
     "exact-tt": 2,
     "no-tt": 4,
     "no-misere-force": 64,
+    "no-trick-start-force": 128,
+    "coarse-force-rw": 256,
+    "no-two-trick-force": 512,
     "suffix-patterns": 1024,
+    "group-patterns": 4096,
+    "no-side-claim": 8192,
     "portable-core": 2048,
     "plain": 1 | 4 | 64,
 }

@@ -80,7 +80,8 @@ typedef struct {
     u64 h[4];
     int trump; /* -1: no trump */
     int misere;
-    int suffix; /* patterns keep the low cards of a suit (misere), not the high ones */
+    int suffix; /* misere patterns: 1 keep the low cards of a suit, not the high ones;
+                 * 2 group patterns (counts per seat between rank winners) */
     int leader;
     int pos;
     int tcard[16][4]; /* cards of the trick with `left` tricks left */
@@ -96,6 +97,8 @@ typedef struct {
     int32_t npool, cap;
     /* ordering */
     int killer[16][4];
+    int8_t ffail[16][4];
+    int8_t fref[16][4][2]; /* and the card that refuted each test there (or -1) */ /* misere: the side G for which the forcing tests failed here */
     uint8_t cutcache[1 << 16]; /* last refuting card by hashed (seat, hand, winner) */
     long long nodes;
     long long limit_at; /* give up once `nodes` reaches it (a job's node budget) */
@@ -110,7 +113,13 @@ typedef struct {
 /* debugging switches (module-wide, set by tests through set_flags): 1 = no sure-trick
  * bounds (quick tricks, sure losers, misere claim), 2 = exact TT keys (no partition
  * generalisation), 4 = no TT stores, 64 = no one-trick cut inside a misere trick,
- * 1024 = suffix patterns in misere (experimental), 2048 = the portable core */
+ * 128 = no one-trick cut at misere trick starts, 256 = coarse rank winners for the
+ * cut inside a trick (all of the led suit and the trumps), 512 = no two-trick cut
+ * (misere, at least 3 tricks left),
+ * 1024 = suffix patterns in misere (experimental), 2048 = the portable core,
+ * 4096 = group patterns in misere (experimental: one boundary per rank winner, each
+ * group keeps only how many cards each seat holds in it; ~10 % fewer nodes, but the
+ * probe's canonical code per entry makes it slower), 8192 = no side claim in misere */
 static int g_flags = 0;
 
 typedef struct {
@@ -513,7 +522,9 @@ static PyMethodDef methods[] = {
     {"set_flags", py_set_flags, METH_VARARGS,
      "debugging switches (module-wide, for tests): 1 no sure-trick bounds (quick tricks, "
      "sure losers, misere claim), 2 exact TT keys, 4 no TT stores, 64 no one-trick cut in "
-     "misere, 1024 suffix patterns in misere, 2048 portable core"},
+     "misere, 128 none at trick starts, 256 coarse rank winners for it, 512 no two-trick "
+     "cut, 1024 suffix patterns in misere, 2048 "
+     "portable core, 4096 group patterns in misere, 8192 no misere side claim"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS,
@@ -545,6 +556,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define ab FN(ab)
 #define beats FN(beats)
 #define cash_from FN(cash_from)
+#define canon FN(canon)
 #define cut_key FN(cut_key)
 #define first_guess FN(first_guess)
 #define force FN(force)
@@ -565,6 +577,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define run_job FN(run_job)
 #define setup FN(setup)
 #define shape_of FN(shape_of)
+#define side_claim FN(side_claim)
 #define sig_cards FN(sig_cards)
 #define sig_mask FN(sig_mask)
 #define slot_find FN(slot_find)
@@ -671,7 +684,16 @@ static inline void sig_mask(u64 all, u64 rw, u64 mask[2], int suffix) {
         if (!w) continue;
         u64 a = (all >> (16 * s)) & 0x1FFF;
         u64 m;
-        if (suffix) {
+        if (suffix == 2) {
+            /* groups: a boundary (11) at the position of each rank winner */
+            m = 0;
+            w &= a;
+            while (w) {
+                int b = CTZ(w);
+                w &= w - 1;
+                m |= 3ull << (2 * POPC(a & ((1ull << b) - 1)));
+            }
+        } else if (suffix) {
             int upto = POPC(a & ((2ull << HIBIT(w)) - 1));
             m = (1ull << (2 * upto)) - 1;
         } else {
@@ -692,8 +714,19 @@ static inline u64 sig_cards(u64 all, const u64 mask[2], int suffix) {
     for (int s = 0; s < 4; s++) {
         u64 m = (mask[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull;
         if (!m) continue;
-        int skip = suffix ? HIBIT(m) / 2 : CTZ(m) / 2;
         u64 a = (all >> (16 * s)) & 0x1FFF;
+        if (suffix == 2) {
+            /* the cards at the group boundaries */
+            int p = 0;
+            while (a) {
+                u64 lb = a & -a;
+                a ^= lb;
+                if ((m >> (2 * p)) & 1) rw |= lb << (16 * s);
+                p++;
+            }
+            continue;
+        }
+        int skip = suffix ? HIBIT(m) / 2 : CTZ(m) / 2;
         for (int i = 0; i < skip; i++) a &= a - 1;
         rw |= (a & -a) << (16 * s);
     }
@@ -704,7 +737,37 @@ static inline u64 sig_cards(u64 all, const u64 mask[2], int suffix) {
 static inline u64 whole_suit(u64 all, int s, int suffix) {
     u64 x = all & SUIT(s);
     if (!x) return 0;
+    if (suffix == 2) return x;
     return suffix ? 1ull << HIBIT(x) : x & -x;
+}
+
+/* group patterns (misere): the owners of each group of positions (from a boundary up to
+ * the next) sorted by seat, so that positions with the same number of cards of each seat
+ * in every group get the same code; positions below a suit's lowest boundary are left
+ * out (their owners follow from the shape) */
+static inline void canon(const u64 code[2], const u64 bm[2], u64 all, u64 out[2]) {
+    out[0] = out[1] = 0;
+    for (int s = 0; s < 4; s++) {
+        u64 b = (bm[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull;
+        if (!b) continue;
+        u64 cd = (code[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull;
+        int L = POPC(all & SUIT(s));
+        int p = CTZ(b) / 2;
+        u64 v = 0;
+        while (p < L) {
+            int cnt[4] = {0, 0, 0, 0};
+            int q = p;
+            do {
+                cnt[(cd >> (2 * q)) & 3]++;
+                q++;
+            } while (q < L && !((b >> (2 * q)) & 1));
+            int w = p;
+            for (int o = 0; o < 4; o++)
+                for (int k = 0; k < cnt[o]; k++, w++) v |= (u64)o << (2 * w);
+            p = q;
+        }
+        out[s >> 1] |= v << (32 * (s & 1));
+    }
 }
 
 /* room for n entries in the pool: an offset, or -1 when the pool is full */
@@ -738,6 +801,13 @@ static void tt_store_cand(Ctx *c, u64 shape, int leader, const u64 code[2], u64 
     u64 mask[2];
     sig_mask(all, (g_flags & 2) ? all : rw, mask, c->suffix);
     u64 k0 = code[0] & mask[0], k1 = code[1] & mask[1];
+    if (c->suffix == 2) {
+        u64 cc[2];
+        canon(code, mask, all, cc);
+        k0 = cc[0];
+        k1 = cc[1];
+        ncand = -1;
+    }
     Entry *base = c->pool + sl->off;
     int32_t nscan = ncand < 0 ? sl->n : ncand;
     for (int32_t j = 0; j < nscan; j++) {
@@ -750,7 +820,7 @@ static void tt_store_cand(Ctx *c, u64 shape, int leader, const u64 code[2], u64 
             return;
         }
         /* a more general entry that knows at least as much: nothing to add */
-        if (!(e->mask[0] & ~mask[0]) && !(e->mask[1] & ~mask[1]) &&
+        if (c->suffix != 2 && !(e->mask[0] & ~mask[0]) && !(e->mask[1] & ~mask[1]) &&
             (k0 & e->mask[0]) == e->code[0] && (k1 & e->mask[1]) == e->code[1] &&
             e->lo >= lo && e->hi <= hi)
             return;
@@ -1397,12 +1467,32 @@ static int ab(Ctx *c, int target, u64 *rw);
 /* Misere bounds ---------------------------------------------------------- */
 
 /* one-trick game from card `k` of the current trick (led by L, winner so far wseat
- * with wcard, led suit ls): can side A make side G win this trick? Players of side A
- * choose (exists), the others answer (for all). A card that does not beat the current
- * winner is as good as any other such card. h: hands, all: cards at the trick start. */
+ * with wcard, led suit ls): can side A make side G win this trick (with `depth` 1: this
+ * trick or the next one)? Players of side A choose (exists), the others answer (for
+ * all). In the last trick looked at, a card that does not beat the current winner is as
+ * good as any other such card. h: hands, all: cards at the trick start,
+ * played: the cards of the trick so far. When it returns 1, *rw = the rank winners of
+ * the proof: the winning card of every line of the proof that another card of its suit
+ * was played to, or could have been as one of the cards a duck stands for (the lines
+ * left out, other ducks and the higher cards of a run, then end the same way in every
+ * position that keeps the cards from the top down to that winner). */
 static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wcard, int ls,
-                 int A, int G) {
-    if (k == 4) return (wseat & 1) == G;
+                 int A, int G, u64 played, u64 *rw, int depth, int *ref) {
+    if (k == 4) {
+        u64 w = (played & SUIT(wcard >> 4) & ~(1ull << wcard)) ? 1ull << wcard : 0;
+        if ((wseat & 1) != G) {
+            if (!depth) return 0;
+            /* the next trick, led by the winner (no duck stood for other cards here) */
+            u64 crw = 0;
+            if (!force(c, h, all & ~played, wseat, 0, wseat, 0, 0, A, G, 0, &crw, depth - 1,
+                       NULL))
+                return 0;
+            *rw = w | crw;
+            return 1;
+        }
+        *rw = w;
+        return 1;
+    }
     int seat = (L + k) & 3;
     int want = (seat & 1) == A;
     u64 hand = h[seat];
@@ -1411,16 +1501,26 @@ static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wca
         if (f) hand = f;
     }
     int ducked = 0;
+    u64 acc = 0, legal = hand;
     while (hand) {
         int b = CTZ(hand);
         hand &= hand - 1;
         int nw = wseat, nc = wcard, nls = ls;
+        u64 pl = played | (1ull << b);
         if (k == 0) {
             u64 below = all & ((1ull << b) - 1) & SUIT(b >> 4);
             if (below && ((h[seat] >> HIBIT(below)) & 1)) continue;
             nw = seat;
             nc = b;
             nls = b >> 4;
+        } else if (depth) {
+            /* more tricks follow: every card counts, one per run */
+            u64 below = all & ((1ull << b) - 1) & SUIT(b >> 4);
+            if (below && ((h[seat] >> HIBIT(below)) & 1)) continue;
+            if (beats(b, wcard, c->trump)) {
+                nw = seat;
+                nc = b;
+            }
         } else if (beats(b, wcard, c->trump)) {
             u64 below = all & ((1ull << b) - 1) & SUIT(b >> 4);
             if (below && ((h[seat] >> HIBIT(below)) & 1) && beats(HIBIT(below), wcard, c->trump))
@@ -1430,12 +1530,40 @@ static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wca
         } else {
             if (ducked) continue;
             ducked = 1;
+            /* this card stands for every card that does not beat the winner: all of
+             * them count as played, so that the winner is kept whenever one of them
+             * is of its suit */
+            for (u64 x = legal; x; x &= x - 1)
+                if (!beats(CTZ(x), wcard, c->trump)) pl |= x & -x;
         }
         h[seat] ^= 1ull << b;
-        int r = force(c, h, all, L, k + 1, nw, nc, nls, A, G);
+        u64 crw = 0;
+        int r = force(c, h, all, L, k + 1, nw, nc, nls, A, G, pl, &crw, depth, NULL);
         h[seat] ^= 1ull << b;
-        if (r == want) return r;
+        if (depth && r) {
+            /* the card stood for its run: if a higher card of the run won by rank
+             * later, keep the run down to this card */
+            int x = b;
+            for (;;) {
+                u64 above = all & SUIT(b >> 4) & ~((2ull << x) - 1);
+                if (!above) break;
+                int nb = CTZ(above);
+                if (!((h[seat] >> nb) & 1)) break;
+                if ((crw >> nb) & 1) {
+                    crw |= 1ull << b;
+                    break;
+                }
+                x = nb;
+            }
+        }
+        if (r == want) {
+            if (r) *rw = crw;
+            else if (ref) *ref = b; /* this card refutes */
+            return r;
+        }
+        acc |= crw;
     }
+    if (!want) *rw = acc;
     return !want;
 }
 
@@ -1456,12 +1584,43 @@ static int misere_claim(const Ctx *c, u64 all, u64 *rw) {
         if (!o) continue;
         u64 above = all & sm & ~o & ~((1ull << CTZ(o)) - 1);
         if (above) return 0;
-        used |= c->suffix ? 1ull << HIBIT(all & sm) : o & -o;
+        used |= c->suffix == 1 ? 1ull << HIBIT(all & sm) : o & -o;
     }
     *rw = used;
     return 1;
 }
 
+/* side claim (misere, no trumps in play): in every suit each card of side B lies below
+ * each card of side A. Then side A wins every trick when it is on lead (its lead is the
+ * highest card of the suit played), and also when B's leader holds a suit A holds (A
+ * must win it, then leads). Returns the side that wins all, or -1; *rw: per suit, A's
+ * lowest card. */
+static int side_claim(const Ctx *c, u64 all, u64 *rw) {
+    if (c->trump >= 0 && (all & SUIT(c->trump))) return -1;
+    u64 hs[2] = {c->h[0] | c->h[2], c->h[1] | c->h[3]};
+    for (int A = 0; A < 2; A++) {
+        u64 a = hs[A], b = hs[A ^ 1], used = 0;
+        int ok = 1;
+        for (int s = 0; s < 4 && ok; s++) {
+            u64 as = a & SUIT(s), bs = b & SUIT(s);
+            if (!as || !bs) continue;
+            if (HIBIT(bs) > CTZ(as)) ok = 0;
+            used |= as & -as;
+        }
+        if (!ok) continue;
+        int L = c->leader;
+        if ((L & 1) != A) {
+            u64 lh = c->h[L];
+            int exit = 0;
+            for (int s = 0; s < 4; s++)
+                if ((lh & SUIT(s)) && (a & SUIT(s))) exit = 1;
+            if (!exit) continue;
+        }
+        *rw = used;
+        return A;
+    }
+    return -1;
+}
 
 /* value of the last trick (each seat holds one card), NS >= target? */
 static int last_trick(Ctx *c, int target, u64 *rw) {
@@ -1525,6 +1684,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
             return c->won + c->left;
         }
         if (c->left == 1) return last_trick(c, target, rw);
+        c->ffail[c->left][0] = -1;
         all = c->h[0] | c->h[1] | c->h[2] | c->h[3];
         c->tall[c->left] = all;
         shape = shape_of(c->h);
@@ -1539,7 +1699,12 @@ static int ab(Ctx *c, int target, u64 *rw) {
             for (int32_t i = sl->n - 1; i >= 0; i--) {
                 const Entry *e = &base[i];
                 c->st_scan++;
-                if (((code[0] & e->mask[0]) ^ e->code[0]) | ((code[1] & e->mask[1]) ^ e->code[1]))
+                if (c->suffix == 2) {
+                    u64 cc[2];
+                    canon(code, e->mask, all, cc);
+                    if ((cc[0] ^ e->code[0]) | (cc[1] ^ e->code[1])) continue;
+                } else if (((code[0] & e->mask[0]) ^ e->code[0]) |
+                           ((code[1] & e->mask[1]) ^ e->code[1]))
                     continue;
                 if (e->lo >= need || e->hi < need) {
                     c->st_hit++;
@@ -1567,6 +1732,37 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 int ns = lside == 0 ? left : 0;
                 tt_store(c, shape, L, code, all, mrw, ns, ns, -1);
                 return c->won + ns;
+            }
+            int sc = (g_flags & 8192) ? -1 : side_claim(c, all, &mrw);
+            if (sc >= 0) {
+                *rw = mrw;
+                int ns = sc == 0 ? left : 0;
+                tt_store(c, shape, L, code, all, mrw, ns, ns, -1);
+                return c->won + ns;
+            }
+            /* at the extremes, as inside a trick (below): NS needing one trick succeed
+             * if EW can make NS win this trick (or one of the next two), NS needing every
+             * trick fail if NS can make EW win one */
+            int need = target - c->won;
+            int G = need == left ? 1 : (need == 1 ? 0 : -1);
+            if (G >= 0 && left > 1 && !(g_flags & 128)) {
+                u64 hh[4] = {c->h[0], c->h[1], c->h[2], c->h[3]};
+                u64 frw = 0;
+                int r1 = -1, r2 = -1;
+                if (force(c, hh, all, L, 0, L, 0, 0, G ^ 1, G, 0, &frw, 0, &r1) ||
+                    (!(g_flags & 512) && left > 2 && (frw = 0, 1) &&
+                     force(c, hh, all, L, 0, L, 0, 0, G ^ 1, G, 0, &frw, 1, &r2))) {
+                    *rw = frw;
+                    if (G == 0)
+                        tt_store_cand(c, shape, L, code, all, frw, 1, left, -1, match, NCAND);
+                    else
+                        tt_store_cand(c, shape, L, code, all, frw, 0, left - 1, -1, match,
+                                      NCAND);
+                    return G == 0 ? c->won + 1 : c->won + left - 1;
+                }
+                c->ffail[left][0] = (int8_t)G;
+                c->fref[left][0][0] = (int8_t)r1;
+                c->fref[left][0][1] = (int8_t)r2;
             }
         }
         if (!c->misere && !(g_flags & 1)) {
@@ -1624,6 +1820,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
     }
 
     if (pos > 0) {
+        c->ffail[c->left][pos] = -1;
         /* at the extremes the current trick decides: NS needing every trick fail if
          * the side against that can make EW win it; NS needing one trick succeed if
          * the side for that can make NS win it */
@@ -1646,7 +1843,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 }
             }
             if (!beaten) {
-                *rw = c->suffix ? whole_suit(c->tall[c->left], c->wcard >> 4, 1) : 1ull << c->wcard;
+                *rw = c->suffix == 1 ? whole_suit(c->tall[c->left], c->wcard >> 4, 1) : 1ull << c->wcard;
                 return G == 0 ? c->won + 1 : c->won + c->left - 1;
             }
         }
@@ -1692,12 +1889,33 @@ static int ab(Ctx *c, int target, u64 *rw) {
             /* the side that wants this outcome chooses: in misere NS want to lose
              * (G = EW when NS need every trick), EW want NS to win */
             int A = c->misere ? G ^ 1 : G;
-            if (force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G)) {
-                u64 low = whole_suit(all_t, ls, c->suffix);
-                if (c->trump >= 0) low |= whole_suit(all_t, c->trump, c->suffix);
-                *rw = low;
+            u64 played = 0, frw = 0;
+            for (int i = 0; i < pos; i++) played |= 1ull << c->tcard[c->left][i];
+            /* the tests failed for the previous card's player, of side A: they fail for
+             * each of his cards, this one included */
+            int pf = c->ffail[c->left][pos - 1] == G;
+            int known = pf && (((c->leader + pos - 1) & 1) == A);
+            /* ... or for the previous card's player, of side G, refuted by this card */
+            int pc = c->tcard[c->left][pos - 1];
+            int k1 = known || (pf && c->fref[c->left][pos - 1][0] == pc);
+            int k2 = known || (pf && c->fref[c->left][pos - 1][1] == pc);
+            int r1 = -1, r2 = -1;
+            if ((!k1 && force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played,
+                              &frw, 0, &r1)) ||
+                (!k2 && !(g_flags & 512) && c->left > 2 && (frw = 0, 1) &&
+                 force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played, &frw,
+                       1, &r2))) {
+                if (c->suffix == 1 || (g_flags & 256)) {
+                    /* the coarse rank winners: all of the led suit and the trumps */
+                    frw = whole_suit(all_t, ls, c->suffix);
+                    if (c->trump >= 0) frw |= whole_suit(all_t, c->trump, c->suffix);
+                }
+                *rw = frw;
                 return G == 0 ? c->won + 1 : c->won + c->left - 1;
             }
+            c->ffail[c->left][pos] = (int8_t)G;
+            c->fref[c->left][pos][0] = (int8_t)r1;
+            c->fref[c->left][pos][1] = (int8_t)r2;
         }
     }
 
@@ -1727,8 +1945,21 @@ static int ab(Ctx *c, int target, u64 *rw) {
         unplay(c, card, &u);
         /* the move stood for its whole run of touching cards: if a card of the run
          * won by rank below, all of the run must stay significant, down to `card`
-         * (suffix mode: up to the run's top card) */
-        if (c->suffix) {
+         * (suffix mode: up to the run's top card; group mode: all of the run) */
+        if (c->suffix == 2) {
+            u64 all_t = c->tall[c->left];
+            u64 run = 1ull << card;
+            int b = card;
+            for (;;) {
+                u64 above = all_t & SUIT(b >> 4) & ~((2ull << b) - 1);
+                if (!above) break;
+                int nb = CTZ(above);
+                if (!((c->h[seat] >> nb) & 1)) break;
+                run |= 1ull << nb;
+                b = nb;
+            }
+            if (crw & run) crw |= run;
+        } else if (c->suffix) {
             u64 all_t = c->tall[c->left];
             int b = card, hit = (crw >> card) & 1;
             for (;;) {
@@ -1772,7 +2003,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
          * same pattern and fail too */
         {
             u64 ws = crw & SUIT(card >> 4);
-            if (c->suffix) {
+            if (c->suffix == 1) {
                 if (!ws || HIBIT(ws) < card) skip |= SUIT(card >> 4) & ~((2ull << card) - 1);
             } else {
                 if (!ws || CTZ(ws) > card) skip |= SUIT(card >> 4) & ((1ull << card) - 1);
@@ -1799,7 +2030,7 @@ static void setup(Ctx *c, const Job *j) {
     for (int p = 0; p < 4; p++) c->h[p] = j->h[p];
     c->trump = j->trump;
     c->misere = j->misere;
-    c->suffix = j->misere && (g_flags & 1024); /* experimental, off by default */
+    c->suffix = !j->misere ? 0 : (g_flags & 4096) ? 2 : (g_flags & 1024) ? 1 : 0;
     c->leader = j->leader;
     c->pos = 0;
     c->won = 0;
@@ -1821,6 +2052,9 @@ static void setup(Ctx *c, const Job *j) {
     }
     c->pos = j->ntrick;
     memset(c->killer, 0xFF, sizeof(c->killer));
+    /* nothing known (a root inside a trick) */
+    memset(c->ffail, 0xFF, sizeof(c->ffail));
+    memset(c->fref, 0xFF, sizeof(c->fref));
     memset(c->cutcache, 0xFF, sizeof(c->cutcache));
     tt_reset(c);
 }
@@ -1947,7 +2181,7 @@ static void root_cards(Ctx *c, int out[64]) {
             unplay(c, card, &u);
             sv = ns ? val - won0 : left - (val - won0);
             u64 ws = rw & SUIT(s);
-            if (!c->suffix && (!ws || CTZ(ws) > card)) {
+            if (c->suffix != 1 && (!ws || CTZ(ws) > card)) {
                 skipped |= SUIT(s) & ((1ull << card) - 1);
                 skipval[s] = sv;
             }
@@ -1979,6 +2213,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef ab
 #undef beats
 #undef cash_from
+#undef canon
 #undef cut_key
 #undef first_guess
 #undef force
@@ -1999,6 +2234,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef run_job
 #undef setup
 #undef shape_of
+#undef side_claim
 #undef sig_cards
 #undef sig_mask
 #undef slot_find
