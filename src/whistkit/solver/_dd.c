@@ -567,6 +567,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define misere_claim FN(misere_claim)
 #define mtd FN(mtd)
 #define order_moves FN(order_moves)
+#define safe_from FN(safe_from)
 #define play FN(play)
 #define pool_alloc FN(pool_alloc)
 #define quick_tricks FN(quick_tricks)
@@ -971,6 +972,17 @@ static inline u32 cut_key(const Ctx *c) {
     return (u32)(x >> 48);
 }
 
+/* can the next hand (holding `next`) not beat `card`, played to a trick led in suit ls?
+ * Following suit it must hold nothing higher in the led suit (a card of another suit
+ * is then safe); void, it must hold no trump (or, against a trump, no higher trump) */
+static inline int safe_from(int card, int ls, u64 next, int trump) {
+    int s = card >> 4;
+    u64 f = next & SUIT(ls), t = trump >= 0 ? next & SUIT(trump) : 0;
+    if (f) return s != ls || card > HIBIT(f);
+    if (s == trump) return !(t >> card >> 1);
+    return !t;
+}
+
 static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
     int seat = (c->leader + c->pos) & 3;
     int side = seat & 1;
@@ -1036,14 +1048,7 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                             pbeat = pws == ls && HIBIT(f4) > pw;
                         else
                             pbeat = t4 && (pws != trump || HIBIT(t4) > pw);
-                        if (pbeat && wins) {
-                            if (f4)
-                                safe = s != ls || card > HIBIT(f4);
-                            else if (s == trump)
-                                safe = !(t4 >> card >> 1);
-                            else
-                                safe = !t4;
-                        }
+                        if (pbeat && wins) safe = safe_from(card, ls, lho, trump);
                         if (safe) sc = 40 - r;
                     }
                 } else if (wins) {
@@ -1052,28 +1057,12 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                         /* second hand: a winner the third hand can beat comes after the
                          * low cards (partner plays last) */
                         int ls = c->tcard[c->left][0] >> 4;
-                        u64 f3 = lho & SUIT(ls), t3 = trump >= 0 ? lho & SUIT(trump) : 0;
-                        int safe;
-                        if (f3)
-                            safe = s != ls || card > HIBIT(f3);
-                        else if (s == trump)
-                            safe = !(t3 >> card >> 1);
-                        else
-                            safe = !t3;
-                        if (!safe) sc = 5 - r;
+                        if (!safe_from(card, ls, lho, trump)) sc = 5 - r;
                     }
                     if (pos == 2) {
                         /* third hand: better a winner the fourth hand cannot beat */
                         int ls = c->tcard[c->left][0] >> 4;
-                        u64 f4 = lho & SUIT(ls), t4 = trump >= 0 ? lho & SUIT(trump) : 0;
-                        int safe;
-                        if (f4)
-                            safe = s != ls || card > HIBIT(f4);
-                        else if (s == trump)
-                            safe = !(t4 >> card >> 1);
-                        else
-                            safe = !t4;
-                        if (safe) sc += 20;
+                        if (safe_from(card, ls, lho, trump)) sc += 20;
                     }
                 } else {
                     sc = 10 - r;
@@ -2224,6 +2213,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef misere_claim
 #undef mtd
 #undef order_moves
+#undef safe_from
 #undef play
 #undef pool_alloc
 #undef quick_tricks
