@@ -114,3 +114,69 @@ def test_a_low_lead_comes_from_the_longest_side_suit() -> None:
     # nor does any lead in misère (hand 6 is Nóló)
     state = _hand_state(6, "3S")
     assert lead_facts(state.view(1)) == []
+
+
+def _club_hand(number: int, seed: int, cards: int) -> State:
+    """A hand of ``number`` played ``cards`` cards deep by four club bots."""
+    import random
+
+    from whistkit.bots.club import ClubBot
+    from whistkit.deal import deal_cards
+
+    rng = random.Random(seed)
+    state = new_game("felagsvist", dealer=seed % 4).replace(hand_number=number)
+    state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
+    bot = ClubBot()
+    for _ in range(cards):
+        state = state.apply(bot.choose(state.view(state.to_play), rng))
+    return state
+
+
+def test_club_play_is_fully_likely_in_the_true_world() -> None:
+    # four club bots: in the real deal every card played is the club card, so the true
+    # world has weight 1; in every contract kind (hands 1..6: trumps, Grand, Nóló)
+    from whistkit.bots.inference import policy_weight
+
+    for number in range(1, 7):
+        for seed in range(6):
+            state = _club_hand(number, seed, 4 + 5 * seed)
+            for seat in range(4):
+                weight = policy_weight(state.view(seat), partner_miss=0.5)
+                assert weight is not None
+                assert weight(state.holdings) == 1.0, (number, seed, seat)
+
+
+def test_a_world_where_the_club_rules_play_otherwise_is_less_likely() -> None:
+    from whistkit.bots.inference import MISS, policy_weight
+
+    # hearts: N leads AS, E 4S, S 8S (partner's ace wins: the club rules play low), W 6S
+    state = _hand_state(1, "AS 4S 8S 6S")
+    weight = policy_weight(state.view(3))  # as W sees it
+    assert weight is not None
+    assert weight(state.holdings) == 1.0  # S held T987: the 8S equals the lowest, 7S
+    # a world where S held T985 and E QJ74: S's lowest was the 5S, and the 6S lay between
+    hands = list(state.holdings)
+    swap = (1 << parse_card("7S")) | (1 << parse_card("5S"))
+    hands[1] ^= swap
+    hands[2] ^= swap
+    assert weight(tuple(hands)) == MISS
+    # rejection sampling stops early: below the floor, the product is not finished
+    assert weight(tuple(hands), 0.5) < 0.5
+
+
+def test_partner_cards_count_only_when_asked() -> None:
+    from whistkit.bots.inference import policy_weight
+
+    # as W sees it, E is the partner: a world where E held QJ42 and played the 4S second
+    # hand, with the 3S between in N's hand, is not the club card (the 2S)
+    state = _hand_state(1, "AS 4S 8S 6S")
+    hands = list(state.holdings)
+    swap = (1 << parse_card("5S")) | (1 << parse_card("2S"))
+    hands[1] ^= swap  # E: QJ54 -> QJ42
+    hands[0] ^= swap  # N: AK32 -> AK53, still cashes the ace
+    world = tuple(hands)
+    default = policy_weight(state.view(3))
+    modelled = policy_weight(state.view(3), partner_miss=0.5)
+    assert default is not None and modelled is not None
+    assert default(world) == 1.0
+    assert modelled(world) == 0.5

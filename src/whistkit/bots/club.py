@@ -54,10 +54,20 @@ class ClubBot:
         return _Decision(view, cards).choose()
 
 
+def club_card(view: View, cards: list[Card], know: Knowledge) -> Card:
+    """The club rules' card among ``cards`` for a seat whose knowledge is ``know``.
+
+    ``view`` supplies only the trick, its leader and the contract; the hand and card
+    counting come from ``know``. The policy model (:mod:`whistkit.bots.inference`) asks
+    this for the same past moment in many sampled worlds, building ``know`` once.
+    """
+    return _Decision(view, cards, know).choose()
+
+
 class _Decision:
     """One card decision: the view, its knowledge and the rules."""
 
-    def __init__(self, view: View, cards: list[Card]) -> None:
+    def __init__(self, view: View, cards: list[Card], know: Knowledge | None = None) -> None:
         assert view.contract is not None
         self.view = view
         self.contract: Contract = view.contract
@@ -65,7 +75,7 @@ class _Decision:
         self.legal = 0
         for c in cards:
             self.legal |= 1 << c
-        self.know = Knowledge.from_view(view)
+        self.know = Knowledge.from_view(view) if know is None else know
         self.keys = rank_keys(self.contract)
         self.trump = self.contract.trump
         self.me = view.seat

@@ -22,14 +22,18 @@ a world breaking ``k`` facts gets weight ``PENALTY ** k`` (players sometimes bre
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
-from ..cards import SUIT_MASKS, Hand, iter_cards
+from ..cards import SUIT_MASKS, Card, Hand, iter_cards
 from ..seats import SEATS, Seat
 from ..state import Contract, View, trick_winner_index
 from .bidding import club_wants_red, earlier_seats
+from .club import club_card
 from .knowledge import Knowledge, rank_keys
 
 PENALTY = 0.2
+# the policy model's likelihood of a card the club rules would not have played
+MISS = 0.1
 
 Fact = tuple[Seat, Hand, bool]  # (seat, cards, True: held one of them / False: held none)
 # (seat, led suit, the seat's cards played before that lead, the side suits then): the
@@ -199,11 +203,109 @@ def fact_weight(
     return weight
 
 
-def world_weight(view: View) -> Callable[[tuple[Hand, Hand, Hand, Hand]], float] | None:
-    """The likelihood of the play and bidding seen so far, or None if nothing is implied."""
-    facts = play_facts(view)
+@dataclass(frozen=True)
+class _Moment:
+    """One past card of another seat, as the policy model replays it."""
+
+    seat: Seat
+    card: Card
+    view: View  # the trick and its leader at that moment (hand and legal left empty)
+    know: Knowledge  # public knowledge then, with an empty hand
+    later: Hand  # cards the seat played from this moment on (this card included)
+    before: Hand  # cards played before this moment
+    led: int  # the led suit, -1 for a lead
+
+
+def _moments(view: View) -> list[_Moment]:
+    plays = list(view.plays())
+    out = []
+    for i, (seat, card) in enumerate(plays):
+        if seat == view.seat:
+            continue
+        start = i - i % 4
+        before = 0
+        for c in view.played[:i]:
+            before |= 1 << c
+        later = 0
+        for s, c in plays[i:]:
+            if s == seat:
+                later |= 1 << c
+        then = replace(
+            view,
+            seat=seat,
+            hand=0,
+            played=view.played[:i],
+            trick=view.played[start:i],
+            trick_winners=view.trick_winners[: i // 4],
+            leader=plays[start][0],
+            to_play=seat,
+            legal=(),
+        )
+        led = view.played[start] // 13 if i > start else -1
+        out.append(_Moment(seat, card, then, Knowledge.from_view(then), later, before, led))
+    return out
+
+
+def _same_value(a: Card, b: Card, hand: Hand, before: Hand, keys: tuple[int, ...]) -> bool:
+    """Cards of one hand that touch: every card ranked between them is held or gone."""
+    if a // 13 != b // 13:
+        return False
+    lo, hi = sorted((keys[a], keys[b]))
+    return not _between(a // 13, lo, hi, keys) & ~(hand | before)
+
+
+def policy_weight(
+    view: View, miss: float = MISS, partner_miss: float = 1.0
+) -> Callable[[tuple[Hand, ...], float], float] | None:
+    """The likelihood of the other seats' cards so far if they play by the club rules.
+
+    Every card another seat played is replayed in the world: the seat's hand then (its
+    cards now plus those it played since), the club rules' choice from that hand, and a
+    factor ``miss`` when the card played is not that choice (nor a card equal to it).
+    ``weight(world, floor)`` stops early, returning a value below ``floor``, once the
+    product falls below it (rejection sampling needs no more).
+    """
+    contract = view.contract
+    if contract is None:
+        return None
+    moments = _moments(view)
+    if partner_miss >= 1.0:
+        moments = [m for m in moments if (m.seat ^ view.seat) & 1]
+    if not moments:
+        return None
+    keys = rank_keys(contract)
+
+    def weight(world: tuple[Hand, ...], floor: float = 0.0) -> float:
+        w = 1.0
+        for m in moments:
+            hand = world[m.seat] | m.later
+            legal = hand
+            if m.led >= 0 and hand & SUIT_MASKS[m.led]:
+                legal = hand & SUIT_MASKS[m.led]
+            if not legal & (legal - 1):
+                continue  # one legal card: no choice to explain
+            know = m.know.with_hand(hand, m.know.unseen & ~hand)
+            choice = club_card(m.view, list(iter_cards(legal)), know)
+            if choice != m.card and not _same_value(choice, m.card, hand, m.before, keys):
+                w *= miss if (m.seat ^ view.seat) & 1 else partner_miss
+                if w < floor:
+                    return w
+        return w
+
+    return weight
+
+
+def world_weight(
+    view: View, *, plays: bool = True
+) -> Callable[[tuple[Hand, Hand, Hand, Hand]], float] | None:
+    """The likelihood of the play and bidding seen so far, or None if nothing is implied.
+
+    ``plays=False`` leaves out the facts from the cards played (for a caller that models
+    the play itself, :func:`policy_weight`) and keeps the Swedish bidding facts.
+    """
+    facts = play_facts(view) if plays else []
     bids = bid_facts(view)
-    lengths = lead_facts(view)
+    lengths = lead_facts(view) if plays else []
     if not facts and not bids and not lengths:
         return None
     return fact_weight(facts, bids, Knowledge.from_view(view).played_by, view.dealer, lengths)
@@ -217,5 +319,6 @@ __all__ = [
     "fact_weight",
     "lead_facts",
     "play_facts",
+    "policy_weight",
     "world_weight",
 ]

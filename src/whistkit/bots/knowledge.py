@@ -105,6 +105,21 @@ class Knowledge:
             sizes=view.hand_sizes,
         )
 
+    def with_hand(self, hand: Hand, unseen: Hand) -> Knowledge:
+        """The same public knowledge for a seat holding ``hand`` (the policy model's
+        what-if; faster than :func:`dataclasses.replace`)."""
+        return Knowledge(
+            self.seat,
+            hand,
+            unseen,
+            self.voids,
+            self.held,
+            self.played_by,
+            self.led_by,
+            self.first_lead,
+            self.sizes,
+        )
+
     def is_void(self, seat: Seat, suit: int) -> bool:
         """True when ``seat`` surely holds no card of ``suit`` (shown out, or it is us)."""
         if seat == self.seat:
@@ -128,27 +143,33 @@ def rank_keys(contract: Contract) -> tuple[int, ...]:
     return RANK_KEY_ACES_LOW if contract.aces_low else RANK_KEY_HIGH
 
 
+def _outranking(keys: tuple[int, ...]) -> tuple[tuple[Hand, ...], tuple[Hand, ...]]:
+    """For each card, the mask of the cards of its suit above it and the mask below it."""
+    above, below = [], []
+    for c in range(52):
+        suit = range(c - c % 13, c - c % 13 + 13)
+        above.append(sum(1 << x for x in suit if keys[x] > keys[c]))
+        below.append(sum(1 << x for x in suit if keys[x] < keys[c]))
+    return tuple(above), tuple(below)
+
+
+_HIGH = _outranking(RANK_KEY_HIGH)
+_ACES_LOW = _outranking(RANK_KEY_ACES_LOW)
+
+
+def _tables(keys: tuple[int, ...]) -> tuple[tuple[Hand, ...], tuple[Hand, ...]]:
+    if keys is RANK_KEY_HIGH:
+        return _HIGH
+    if keys is RANK_KEY_ACES_LOW:
+        return _ACES_LOW
+    return _outranking(keys)
+
+
 def higher_in(cards: Hand, card: Card, keys: tuple[int, ...]) -> int:
     """How many cards of ``cards`` in ``card``'s suit outrank it."""
-    k = keys[card]
-    n = 0
-    m = cards & SUIT_MASKS[card // 13]
-    while m:
-        low = m & -m
-        if keys[low.bit_length() - 1] > k:
-            n += 1
-        m ^= low
-    return n
+    return (cards & _tables(keys)[0][card]).bit_count()
 
 
 def lower_in(cards: Hand, card: Card, keys: tuple[int, ...]) -> int:
     """How many cards of ``cards`` in ``card``'s suit rank below it."""
-    k = keys[card]
-    n = 0
-    m = cards & SUIT_MASKS[card // 13]
-    while m:
-        low = m & -m
-        if keys[low.bit_length() - 1] < k:
-            n += 1
-        m ^= low
-    return n
+    return (cards & _tables(keys)[1][card]).bit_count()

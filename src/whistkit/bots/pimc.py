@@ -30,7 +30,7 @@ from ..state import Action, Contract, State, View
 from ..variants.swedish import score_swedish
 from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
-from .inference import world_weight
+from .inference import MISS, policy_weight, world_weight
 from .sampling import World, sampler_for
 
 Scorer = Callable[[int], float]
@@ -201,6 +201,9 @@ class ExpertBot:
         bid_worlds: int = 24,
         node_limit: int | None = NODE_LIMIT,
         min_solved: int = MIN_SOLVED,
+        model: bool = True,
+        miss: float = MISS,
+        partner_miss: float = 1.0,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
@@ -218,6 +221,9 @@ class ExpertBot:
         # a deterministic bound on each world's search (solvers with a node budget only)
         self.node_limit = node_limit if hasattr(self.solver, "solve_batch_limited") else None
         self.min_solved = min_solved
+        self.model = model
+        self.miss = miss
+        self.partner_miss = partner_miss
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -255,20 +261,30 @@ class ExpertBot:
             self.last_worlds = 0
             return _club_card(view, rng)
         score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
-        weight = world_weight(view) if self.infer else None
+        weight = world_weight(view, plays=not self.model) if self.infer else None
+        policy = (
+            policy_weight(view, self.miss, self.partner_miss) if self.infer and self.model else None
+        )
 
         def draw() -> World:
             # rejection sampling: exact for the weighted distribution (weights <= 1),
-            # with a cap on the tries for views that break many facts in most worlds
+            # with a cap on the tries for views that break many facts in most worlds;
+            # then the likeliest world tried stands in
             w = sampler.sample(rng)
-            if weight is None:
+            if weight is None and policy is None:
                 return w
+            best, best_wt = w, -1.0
             for _ in range(self.max_tries):
-                wt = weight(w)
-                if wt >= 1.0 or rng.random() < wt:
-                    break
+                u = rng.random()
+                wt = 1.0 if weight is None else weight(w)
+                if policy is not None and wt > u:
+                    wt *= policy(w, u / wt)
+                if wt > u:
+                    return w
+                if wt > best_wt:
+                    best, best_wt = w, wt
                 w = sampler.sample(rng)
-            return w
+            return best
 
         totals = dict.fromkeys(cards, 0.0)
         rows: list[dict[int, float]] = []
