@@ -325,6 +325,11 @@ class AmericanOptions(ClassicOptions):
             )
 
 
+def _sides(pair: tuple[int, int]) -> dict[str, int]:
+    """A pair indexed NS, EW as the ``{"NS": ns, "EW": ew}`` of ``whistkit replay``."""
+    return {"NS": pair[0], "EW": pair[1]}
+
+
 class ClassicWhist(Variant):
     """What English and American whist share: the turned-up trump, forehand leads."""
 
@@ -376,6 +381,30 @@ class ClassicWhist(Variant):
         extra["rubber"] = rubber
         return games, SIDES[rubber.winner], None, extra
 
+    def hand_score(
+        self,
+        state: State,
+        score: tuple[int, int],
+        winner: int | None,
+        tricks: tuple[int, int] | None = None,
+        **extras: Any,
+    ) -> HandScore:
+        """The :class:`HandScore` of a scored hand: the new game ``score``, the side that
+        reached game in it (``winner``), the tricks if penalties changed them, and the
+        record ``extras`` (after the game's and the turned card)."""
+        points = (score[0] - state.score[0], score[1] - state.score[1])
+        games, match_winner, next_score, extra = self.end_game(state, score, winner)
+        extra.update(turned=state.turned, **extras)
+        return HandScore(
+            points=points,
+            score=score,
+            winner=match_winner,
+            extra=extra,
+            match=games,
+            next_score=next_score,
+            tricks=tricks,
+        )
+
     def public_info(self, state: State, seat: Seat) -> dict[str, Any]:
         info = super().public_info(state, seat)
         t = state.turned
@@ -421,7 +450,7 @@ class ClassicWhist(Variant):
             "games": [
                 {
                     "winner": SIDES[g.winner],
-                    "score": {"NS": g.score[0], "EW": g.score[1]},
+                    "score": _sides(g.score),
                     "value": g.value,
                 }
                 for g in games
@@ -465,22 +494,14 @@ class English(ClassicWhist):
             barred_at_four=o.honours_barred_at_four,
             revoker_capped=o.revoker_capped,
         )
-        points = (hand.score[0] - state.score[0], hand.score[1] - state.score[1])
-        games, winner, next_score, extra = self.end_game(state, hand.score, hand.winner)
-        extra.update(
-            turned=state.turned,
+        return self.hand_score(
+            state,
+            hand.score,
+            hand.winner,
+            tricks=hand.tricks,
             honours=hand.honours,
             honours_held=held,
             penalties=hand.penalties,
-        )
-        return HandScore(
-            points=points,
-            score=hand.score,
-            winner=winner,
-            extra=extra,
-            match=games,
-            next_score=next_score,
-            tricks=hand.tricks,
         )
 
     def describe_result(self, result: HandResult) -> list[str]:
@@ -492,10 +513,8 @@ class English(ClassicWhist):
 
     def summary_points(self, extra: Mapping[str, Any]) -> dict[str, Any]:
         out = super().summary_points(extra)
-        h = extra.get("honours", (0, 0))
-        p = extra.get("penalties", (0, 0))
-        out["honours"] = {"NS": h[0], "EW": h[1]}
-        out["penalties"] = {"NS": p[0], "EW": p[1]}
+        out["honours"] = _sides(extra.get("honours", (0, 0)))
+        out["penalties"] = _sides(extra.get("penalties", (0, 0)))
         return out
 
 
@@ -527,22 +546,11 @@ class American(ClassicWhist):
             target=o.american_target,
             revoker_capped=o.revoker_capped,
         )
-        points = (hand.score[0] - state.score[0], hand.score[1] - state.score[1])
-        games, winner, next_score, extra = self.end_game(state, hand.score, hand.winner)
-        extra.update(turned=state.turned, penalties=hand.penalties)
-        return HandScore(
-            points=points,
-            score=hand.score,
-            winner=winner,
-            extra=extra,
-            match=games,
-            next_score=next_score,
-        )
+        return self.hand_score(state, hand.score, hand.winner, penalties=hand.penalties)
 
     def summary_points(self, extra: Mapping[str, Any]) -> dict[str, Any]:
         out = super().summary_points(extra)
-        p = extra.get("penalties", (0, 0))
-        out["penalties"] = {"NS": p[0], "EW": p[1]}
+        out["penalties"] = _sides(extra.get("penalties", (0, 0)))
         return out
 
 
