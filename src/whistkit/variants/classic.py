@@ -272,6 +272,17 @@ class ClassicOptions(Options):
         **Options.CHOICES,
         "classic_scoring": (ENGLISH, AMERICAN),
     }
+    # the scoring of the variant these options are for, which classic_scoring must name
+    SCORING: ClassVar[str | None] = None
+
+    def validate(self) -> None:
+        super().validate()
+        if self.SCORING is not None and self.classic_scoring != self.SCORING:
+            other = AMERICAN if self.SCORING == ENGLISH else ENGLISH
+            raise OptionError(
+                f"option 'classic_scoring': the {self.SCORING} variant scores"
+                f" '{self.SCORING}'; use the variant '{other}'"
+            )
 
 
 @dataclass(frozen=True)
@@ -290,14 +301,7 @@ class EnglishOptions(ClassicOptions):
         **ClassicOptions.CHOICES,
         "revoke_method": REVOKE_METHODS,
     }
-
-    def validate(self) -> None:
-        super().validate()
-        if self.classic_scoring != ENGLISH:
-            raise OptionError(
-                "option 'classic_scoring': the english variant scores 'english';"
-                " use the variant 'american'"
-            )
+    SCORING = ENGLISH
 
 
 @dataclass(frozen=True)
@@ -315,14 +319,7 @@ class AmericanOptions(ClassicOptions):
         "american_game_value": ("seven_minus_losers", "difference"),
         "american_match": ("single", "rubber"),
     }
-
-    def validate(self) -> None:
-        super().validate()
-        if self.classic_scoring != AMERICAN:
-            raise OptionError(
-                "option 'classic_scoring': the american variant scores 'american';"
-                " use the variant 'english'"
-            )
+    SCORING = AMERICAN
 
 
 def _sides(pair: tuple[int, int]) -> dict[str, int]:
