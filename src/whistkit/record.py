@@ -7,9 +7,9 @@ validated, and :func:`summarize` gives the JSON that ``whistkit replay`` prints.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .cards import CardError, card_name, parse_card
 from .deal import format_pbn, parse_pbn
@@ -69,22 +69,28 @@ class Record:
 # -- reading ------------------------------------------------------------------------
 
 
-def _card(value: Any, where: str) -> int:
+_T = TypeVar("_T")
+
+
+def _code(
+    value: Any, where: str, parse: Callable[[str], _T], fails: type[ValueError], what: str
+) -> _T:
+    """A record's code ``value`` read by ``parse``; its ``fails`` and non-strings become a
+    :class:`RecordError` at ``where`` (``what``: "a seat", for the message)."""
     if not isinstance(value, str):
-        raise RecordError(f"{where}: {value!r} is not a card code")
+        raise RecordError(f"{where}: {value!r} is not {what}")
     try:
-        return parse_card(value)
-    except CardError as e:
+        return parse(value)
+    except fails as e:
         raise RecordError(f"{where}: {e}") from None
+
+
+def _card(value: Any, where: str) -> int:
+    return _code(value, where, parse_card, CardError, "a card code")
 
 
 def _seat(value: Any, where: str) -> Seat:
-    if not isinstance(value, str):
-        raise RecordError(f"{where}: {value!r} is not a seat")
-    try:
-        return parse_seat(value)
-    except SeatError as e:
-        raise RecordError(f"{where}: {e}") from None
+    return _code(value, where, parse_seat, SeatError, "a seat")
 
 
 def parse_record(data: Any) -> Record:

@@ -9,7 +9,24 @@ from helpers_bots import TinySolver, late_positions
 from whistkit.bots import ExpertBot, OracleBot
 from whistkit.bots.pimc import hand_scorer
 from whistkit.seats import side_of
-from whistkit.state import Contract
+from whistkit.state import Contract, State
+
+
+def true_values(solver: TinySolver, state: State) -> tuple[dict[int, int], int]:
+    """The double-dummy value of each card the seat to play may play, and the best one."""
+    assert state.contract is not None
+    values = solver.solve_cards(
+        solver.Position(
+            state.holdings,
+            state.trick,
+            state.leader,
+            state.contract.trump,
+            state.contract.misere,
+            state.contract.aces_low,
+        )
+    )
+    best = min(values.values()) if state.contract.misere else max(values.values())
+    return values, best
 
 
 def test_oracle_plays_a_double_dummy_best_card() -> None:
@@ -17,18 +34,8 @@ def test_oracle_plays_a_double_dummy_best_card() -> None:
     oracle = OracleBot(solver=solver)
     for state in late_positions("felagsvist", 60, seed=5, tricks_left=3):
         seat = state.to_play
-        values = solver.solve_cards(
-            solver.Position(
-                state.holdings,
-                state.trick,
-                state.leader,
-                state.contract.trump,
-                state.contract.misere,
-                state.contract.aces_low,
-            )
-        )
+        values, best = true_values(solver, state)
         card = oracle.act(state, seat, random.Random(1))
-        best = min(values.values()) if state.contract.misere else max(values.values())
         assert values[card] == best
 
 
@@ -44,17 +51,7 @@ def test_expert_mostly_finds_the_double_dummy_card_in_two_trick_endings() -> Non
         view = state.view(seat)
         card = expert.choose(view, random.Random(3))
         assert card in view.legal
-        values = solver.solve_cards(
-            solver.Position(
-                state.holdings,
-                state.trick,
-                state.leader,
-                state.contract.trump,
-                state.contract.misere,
-                state.contract.aces_low,
-            )
-        )
-        best = min(values.values()) if state.contract.misere else max(values.values())
+        values, best = true_values(solver, state)
         n += 1
         agree += values[card] == best
     assert agree / n > 0.85

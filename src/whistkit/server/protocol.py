@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from ..cards import SUITS, CardError, card_name, parse_card, sorted_for_display
 from ..seats import SEATS, SIDES, Seat, SeatError, parse_seat, seat_name
@@ -210,24 +210,32 @@ def parse_message(text: str | bytes) -> dict[str, Any]:
     return data
 
 
+_T = TypeVar("_T")
+
+
+def _read_code(
+    value: Any, parse: Callable[[str], _T], fails: type[ValueError], code: str, wanted: str
+) -> _T:
+    """A message's code ``value`` read by ``parse``; its ``fails`` and non-strings become a
+    :class:`ProtocolError` with ``code`` (``wanted``: what the value must be)."""
+    if not isinstance(value, str):
+        raise ProtocolError(code, f"{wanted}, not {value!r}")
+    try:
+        return parse(value)
+    except fails as e:
+        raise ProtocolError(code, str(e)) from None
+
+
 def read_seat(value: Any) -> Seat:
     """A seat letter from a message."""
-    if not isinstance(value, str):
-        raise ProtocolError("bad_seat", f"'seat' must be one of N, E, S, W, not {value!r}")
-    try:
-        return parse_seat(value)
-    except SeatError as e:
-        raise ProtocolError("bad_seat", str(e)) from None
+    return _read_code(value, parse_seat, SeatError, "bad_seat", "'seat' must be one of N, E, S, W")
 
 
 def read_card(value: Any) -> int:
     """A card code from a message."""
-    if not isinstance(value, str):
-        raise ProtocolError("malformed", f"'card' must be a card code such as 'QH', not {value!r}")
-    try:
-        return parse_card(value)
-    except CardError as e:
-        raise ProtocolError("malformed", str(e)) from None
+    return _read_code(
+        value, parse_card, CardError, "malformed", "'card' must be a card code such as 'QH'"
+    )
 
 
 def read_since(value: Any) -> int:

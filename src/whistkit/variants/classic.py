@@ -272,6 +272,17 @@ class ClassicOptions(Options):
         **Options.CHOICES,
         "classic_scoring": (ENGLISH, AMERICAN),
     }
+    # the scoring of the variant these options are for, which classic_scoring must name
+    SCORING: ClassVar[str | None] = None
+
+    def validate(self) -> None:
+        super().validate()
+        if self.SCORING is not None and self.classic_scoring != self.SCORING:
+            other = AMERICAN if self.SCORING == ENGLISH else ENGLISH
+            raise OptionError(
+                f"option 'classic_scoring': the {self.SCORING} variant scores"
+                f" '{self.SCORING}'; use the variant '{other}'"
+            )
 
 
 @dataclass(frozen=True)
@@ -290,14 +301,7 @@ class EnglishOptions(ClassicOptions):
         **ClassicOptions.CHOICES,
         "revoke_method": REVOKE_METHODS,
     }
-
-    def validate(self) -> None:
-        super().validate()
-        if self.classic_scoring != ENGLISH:
-            raise OptionError(
-                "option 'classic_scoring': the english variant scores 'english';"
-                " use the variant 'american'"
-            )
+    SCORING = ENGLISH
 
 
 @dataclass(frozen=True)
@@ -315,14 +319,12 @@ class AmericanOptions(ClassicOptions):
         "american_game_value": ("seven_minus_losers", "difference"),
         "american_match": ("single", "rubber"),
     }
+    SCORING = AMERICAN
 
-    def validate(self) -> None:
-        super().validate()
-        if self.classic_scoring != AMERICAN:
-            raise OptionError(
-                "option 'classic_scoring': the american variant scores 'american';"
-                " use the variant 'english'"
-            )
+
+def _sides(pair: tuple[int, int]) -> dict[str, int]:
+    """A pair indexed NS, EW as the ``{"NS": ns, "EW": ew}`` of ``whistkit replay``."""
+    return {"NS": pair[0], "EW": pair[1]}
 
 
 class ClassicWhist(Variant):
@@ -376,6 +378,30 @@ class ClassicWhist(Variant):
         extra["rubber"] = rubber
         return games, SIDES[rubber.winner], None, extra
 
+    def hand_score(
+        self,
+        state: State,
+        score: tuple[int, int],
+        winner: int | None,
+        tricks: tuple[int, int] | None = None,
+        **extras: Any,
+    ) -> HandScore:
+        """The :class:`HandScore` of a scored hand: the new game ``score``, the side that
+        reached game in it (``winner``), the tricks if penalties changed them, and the
+        record ``extras`` (after the game's and the turned card)."""
+        points = (score[0] - state.score[0], score[1] - state.score[1])
+        games, match_winner, next_score, extra = self.end_game(state, score, winner)
+        extra.update(turned=state.turned, **extras)
+        return HandScore(
+            points=points,
+            score=score,
+            winner=match_winner,
+            extra=extra,
+            match=games,
+            next_score=next_score,
+            tricks=tricks,
+        )
+
     def public_info(self, state: State, seat: Seat) -> dict[str, Any]:
         info = super().public_info(state, seat)
         t = state.turned
@@ -421,7 +447,7 @@ class ClassicWhist(Variant):
             "games": [
                 {
                     "winner": SIDES[g.winner],
-                    "score": {"NS": g.score[0], "EW": g.score[1]},
+                    "score": _sides(g.score),
                     "value": g.value,
                 }
                 for g in games
@@ -465,22 +491,14 @@ class English(ClassicWhist):
             barred_at_four=o.honours_barred_at_four,
             revoker_capped=o.revoker_capped,
         )
-        points = (hand.score[0] - state.score[0], hand.score[1] - state.score[1])
-        games, winner, next_score, extra = self.end_game(state, hand.score, hand.winner)
-        extra.update(
-            turned=state.turned,
+        return self.hand_score(
+            state,
+            hand.score,
+            hand.winner,
+            tricks=hand.tricks,
             honours=hand.honours,
             honours_held=held,
             penalties=hand.penalties,
-        )
-        return HandScore(
-            points=points,
-            score=hand.score,
-            winner=winner,
-            extra=extra,
-            match=games,
-            next_score=next_score,
-            tricks=hand.tricks,
         )
 
     def describe_result(self, result: HandResult) -> list[str]:
@@ -492,10 +510,8 @@ class English(ClassicWhist):
 
     def summary_points(self, extra: Mapping[str, Any]) -> dict[str, Any]:
         out = super().summary_points(extra)
-        h = extra.get("honours", (0, 0))
-        p = extra.get("penalties", (0, 0))
-        out["honours"] = {"NS": h[0], "EW": h[1]}
-        out["penalties"] = {"NS": p[0], "EW": p[1]}
+        out["honours"] = _sides(extra.get("honours", (0, 0)))
+        out["penalties"] = _sides(extra.get("penalties", (0, 0)))
         return out
 
 
@@ -527,22 +543,11 @@ class American(ClassicWhist):
             target=o.american_target,
             revoker_capped=o.revoker_capped,
         )
-        points = (hand.score[0] - state.score[0], hand.score[1] - state.score[1])
-        games, winner, next_score, extra = self.end_game(state, hand.score, hand.winner)
-        extra.update(turned=state.turned, penalties=hand.penalties)
-        return HandScore(
-            points=points,
-            score=hand.score,
-            winner=winner,
-            extra=extra,
-            match=games,
-            next_score=next_score,
-        )
+        return self.hand_score(state, hand.score, hand.winner, penalties=hand.penalties)
 
     def summary_points(self, extra: Mapping[str, Any]) -> dict[str, Any]:
         out = super().summary_points(extra)
-        p = extra.get("penalties", (0, 0))
-        out["penalties"] = {"NS": p[0], "EW": p[1]}
+        out["penalties"] = _sides(extra.get("penalties", (0, 0)))
         return out
 
 

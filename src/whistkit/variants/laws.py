@@ -290,16 +290,12 @@ def check(variant: Variant, state: State, action: Action) -> None:
             assert isinstance(action, NameSuit)
             if not -1 <= action.suit < 4:
                 raise IllegalAction(f"{action.suit!r} is not a suit", "name a suit")
-        if isinstance(action, CorrectionPenalty) and action.choice not in CORRECTION_CHOICES:
-            raise IllegalAction(
-                f"{action.choice!r} is not a ruling; one of {', '.join(CORRECTION_CHOICES)}",
-                "revoke_correction laws (§6.2)",
+        if isinstance(action, CorrectionPenalty):
+            _check_choice(
+                action.choice, CORRECTION_CHOICES, "a ruling", "revoke_correction laws (§6.2)"
             )
-        if isinstance(action, ChooseMethod) and action.method not in METHODS:
-            raise IllegalAction(
-                f"{action.method!r} is not a penalty; one of {', '.join(METHODS)}",
-                "claimant_choice (§6.4)",
-            )
+        if isinstance(action, ChooseMethod):
+            _check_choice(action.method, METHODS, "a penalty", "claimant_choice (§6.4)")
         return
     if len(state.trick_winners) == 13:
         raise IllegalAction("the hand is over", "no play after the 13th trick")
@@ -322,11 +318,7 @@ def check(variant: Variant, state: State, action: Action) -> None:
             raise IllegalAction(
                 f"{who} is on the wrong leader's side", "the offender's opponents choose (§6.6)"
             )
-        if action.remedy not in REMEDIES:
-            raise IllegalAction(
-                f"{action.remedy!r} is not a remedy; one of {', '.join(REMEDIES)}",
-                "lead out of turn (§6.6)",
-            )
+        _check_choice(action.remedy, REMEDIES, "a remedy", "lead out of turn (§6.6)")
     elif isinstance(action, Expose):
         _check_held(state, seat, action.card)
         if irr.exposed[seat] >> action.card & 1:
@@ -381,6 +373,12 @@ def check(variant: Variant, state: State, action: Action) -> None:
         raise IllegalAction(f"nobody is asked to decide ({action})", "no decision pending")
     else:
         raise IllegalAction(f"{action!r} is not an action of the play", "play a card")
+
+
+def _check_choice(value: str, choices: tuple[str, ...], what: str, law: str) -> None:
+    """Refuse a decision's ``value`` unless it is one of ``choices`` (``what``: "a remedy")."""
+    if value not in choices:
+        raise IllegalAction(f"{value!r} is not {what}; one of {', '.join(choices)}", law)
 
 
 def _check_held(state: State, seat: Seat, card: Any) -> None:
@@ -441,9 +439,7 @@ def apply(variant: Variant, state: State, action: Action) -> State:
         )
         return _settle(variant, state.replace(irregular=irr), history)
     if isinstance(action, Expose):
-        exposed = list(irr.exposed)
-        exposed[action.seat] |= 1 << action.card
-        irr = dataclasses.replace(irr, exposed=_four(exposed))
+        irr = _expose(irr, action.seat, action.card)
         return _settle(variant, state.replace(irregular=irr), history)
     if isinstance(action, Call):
         irr = dataclasses.replace(irr, called=action.card)
@@ -477,9 +473,7 @@ def apply(variant: Variant, state: State, action: Action) -> State:
         irr = dataclasses.replace(irr, pending=None, correction=None)
         s = state
         if action.choice == "expose":
-            exposed = list(irr.exposed)
-            exposed[revoke.seat] |= 1 << revoke.card
-            irr = dataclasses.replace(irr, exposed=_four(exposed))
+            irr = _expose(irr, revoke.seat, revoke.card)
         elif action.choice in ("highest", "lowest"):
             cards, leader, _base, _done = _open_trick(state, irr)
             now = cards[(revoke.seat - leader) & 3]
@@ -511,6 +505,13 @@ def apply(variant: Variant, state: State, action: Action) -> State:
 
 def _four(xs: list[int]) -> tuple[int, int, int, int]:
     return xs[0], xs[1], xs[2], xs[3]
+
+
+def _expose(irr: LawsHand, seat: Seat, card: Card) -> LawsHand:
+    """``irr`` with ``card`` of ``seat`` face up (shown by accident, or a corrected revoke)."""
+    exposed = list(irr.exposed)
+    exposed[seat] |= 1 << card
+    return dataclasses.replace(irr, exposed=_four(exposed))
 
 
 def _play_card(
@@ -693,21 +694,25 @@ def finish(variant: Variant, state: State) -> State:
     if offenders:
         claimants = offenders[0] ^ 1
         if not variant.options.auto_claim and not irr.claim_done:
-            irr = dataclasses.replace(irr, pending="claim", decider=claimant_seat(claimants))
-            return state.replace(irregular=irr, to_play=irr.decider)
+            return _ask_claimants(state, irr, "claim", claimants)
         if irr.claim_done and not irr.claimed:
             offenders = ()
         elif (
             getattr(variant.options, "revoke_method", None) == "claimant_choice"
             and irr.method is None
         ):
-            irr = dataclasses.replace(irr, pending="method", decider=claimant_seat(claimants))
-            return state.replace(irregular=irr, to_play=irr.decider)
+            return _ask_claimants(state, irr, "method", claimants)
     irr = dataclasses.replace(irr, pending=None, penalised=offenders)
     state = state.replace(irregular=irr)
     if offenders and not variant.points_penalties:
         state = state.replace(tricks=transfer_tricks(state, offenders))
     return variant.settle_hand(state)
+
+
+def _ask_claimants(state: State, irr: LawsHand, pending: str, side: int) -> State:
+    """Stop the end of the hand until the claimant of ``side`` makes the ``pending`` choice."""
+    irr = dataclasses.replace(irr, pending=pending, decider=claimant_seat(side))
+    return state.replace(irregular=irr, to_play=irr.decider)
 
 
 def transfer_tricks(state: State, offenders: tuple[int, ...]) -> tuple[int, int]:
