@@ -175,8 +175,8 @@ def test_partner_cards_count_only_when_asked() -> None:
     hands[1] ^= swap  # E: QJ54 -> QJ42
     hands[0] ^= swap  # N: AK32 -> AK53, still cashes the ace
     world = tuple(hands)
-    default = policy_weight(state.view(3))
+    left_out = policy_weight(state.view(3), partner_miss=1.0)
     modelled = policy_weight(state.view(3), partner_miss=0.5)
-    assert default is not None and modelled is not None
-    assert default(world) == 1.0
+    assert left_out is not None and modelled is not None
+    assert left_out(world) == 1.0
     assert modelled(world) == 0.5

@@ -32,8 +32,10 @@ from .club import club_card
 from .knowledge import Knowledge, rank_keys
 
 PENALTY = 0.2
-# the policy model's likelihood of a card the club rules would not have played
+# the policy model's likelihood of a card the club rules would not have played, by an
+# opponent and by partner (an expert or a person: the club rules describe it less well)
 MISS = 0.1
+PARTNER_MISS = 0.5
 
 Fact = tuple[Seat, Hand, bool]  # (seat, cards, True: held one of them / False: held none)
 # (seat, led suit, the seat's cards played before that lead, the side suits then): the
@@ -255,13 +257,14 @@ def _same_value(a: Card, b: Card, hand: Hand, before: Hand, keys: tuple[int, ...
 
 
 def policy_weight(
-    view: View, miss: float = MISS, partner_miss: float = 1.0
+    view: View, miss: float = MISS, partner_miss: float = PARTNER_MISS
 ) -> Callable[[tuple[Hand, ...], float], float] | None:
     """The likelihood of the other seats' cards so far if they play by the club rules.
 
     Every card another seat played is replayed in the world: the seat's hand then (its
     cards now plus those it played since), the club rules' choice from that hand, and a
-    factor ``miss`` when the card played is not that choice (nor a card equal to it).
+    factor ``miss`` when the card played is not that choice (nor a card equal to it);
+    ``partner_miss`` for partner's cards (1.0 leaves partner out).
     ``weight(world, floor)`` stops early, returning a value below ``floor``, once the
     product falls below it (rejection sampling needs no more).
     """
@@ -312,6 +315,8 @@ def world_weight(
 
 
 __all__ = [
+    "MISS",
+    "PARTNER_MISS",
     "PENALTY",
     "Fact",
     "LengthFact",

@@ -30,7 +30,7 @@ from ..state import Action, Contract, State, View
 from ..variants.swedish import score_swedish
 from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
-from .inference import MISS, policy_weight, world_weight
+from .inference import MISS, PARTNER_MISS, policy_weight, world_weight
 from .sampling import World, sampler_for
 
 Scorer = Callable[[int], float]
@@ -178,7 +178,11 @@ class ExpertBot:
     set, stops adding batches when the next one would likely overrun it (judged by the
     last batch), at the cost of determinism. With ``infer`` the worlds
     follow what the other seats' plays imply (:mod:`whistkit.bots.inference`): a world is
-    kept with probability equal to its weight, up to ``max_tries`` draws. ``bidding``
+    kept with probability equal to its weight, up to ``max_tries`` draws (then the
+    likeliest drawn stands in). The weight comes from the policy model (``model``: the
+    club rules replayed in the world, a factor ``miss`` per opponent's card they would
+    not play and ``partner_miss`` per partner's), or with ``model=False`` from rule-based
+    facts. ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
     ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
@@ -203,7 +207,7 @@ class ExpertBot:
         min_solved: int = MIN_SOLVED,
         model: bool = True,
         miss: float = MISS,
-        partner_miss: float = 1.0,
+        partner_miss: float = PARTNER_MISS,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
