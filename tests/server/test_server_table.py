@@ -87,3 +87,29 @@ def test_bots_pause_between_cards(tmp_path: Path) -> None:
     times = asyncio.run(run())
     gaps = [b - a for a, b in itertools.pairwise(times)]
     assert min(gaps) >= 0.035, gaps
+
+
+def test_closing_survives_tables_freed_meanwhile(tmp_path: Path) -> None:
+    # at shutdown a page may disconnect while another table's bots are being stopped,
+    # which frees that table from memory: closing must go on (it once raised
+    # "dictionary changed size during iteration")
+    from whistkit.server.table import Tables
+
+    async def main() -> None:
+        tables = Tables(Store(tmp_path / "g.db"))
+        humans = {s: HUMAN for s in range(4)}
+        kept = [tables.create("felagsvist", None, seats=humans, seed=s) for s in range(3)]
+        closed: list[Table] = []
+        first_close = kept[0].close
+
+        async def close_first() -> None:
+            for t in kept[1:]:
+                tables._forget(t)  # their pages went away while we wait
+            closed.append(kept[0])
+            await first_close()
+
+        kept[0].close = close_first  # type: ignore[method-assign]
+        await tables.close()
+        assert closed == [kept[0]]
+
+    asyncio.run(main())

@@ -489,9 +489,10 @@ class Tables:
             table.closed = True
 
     async def close(self) -> None:
-        """Stop every table's bots."""
-        for t in self.tables.values():
-            await t.close()
+        """Stop every table's bots (a table freed meanwhile, its page gone, is skipped)."""
+        for t in list(self.tables.values()):
+            if self.tables.get(t.id) is t:
+                await t.close()
 
 
 __all__ = ["BOT_PREFIX", "HUMAN", "Event", "Table", "TableError", "Tables"]
