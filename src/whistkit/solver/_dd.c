@@ -119,7 +119,8 @@ typedef struct {
  * 1024 = suffix patterns in misere (experimental), 2048 = the portable core,
  * 4096 = group patterns in misere (experimental: one boundary per rank winner, each
  * group keeps only how many cards each seat holds in it; ~10 % fewer nodes, but the
- * probe's canonical code per entry makes it slower), 8192 = no side claim in misere */
+ * probe's canonical code per entry makes it slower), 8192 = no side claim in misere,
+ * 16384 = no trump count in misere (trumps above all of the other side's trumps) */
 static int g_flags = 0;
 
 typedef struct {
@@ -524,7 +525,8 @@ static PyMethodDef methods[] = {
      "sure losers, misere claim), 2 exact TT keys, 4 no TT stores, 64 no one-trick cut in "
      "misere, 128 none at trick starts, 256 coarse rank winners for it, 512 no two-trick "
      "cut, 1024 suffix patterns in misere, 2048 "
-     "portable core, 4096 group patterns in misere, 8192 no misere side claim"},
+     "portable core, 4096 group patterns in misere, 8192 no misere side claim, 16384 no "
+     "misere trump count"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS,
@@ -565,6 +567,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define gen_moves FN(gen_moves)
 #define last_trick FN(last_trick)
 #define misere_claim FN(misere_claim)
+#define misere_trumps FN(misere_trumps)
 #define mtd FN(mtd)
 #define order_moves FN(order_moves)
 #define safe_from FN(safe_from)
@@ -1611,6 +1614,21 @@ static int side_claim(const Ctx *c, u64 all, u64 *rw) {
     return -1;
 }
 
+/* misere, trumps: for each side X (0 = NS), the most trumps one hand of X holds that
+ * are higher than every trump of the other side; *rw: the other side's top trump (none
+ * needed when it holds no trump: the shape says so) */
+static void misere_trumps(const Ctx *c, u64 all, int tc[2], u64 trw[2]) {
+    u64 T = SUIT(c->trump);
+    (void)all;
+    for (int X = 0; X < 2; X++) {
+        u64 y = (c->h[X ^ 1] | c->h[X ^ 3]) & T;
+        u64 above = y ? ~((2ull << HIBIT(y)) - 1) : ~0ull;
+        int a = POPC(c->h[X] & T & above), b = POPC(c->h[X ^ 2] & T & above);
+        tc[X] = a > b ? a : b;
+        trw[X] = y ? 1ull << HIBIT(y) : 0;
+    }
+}
+
 /* value of the last trick (each seat holds one card), NS >= target? */
 static int last_trick(Ctx *c, int target, u64 *rw) {
     int L = c->leader;
@@ -1728,6 +1746,26 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 int ns = sc == 0 ? left : 0;
                 tt_store(c, shape, L, code, all, mrw, ns, ns, -1);
                 return c->won + ns;
+            }
+            /* trump count: a trump above every trump of the other side wins each trick
+             * it is played to, and every card is played, so each side takes at least as
+             * many tricks as one of its hands holds such trumps */
+            if (c->trump >= 0 && !(g_flags & 16384)) {
+                int need = target - c->won;
+                u64 trw[2];
+                int tc[2];
+                misere_trumps(c, all, tc, trw);
+                if (tc[0] >= need) {
+                    *rw = trw[0];
+                    tt_store_cand(c, shape, L, code, all, trw[0], tc[0], left, -1, match, NCAND);
+                    return c->won + tc[0];
+                }
+                if (left - tc[1] < need) {
+                    *rw = trw[1];
+                    tt_store_cand(c, shape, L, code, all, trw[1], 0, left - tc[1], -1, match,
+                                  NCAND);
+                    return c->won + left - tc[1];
+                }
             }
             /* at the extremes, as inside a trick (below): NS needing one trick succeed
              * if EW can make NS win this trick (or one of the next two), NS needing every
@@ -2211,6 +2249,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef gen_moves
 #undef last_trick
 #undef misere_claim
+#undef misere_trumps
 #undef mtd
 #undef order_moves
 #undef safe_from
