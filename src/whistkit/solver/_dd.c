@@ -1614,18 +1614,42 @@ static int side_claim(const Ctx *c, u64 all, u64 *rw) {
     return -1;
 }
 
-/* misere, trumps: for each side X (0 = NS), the most trumps one hand of X holds that
- * are higher than every trump of the other side; *rw: the other side's top trump (none
- * needed when it holds no trump: the shape says so) */
+/* misere, trumps: for each side X (0 = NS), tricks X surely takes with the trumps of
+ * one of its hands. Of that hand's j highest trumps, every one lost needs a higher trump
+ * of the other side in the same trick, each such trump covers one trick only: X takes at
+ * least j - (the other side's trumps above the j-th). *rw: that j-th trump (the pattern
+ * keeps the trumps from the top down to it), none when the other side holds no trump
+ * (the shape says all). */
 static void misere_trumps(const Ctx *c, u64 all, int tc[2], u64 trw[2]) {
     u64 T = SUIT(c->trump);
     (void)all;
     for (int X = 0; X < 2; X++) {
         u64 y = (c->h[X ^ 1] | c->h[X ^ 3]) & T;
-        u64 above = y ? ~((2ull << HIBIT(y)) - 1) : ~0ull;
-        int a = POPC(c->h[X] & T & above), b = POPC(c->h[X ^ 2] & T & above);
-        tc[X] = a > b ? a : b;
-        trw[X] = y ? 1ull << HIBIT(y) : 0;
+        int best = 0;
+        u64 brw = 0;
+        for (int k = 0; k < 2; k++) {
+            u64 t = c->h[X ^ (2 * k)] & T;
+            if (!y) {
+                if (POPC(t) > best) {
+                    best = POPC(t);
+                    brw = 0;
+                }
+                continue;
+            }
+            int j = 0;
+            while (t) {
+                int b = HIBIT(t);
+                t ^= 1ull << b;
+                j++;
+                int v = j - POPC(y >> b);
+                if (v > best) {
+                    best = v;
+                    brw = 1ull << b;
+                }
+            }
+        }
+        tc[X] = best;
+        trw[X] = brw;
     }
 }
 
