@@ -573,6 +573,8 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define safe_from FN(safe_from)
 #define play FN(play)
 #define pool_alloc FN(pool_alloc)
+#define pool_compact FN(pool_compact)
+#define cmp_off FN(cmp_off)
 #define quick_tricks FN(quick_tricks)
 #define rel_code FN(rel_code)
 #define root_can_take FN(root_can_take)
@@ -788,6 +790,40 @@ static int32_t pool_alloc(Ctx *c, int32_t n) {
     return off;
 }
 
+static int cmp_off(const void *a, const void *b) {
+    int32_t x = ((const int32_t *)a)[0], y = ((const int32_t *)b)[0];
+    return (x > y) - (x < y);
+}
+
+/* the pool is full: move the live buckets together, dropping the space that buckets
+ * left behind when they grew. Returns 1 when that freed at least a quarter of the pool
+ * (else the caller starts afresh). */
+static int pool_compact(Ctx *c) {
+    if (c->nslots_used == 0) return 0;
+    int32_t *idx = (int32_t *)malloc(sizeof(int32_t) * 2 * (size_t)c->nslots_used);
+    if (!idx) return 0;
+    u32 k = 0;
+    for (u32 i = 0; i < NSLOTS && k < c->nslots_used; i++) {
+        Slot *sl = &c->slots[i];
+        if (sl->epoch != c->epoch || sl->cap == 0) continue;
+        idx[2 * k] = sl->off;
+        idx[2 * k + 1] = (int32_t)i;
+        k++;
+    }
+    qsort(idx, k, 2 * sizeof(int32_t), cmp_off);
+    int32_t at = 0;
+    for (u32 j = 0; j < k; j++) {
+        Slot *sl = &c->slots[idx[2 * j + 1]];
+        if (sl->off != at) memmove(c->pool + at, c->pool + sl->off, sizeof(Entry) * (size_t)sl->n);
+        sl->off = at;
+        at += sl->cap;
+    }
+    free(idx);
+    int freed = c->npool - at;
+    c->npool = at;
+    return freed >= c->cap / 4;
+}
+
 /* store bounds for a position. Only entries that match the position can be the same
  * entry or a more general one that knows as much; when the caller's probe listed them
  * (`cand`, `ncand` of them, with no reset since), only those are checked, else
@@ -838,6 +874,7 @@ static void tt_store_cand(Ctx *c, u64 shape, int leader, const u64 code[2], u64 
     } else {
         int32_t ncap = sl->cap ? sl->cap * 2 : 4;
         int32_t off = pool_alloc(c, ncap);
+        if (off < 0 && pool_compact(c)) off = pool_alloc(c, ncap);
         if (off < 0) {
             tt_reset(c);
             sl = slot_find(c, shape, leader, 1);
@@ -2298,6 +2335,8 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef safe_from
 #undef play
 #undef pool_alloc
+#undef pool_compact
+#undef cmp_off
 #undef quick_tricks
 #undef rel_code
 #undef root_can_take
