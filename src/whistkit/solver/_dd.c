@@ -1659,7 +1659,6 @@ static int side_claim(const Ctx *c, u64 all, u64 *rw) {
  * (the shape says all). */
 static void misere_trumps(const Ctx *c, u64 all, int tc[2], u64 trw[2]) {
     u64 T = SUIT(c->trump);
-    (void)all;
     for (int X = 0; X < 2; X++) {
         u64 y = (c->h[X ^ 1] | c->h[X ^ 3]) & T;
         int best = 0;
@@ -1686,7 +1685,8 @@ static void misere_trumps(const Ctx *c, u64 all, int tc[2], u64 trw[2]) {
             }
         }
         tc[X] = best;
-        trw[X] = brw;
+        /* suffix and group patterns keep other cards: all trumps then */
+        trw[X] = (c->suffix && brw) ? whole_suit(all, c->trump, c->suffix) : brw;
     }
 }
 
