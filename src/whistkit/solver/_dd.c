@@ -94,6 +94,8 @@ typedef struct {
     u32 epoch;
     u32 nslots_used;
     Entry *pool;
+    u32 *tags; /* per pool entry: owners of each suit's top two cards that it fixes (low
+                * 16 bits) and which of those bits it fixes (high 16): a quick filter */
     int32_t npool, cap;
     /* ordering */
     int killer[16][4];
@@ -144,9 +146,12 @@ static int ctx_init(Ctx *c) {
     c->slots = (Slot *)calloc(NSLOTS, sizeof(Slot));
     c->cap = POOL_START;
     c->pool = (Entry *)malloc(sizeof(Entry) * (size_t)c->cap);
-    if (!c->slots || !c->pool) {
+    c->tags = (u32 *)malloc(sizeof(u32) * (size_t)c->cap);
+    if (!c->slots || !c->pool || !c->tags) {
         free(c->slots);
         free(c->pool);
+        free(c->tags);
+        c->tags = NULL;
         c->slots = NULL;
         c->pool = NULL;
         return -1;
@@ -158,8 +163,10 @@ static int ctx_init(Ctx *c) {
 static void ctx_free(Ctx *c) {
     free(c->slots);
     free(c->pool);
+    free(c->tags);
     c->slots = NULL;
     c->pool = NULL;
+    c->tags = NULL;
 }
 
 /* The search core below is compiled twice: once for any x86-64 (or other) CPU, and
@@ -573,6 +580,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define safe_from FN(safe_from)
 #define play FN(play)
 #define pool_alloc FN(pool_alloc)
+#define top_tag FN(top_tag)
 #define pool_compact FN(pool_compact)
 #define cmp_off FN(cmp_off)
 #define quick_tricks FN(quick_tricks)
@@ -776,6 +784,18 @@ static inline void canon(const u64 code[2], const u64 bm[2], u64 all, u64 out[2]
     }
 }
 
+/* the owner bits of each suit's top two cards (4 bits per suit) in a code or mask */
+static inline u32 top_tag(u64 all, u64 v0, u64 v1) {
+    u32 t = 0;
+    for (int s = 0; s < 4; s++) {
+        int L = POPC(all & SUIT(s));
+        u64 cs = ((s >> 1) ? v1 : v0) >> (32 * (s & 1));
+        u32 x = L >= 2 ? (u32)(cs >> (2 * (L - 2))) & 0xF : (u32)cs & (L ? 3 : 0);
+        t |= x << (4 * s);
+    }
+    return t;
+}
+
 /* room for n entries in the pool: an offset, or -1 when the pool is full */
 static int32_t pool_alloc(Ctx *c, int32_t n) {
     while (c->npool + n > c->cap) {
@@ -783,6 +803,9 @@ static int32_t pool_alloc(Ctx *c, int32_t n) {
         Entry *np = (Entry *)realloc(c->pool, sizeof(Entry) * (size_t)c->cap * 2);
         if (!np) return -1;
         c->pool = np;
+        u32 *nt = (u32 *)realloc(c->tags, sizeof(u32) * (size_t)c->cap * 2);
+        if (!nt) return -1; /* the pool stays at its old size */
+        c->tags = nt;
         c->cap *= 2;
     }
     int32_t off = c->npool;
@@ -814,7 +837,10 @@ static int pool_compact(Ctx *c) {
     int32_t at = 0;
     for (u32 j = 0; j < k; j++) {
         Slot *sl = &c->slots[idx[2 * j + 1]];
-        if (sl->off != at) memmove(c->pool + at, c->pool + sl->off, sizeof(Entry) * (size_t)sl->n);
+        if (sl->off != at) {
+            memmove(c->pool + at, c->pool + sl->off, sizeof(Entry) * (size_t)sl->n);
+            memmove(c->tags + at, c->tags + sl->off, sizeof(u32) * (size_t)sl->n);
+        }
         sl->off = at;
         at += sl->cap;
     }
@@ -884,6 +910,7 @@ static void tt_store_cand(Ctx *c, u64 shape, int leader, const u64 code[2], u64 
             if (off < 0) return;
         } else if (sl->n) {
             memcpy(c->pool + off, c->pool + sl->off, sizeof(Entry) * (size_t)sl->n);
+            memcpy(c->tags + off, c->tags + sl->off, sizeof(u32) * (size_t)sl->n);
         }
         sl->off = off;
         sl->cap = ncap;
@@ -891,6 +918,8 @@ static void tt_store_cand(Ctx *c, u64 shape, int leader, const u64 code[2], u64 
     }
     c->st_store++;
     Entry *e = &c->pool[sl->off + at];
+    c->tags[sl->off + at] =
+        c->suffix == 2 ? 0 : top_tag(all, k0, k1) | top_tag(all, mask[0], mask[1]) << 16;
     e->code[0] = k0;
     e->code[1] = k1;
     e->mask[0] = mask[0];
@@ -1764,7 +1793,11 @@ static int ab(Ctx *c, int target, u64 *rw) {
         if (sl) {
             int need = target - c->won;
             Entry *base = c->pool + sl->off;
+            u32 *tg = c->tags + sl->off;
+            u32 ptag = top_tag(all, code[0], code[1]);
             for (int32_t i = sl->n - 1; i >= 0; i--) {
+                /* the tag says whether the entry can match at all */
+                if ((ptag ^ tg[i]) & (tg[i] >> 16)) continue;
                 const Entry *e = &base[i];
                 c->st_scan++;
                 if (c->suffix == 2) {
@@ -1783,6 +1816,9 @@ static int ab(Ctx *c, int target, u64 *rw) {
                         Entry t = base[i];
                         base[i] = base[sl->n - 1];
                         base[sl->n - 1] = t;
+                        u32 tt = tg[i];
+                        tg[i] = tg[sl->n - 1];
+                        tg[sl->n - 1] = tt;
                     }
                     return v;
                 }
@@ -2350,6 +2386,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef safe_from
 #undef play
 #undef pool_alloc
+#undef top_tag
 #undef pool_compact
 #undef cmp_off
 #undef quick_tricks
