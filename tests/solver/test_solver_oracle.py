@@ -51,6 +51,7 @@ SWITCHES = {
     "group-patterns": 4096,
     "no-side-claim": 8192,
     "no-misere-trump-count": 16384,
+    "lower-card-skip-only": 32768,
     "portable-core": 2048,
     "plain": 1 | 4 | 64,
 }

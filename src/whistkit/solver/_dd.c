@@ -122,7 +122,9 @@ typedef struct {
  * 4096 = group patterns in misere (experimental: one boundary per rank winner, each
  * group keeps only how many cards each seat holds in it; ~10 % fewer nodes, but the
  * probe's canonical code per entry makes it slower), 8192 = no side claim in misere,
- * 16384 = no trump count in misere (trumps above all of the other side's trumps) */
+ * 16384 = no trump count in misere (trumps above all of the other side's trumps),
+ * 32768 = small-card skip of the lower cards only (not also the higher ones below the
+ * suit's lowest rank winner) */
 static int g_flags = 0;
 
 typedef struct {
@@ -533,7 +535,7 @@ static PyMethodDef methods[] = {
      "misere, 128 none at trick starts, 256 coarse rank winners for it, 512 no two-trick "
      "cut, 1024 suffix patterns in misere, 2048 "
      "portable core, 4096 group patterns in misere, 8192 no misere side claim, 16384 no "
-     "misere trump count"},
+     "misere trump count, 32768 small-card skip of lower cards only"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS,
@@ -2144,8 +2146,11 @@ static int ab(Ctx *c, int target, u64 *rw) {
             u64 ws = crw & SUIT(card >> 4);
             if (c->suffix == 1) {
                 if (!ws || HIBIT(ws) < card) skip |= SUIT(card >> 4) & ~((2ull << card) - 1);
-            } else {
-                if (!ws || CTZ(ws) > card) skip |= SUIT(card >> 4) & ((1ull << card) - 1);
+            } else if (!ws || CTZ(ws) > card) {
+                /* ... and so do the higher ones below the suit's lowest rank winner
+                 * (all of the suit when it has none): they are "x" in the pattern too */
+                u64 below = (g_flags & 32768) ? (1ull << card) - 1 : ws ? (ws & -ws) - 1 : ~0ull;
+                skip |= SUIT(card >> 4) & below;
             }
         }
     }
