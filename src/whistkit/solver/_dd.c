@@ -1593,8 +1593,9 @@ static int force(const Ctx *c, u64 *h, u64 all, int L, int k, int wseat, int wca
             /* this card stands for every card that does not beat the winner: all of
              * them count as played, so that the winner is kept whenever one of them
              * is of its suit */
-            for (u64 x = legal; x; x &= x - 1)
-                if (!beats(CTZ(x), wcard, c->trump)) pl |= x & -x;
+            u64 beat = legal & SUIT(wcard >> 4) & ~((2ull << wcard) - 1);
+            if (c->trump >= 0 && (wcard >> 4) != c->trump) beat |= legal & SUIT(c->trump);
+            pl |= legal & ~beat;
         }
         h[seat] ^= 1ull << b;
         u64 crw = 0;
