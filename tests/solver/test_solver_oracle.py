@@ -50,6 +50,8 @@ SWITCHES = {
     "suffix-patterns": 1024,
     "group-patterns": 4096,
     "no-side-claim": 8192,
+    "no-misere-trump-count": 16384,
+    "lower-card-skip-only": 32768,
     "portable-core": 2048,
     "plain": 1 | 4 | 64,
 }
