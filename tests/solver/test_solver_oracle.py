@@ -38,7 +38,7 @@ def test_core_is_built() -> None:
 
 
 # the core's debugging switches (see _dd.c): each pruning can be turned off, and the
-# misère suffix patterns and the portable build can be forced; values must not change
+# portable build can be forced; values must not change
 SWITCHES = {
     "no-bounds": 1,
     "exact-tt": 2,
@@ -47,8 +47,6 @@ SWITCHES = {
     "no-trick-start-force": 128,
     "coarse-force-rw": 256,
     "no-two-trick-force": 512,
-    "suffix-patterns": 1024,
-    "group-patterns": 4096,
     "no-side-claim": 8192,
     "no-misere-trump-count": 16384,
     "lower-card-skip-only": 32768,

@@ -80,8 +80,6 @@ typedef struct {
     u64 h[4];
     int trump; /* -1: no trump */
     int misere;
-    int suffix; /* misere patterns: 1 keep the low cards of a suit, not the high ones;
-                 * 2 group patterns (counts per seat between rank winners) */
     int leader;
     int pos;
     int tcard[16][4]; /* cards of the trick with `left` tricks left */
@@ -118,10 +116,7 @@ typedef struct {
  * 128 = no one-trick cut at misere trick starts, 256 = coarse rank winners for the
  * cut inside a trick (all of the led suit and the trumps), 512 = no two-trick cut
  * (misere, at least 3 tricks left),
- * 1024 = suffix patterns in misere (experimental), 2048 = the portable core,
- * 4096 = group patterns in misere (experimental: one boundary per rank winner, each
- * group keeps only how many cards each seat holds in it; ~10 % fewer nodes, but the
- * probe's canonical code per entry makes it slower), 8192 = no side claim in misere,
+ * 2048 = the portable core, 8192 = no side claim in misere,
  * 16384 = no trump count in misere (trumps above all of the other side's trumps),
  * 32768 = small-card skip of the lower cards only (not also the higher ones below the
  * suit's lowest rank winner) */
@@ -533,8 +528,8 @@ static PyMethodDef methods[] = {
      "debugging switches (module-wide, for tests): 1 no sure-trick bounds (quick tricks, "
      "sure losers, misere claim), 2 exact TT keys, 4 no TT stores, 64 no one-trick cut in "
      "misere, 128 none at trick starts, 256 coarse rank winners for it, 512 no two-trick "
-     "cut, 1024 suffix patterns in misere, 2048 "
-     "portable core, 4096 group patterns in misere, 8192 no misere side claim, 16384 no "
+     "cut, 2048 "
+     "portable core, 8192 no misere side claim, 16384 no "
      "misere trump count, 32768 small-card skip of lower cards only"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
@@ -691,58 +686,30 @@ static inline void rel_code(const u64 *h, u64 all, u64 code[2]) {
 }
 
 /* mask of significant owner bits: per suit, all cards from the top down to the lowest
- * card of `rw` in that suit; with `suffix` (misere), all cards from the bottom up to the
- * highest card of `rw` */
-static inline void sig_mask(u64 all, u64 rw, u64 mask[2], int suffix) {
+ * card of `rw` in that suit */
+static inline void sig_mask(u64 all, u64 rw, u64 mask[2]) {
     u64 out[2] = {0, 0};
     for (int s = 0; s < 4; s++) {
         u64 w = (rw >> (16 * s)) & 0x1FFF;
         if (!w) continue;
         u64 a = (all >> (16 * s)) & 0x1FFF;
-        u64 m;
-        if (suffix == 2) {
-            /* groups: a boundary (11) at the position of each rank winner */
-            m = 0;
-            w &= a;
-            while (w) {
-                int b = CTZ(w);
-                w &= w - 1;
-                m |= 3ull << (2 * POPC(a & ((1ull << b) - 1)));
-            }
-        } else if (suffix) {
-            int upto = POPC(a & ((2ull << HIBIT(w)) - 1));
-            m = (1ull << (2 * upto)) - 1;
-        } else {
-            int L = POPC(a);
-            int below = POPC(a & ((w & -w) - 1));
-            m = ((1ull << (2 * L)) - 1) ^ ((1ull << (2 * below)) - 1);
-        }
+        int L = POPC(a);
+        int below = POPC(a & ((w & -w) - 1));
+        u64 m = ((1ull << (2 * L)) - 1) ^ ((1ull << (2 * below)) - 1);
         out[s >> 1] |= m << (32 * (s & 1));
     }
     mask[0] = out[0];
     mask[1] = out[1];
 }
 
-/* the rank winners a stored pattern stands for: the lowest significant card per suit
- * (with `suffix`: the highest) */
-static inline u64 sig_cards(u64 all, const u64 mask[2], int suffix) {
+/* the rank winners a stored pattern stands for: the lowest significant card per suit */
+static inline u64 sig_cards(u64 all, const u64 mask[2]) {
     u64 rw = 0;
     for (int s = 0; s < 4; s++) {
         u64 m = (mask[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull;
         if (!m) continue;
         u64 a = (all >> (16 * s)) & 0x1FFF;
-        if (suffix == 2) {
-            /* the cards at the group boundaries */
-            int p = 0;
-            while (a) {
-                u64 lb = a & -a;
-                a ^= lb;
-                if ((m >> (2 * p)) & 1) rw |= lb << (16 * s);
-                p++;
-            }
-            continue;
-        }
-        int skip = suffix ? HIBIT(m) / 2 : CTZ(m) / 2;
+        int skip = CTZ(m) / 2;
         for (int i = 0; i < skip; i++) a &= a - 1;
         rw |= (a & -a) << (16 * s);
     }
@@ -750,40 +717,9 @@ static inline u64 sig_cards(u64 all, const u64 mask[2], int suffix) {
 }
 
 /* the card that makes all of suit s significant */
-static inline u64 whole_suit(u64 all, int s, int suffix) {
+static inline u64 whole_suit(u64 all, int s) {
     u64 x = all & SUIT(s);
-    if (!x) return 0;
-    if (suffix == 2) return x;
-    return suffix ? 1ull << HIBIT(x) : x & -x;
-}
-
-/* group patterns (misere): the owners of each group of positions (from a boundary up to
- * the next) sorted by seat, so that positions with the same number of cards of each seat
- * in every group get the same code; positions below a suit's lowest boundary are left
- * out (their owners follow from the shape) */
-static inline void canon(const u64 code[2], const u64 bm[2], u64 all, u64 out[2]) {
-    out[0] = out[1] = 0;
-    for (int s = 0; s < 4; s++) {
-        u64 b = (bm[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull;
-        if (!b) continue;
-        u64 cd = (code[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull;
-        int L = POPC(all & SUIT(s));
-        int p = CTZ(b) / 2;
-        u64 v = 0;
-        while (p < L) {
-            int cnt[4] = {0, 0, 0, 0};
-            int q = p;
-            do {
-                cnt[(cd >> (2 * q)) & 3]++;
-                q++;
-            } while (q < L && !((b >> (2 * q)) & 1));
-            int w = p;
-            for (int o = 0; o < 4; o++)
-                for (int k = 0; k < cnt[o]; k++, w++) v |= (u64)o << (2 * w);
-            p = q;
-        }
-        out[s >> 1] |= v << (32 * (s & 1));
-    }
+    return x & -x;
 }
 
 /* the owner bits of each suit's top two cards (4 bits per suit) in a code or mask */
@@ -867,15 +803,8 @@ static void tt_store_cand(Ctx *c, u64 shape, int leader, const u64 code[2], u64 
         ncand = -1;
     }
     u64 mask[2];
-    sig_mask(all, (g_flags & 2) ? all : rw, mask, c->suffix);
+    sig_mask(all, (g_flags & 2) ? all : rw, mask);
     u64 k0 = code[0] & mask[0], k1 = code[1] & mask[1];
-    if (c->suffix == 2) {
-        u64 cc[2];
-        canon(code, mask, all, cc);
-        k0 = cc[0];
-        k1 = cc[1];
-        ncand = -1;
-    }
     Entry *base = c->pool + sl->off;
     int32_t nscan = ncand < 0 ? sl->n : ncand;
     for (int32_t j = 0; j < nscan; j++) {
@@ -888,7 +817,7 @@ static void tt_store_cand(Ctx *c, u64 shape, int leader, const u64 code[2], u64 
             return;
         }
         /* a more general entry that knows at least as much: nothing to add */
-        if (c->suffix != 2 && !(e->mask[0] & ~mask[0]) && !(e->mask[1] & ~mask[1]) &&
+        if (!(e->mask[0] & ~mask[0]) && !(e->mask[1] & ~mask[1]) &&
             (k0 & e->mask[0]) == e->code[0] && (k1 & e->mask[1]) == e->code[1] &&
             e->lo >= lo && e->hi <= hi)
             return;
@@ -920,8 +849,7 @@ static void tt_store_cand(Ctx *c, u64 shape, int leader, const u64 code[2], u64 
     }
     c->st_store++;
     Entry *e = &c->pool[sl->off + at];
-    c->tags[sl->off + at] =
-        c->suffix == 2 ? 0 : top_tag(all, k0, k1) | top_tag(all, mask[0], mask[1]) << 16;
+    c->tags[sl->off + at] = top_tag(all, k0, k1) | top_tag(all, mask[0], mask[1]) << 16;
     e->code[0] = k0;
     e->code[1] = k1;
     e->mask[0] = mask[0];
@@ -1645,7 +1573,7 @@ static int misere_claim(const Ctx *c, u64 all, u64 *rw) {
         if (!o) continue;
         u64 above = all & sm & ~o & ~((1ull << CTZ(o)) - 1);
         if (above) return 0;
-        used |= c->suffix == 1 ? 1ull << HIBIT(all & sm) : o & -o;
+        used |= o & -o;
     }
     *rw = used;
     return 1;
@@ -1717,8 +1645,7 @@ static void misere_trumps(const Ctx *c, u64 all, int tc[2], u64 trw[2]) {
             }
         }
         tc[X] = best;
-        /* suffix and group patterns keep other cards: all trumps then */
-        trw[X] = (c->suffix && brw) ? whole_suit(all, c->trump, c->suffix) : brw;
+        trw[X] = brw;
     }
 }
 
@@ -1803,16 +1730,11 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 if ((ptag ^ tg[i]) & (tg[i] >> 16)) continue;
                 const Entry *e = &base[i];
                 c->st_scan++;
-                if (c->suffix == 2) {
-                    u64 cc[2];
-                    canon(code, e->mask, all, cc);
-                    if ((cc[0] ^ e->code[0]) | (cc[1] ^ e->code[1])) continue;
-                } else if (((code[0] & e->mask[0]) ^ e->code[0]) |
-                           ((code[1] & e->mask[1]) ^ e->code[1]))
+                if (((code[0] & e->mask[0]) ^ e->code[0]) | ((code[1] & e->mask[1]) ^ e->code[1]))
                     continue;
                 if (e->lo >= need || e->hi < need) {
                     c->st_hit++;
-                    *rw = sig_cards(all, e->mask, c->suffix);
+                    *rw = sig_cards(all, e->mask);
                     int v = e->lo >= need ? c->won + e->lo : c->won + e->hi;
                     if (i < sl->n - 1) {
                         /* entries that cut move to the front of the scan */
@@ -1970,7 +1892,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 }
             }
             if (!beaten) {
-                *rw = c->suffix == 1 ? whole_suit(c->tall[c->left], c->wcard >> 4, 1) : 1ull << c->wcard;
+                *rw = 1ull << c->wcard;
                 return G == 0 ? c->won + 1 : c->won + c->left - 1;
             }
         }
@@ -2032,10 +1954,10 @@ static int ab(Ctx *c, int target, u64 *rw) {
                 (!k2 && !(g_flags & 512) && c->left > 2 && (frw = 0, 1) &&
                  force(c, hh, all_t, c->leader, pos, c->wseat, c->wcard, ls, A, G, played, &frw,
                        1, &r2))) {
-                if (c->suffix == 1 || (g_flags & 256)) {
+                if (g_flags & 256) {
                     /* the coarse rank winners: all of the led suit and the trumps */
-                    frw = whole_suit(all_t, ls, c->suffix);
-                    if (c->trump >= 0) frw |= whole_suit(all_t, c->trump, c->suffix);
+                    frw = whole_suit(all_t, ls);
+                    if (c->trump >= 0) frw |= whole_suit(all_t, c->trump);
                 }
                 *rw = frw;
                 return G == 0 ? c->won + 1 : c->won + c->left - 1;
@@ -2071,34 +1993,8 @@ static int ab(Ctx *c, int target, u64 *rw) {
         if (maxnode ? v > value : v < value) value = v;
         unplay(c, card, &u);
         /* the move stood for its whole run of touching cards: if a card of the run
-         * won by rank below, all of the run must stay significant, down to `card`
-         * (suffix mode: up to the run's top card; group mode: all of the run) */
-        if (c->suffix == 2) {
-            u64 all_t = c->tall[c->left];
-            u64 run = 1ull << card;
-            int b = card;
-            for (;;) {
-                u64 above = all_t & SUIT(b >> 4) & ~((2ull << b) - 1);
-                if (!above) break;
-                int nb = CTZ(above);
-                if (!((c->h[seat] >> nb) & 1)) break;
-                run |= 1ull << nb;
-                b = nb;
-            }
-            if (crw & run) crw |= run;
-        } else if (c->suffix) {
-            u64 all_t = c->tall[c->left];
-            int b = card, hit = (crw >> card) & 1;
-            for (;;) {
-                u64 above = all_t & SUIT(b >> 4) & ~((2ull << b) - 1);
-                if (!above) break;
-                int nb = CTZ(above);
-                if (!((c->h[seat] >> nb) & 1)) break;
-                hit |= (crw >> nb) & 1;
-                b = nb;
-            }
-            if (hit) crw |= 1ull << b;
-        } else {
+         * won by rank below, all of the run must stay significant, down to `card` */
+        {
             u64 up = crw & c->h[seat] & SUIT(card >> 4) & ~((2ull << card) - 1);
             if (up) {
                 u64 all_t = c->tall[c->left];
@@ -2130,9 +2026,7 @@ static int ab(Ctx *c, int target, u64 *rw) {
          * same pattern and fail too */
         {
             u64 ws = crw & SUIT(card >> 4);
-            if (c->suffix == 1) {
-                if (!ws || HIBIT(ws) < card) skip |= SUIT(card >> 4) & ~((2ull << card) - 1);
-            } else if (!ws || CTZ(ws) > card) {
+            if (!ws || CTZ(ws) > card) {
                 /* ... and so do the higher ones below the suit's lowest rank winner
                  * (all of the suit when it has none): they are "x" in the pattern too */
                 u64 below = (g_flags & 32768) ? (1ull << card) - 1 : ws ? (ws & -ws) - 1 : ~0ull;
@@ -2160,7 +2054,6 @@ static void setup(Ctx *c, const Job *j) {
     for (int p = 0; p < 4; p++) c->h[p] = j->h[p];
     c->trump = j->trump;
     c->misere = j->misere;
-    c->suffix = !j->misere ? 0 : (g_flags & 4096) ? 2 : (g_flags & 1024) ? 1 : 0;
     c->leader = j->leader;
     c->pos = 0;
     c->won = 0;
@@ -2330,7 +2223,7 @@ static void root_cards(Ctx *c, int out[64]) {
             unplay(c, card, &u);
             sv = ns ? val - won0 : left - (val - won0);
             u64 ws = rw & SUIT(s);
-            if (c->suffix != 1 && (!ws || CTZ(ws) > card)) {
+            if (!ws || CTZ(ws) > card) {
                 skipped |= SUIT(s) & ((1ull << card) - 1);
                 skipval[s] = sv;
             }
