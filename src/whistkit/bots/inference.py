@@ -17,6 +17,11 @@ the form "seat ``s`` held none of these cards when it played", each from one rul
 
 Cards only leave hands, so a fact about the past is a fact about the present hand, and
 a world breaking ``k`` facts gets weight ``PENALTY ** k`` (players sometimes break rules).
+
+The expert's default is finer than these facts: :func:`policy_weight`, the *policy
+model*, replays every card the other seats played under the club rules from their hands
+in the world (BOTS.md §3, "weight each world by the likelihood of the observed play");
+the bidding facts still apply beside it.
 """
 
 from __future__ import annotations
