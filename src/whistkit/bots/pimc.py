@@ -43,9 +43,9 @@ BIDDING = ("simulate", "red", "black")
 # 0.2 s) is left out; with fewer than MIN_SOLVED worlds solved the club rules decide. A
 # misère deal with more than SOLVE_MISERE_FROM tricks left almost never fits the budget,
 # so those decisions follow the club rules (0 worlds).
-WORLDS_NORMAL = {13: 8, 12: 12, 11: 16, 10: 24, 9: 32}
-WORLDS_MISERE = {11: 8, 10: 12, 9: 24, 8: 32}
-WORLDS_DEFAULT = 48
+WORLDS_NORMAL = {13: 16, 12: 24, 11: 32, 10: 48, 9: 64}
+WORLDS_MISERE = {11: 16, 10: 24, 9: 48, 8: 64}
+WORLDS_DEFAULT = 96
 SOLVE_MISERE_FROM = 11
 NODE_LIMIT = 2_000_000
 MIN_SOLVED = 3
@@ -199,7 +199,7 @@ class ExpertBot:
         solver: Any = None,
         worlds: Callable[[int, bool], int] | None = None,
         batch: int = 4,
-        min_worlds: int = 16,
+        min_worlds: int = 32,
         stop_se: float = 3.0,
         time_budget: float | None = None,
         threads: int = 2,
