@@ -20,11 +20,30 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from ..cards import SUIT_MASKS, Card, cards_of
+from ..cards import Card
 from ..seats import Seat, side_of
+from ..solver import Position
 from ..state import Contract, View, trick_winner_index
 
 Scorer = Callable[[int], float]
+
+
+def position(
+    solver: Any,
+    hands: Sequence[int],
+    trick: Sequence[Card],
+    leader: Seat,
+    contract: Contract,
+) -> Any:
+    """The solver's ``Position`` for holdings, the current trick and the contract."""
+    return solver.Position(
+        hands=(hands[0], hands[1], hands[2], hands[3]),
+        trick=tuple(trick),
+        leader=leader,
+        trump=contract.trump,
+        misere=contract.misere,
+        aces_low=contract.aces_low,
+    )
 
 
 class _Line(NamedTuple):
@@ -99,12 +118,7 @@ class Lookahead:
         return total + max(self._after(live, c, depth) for c in self._legal(live[0]))
 
     def _legal(self, line: _Line) -> list[Card]:
-        hand = line.hands[line.to_play]
-        if line.trick:
-            follow = hand & SUIT_MASKS[line.trick[0] // 13]
-            if follow:
-                hand = follow
-        return cards_of(hand)
+        return Position(line.hands, line.trick, line.leader).legal_cards()
 
     def _play(self, line: _Line, card: Card) -> _Line:
         """The line after the seat to play plays ``card`` (a full trick is gathered)."""
@@ -137,24 +151,15 @@ class Lookahead:
 
     def _solve(self, lines: list[_Line]) -> list[dict[Card, int]]:
         """Every legal card's value (tricks of the side to play from here) per line."""
-        c = self.contract
-        solver = self.solver
         positions = [
-            solver.Position(
-                hands=line.hands,
-                trick=line.trick,
-                leader=line.leader,
-                trump=c.trump,
-                misere=c.misere,
-                aces_low=c.aces_low,
-            )
+            position(self.solver, line.hands, line.trick, line.leader, self.contract)
             for line in lines
         ]
         self.solves += len(positions)
-        rows: list[dict[Card, int]] = solver.solve_batch(
+        rows: list[dict[Card, int]] = self.solver.solve_batch(
             positions, cards=True, threads=self.threads
         )
         return rows
 
 
-__all__ = ["Lookahead"]
+__all__ = ["Lookahead", "position"]

@@ -31,7 +31,7 @@ from ..variants.swedish import score_swedish
 from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
 from .inference import MISS, PARTNER_MISS, policy_weight, world_weight
-from .lookahead import Lookahead
+from .lookahead import Lookahead, position
 from .sampling import World, sampler_for
 
 Scorer = Callable[[int], float]
@@ -106,16 +106,8 @@ def hand_scorer(variant: str, contract: Contract, side: int, tricks: tuple[int, 
 
 
 def _position(solver: Any, hands: Sequence[int], state_like: View | State) -> Any:
-    contract = state_like.contract
-    assert contract is not None
-    return solver.Position(
-        hands=(hands[0], hands[1], hands[2], hands[3]),
-        trick=tuple(state_like.trick),
-        leader=state_like.leader,
-        trump=contract.trump,
-        misere=contract.misere,
-        aces_low=contract.aces_low,
-    )
+    assert state_like.contract is not None
+    return position(solver, hands, state_like.trick, state_like.leader, state_like.contract)
 
 
 def _club_card(view: View, rng: random.Random) -> Card:
