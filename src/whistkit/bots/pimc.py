@@ -31,6 +31,7 @@ from ..variants.swedish import score_swedish
 from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
 from .inference import MISS, PARTNER_MISS, policy_weight, world_weight
+from .lookahead import Lookahead, position
 from .sampling import World, sampler_for
 
 Scorer = Callable[[int], float]
@@ -42,12 +43,15 @@ BIDDING = ("simulate", "red", "black")
 # 0.2 s) is left out; with fewer than MIN_SOLVED worlds solved the club rules decide. A
 # misère deal with more than SOLVE_MISERE_FROM tricks left almost never fits the budget,
 # so those decisions follow the club rules (0 worlds).
-WORLDS_NORMAL = {13: 8, 12: 12, 11: 16, 10: 24, 9: 32}
-WORLDS_MISERE = {11: 8, 10: 12, 9: 24, 8: 32}
-WORLDS_DEFAULT = 48
+WORLDS_NORMAL = {13: 16, 12: 24, 11: 32, 10: 48, 9: 64}
+WORLDS_MISERE = {11: 16, 10: 24, 9: 48, 8: 64}
+WORLDS_DEFAULT = 96
 SOLVE_MISERE_FROM = 11
 NODE_LIMIT = 2_000_000
 MIN_SOLVED = 3
+# Own moves held consistent across the worlds by tricks left (whistkit.bots.lookahead);
+# elsewhere 1, plain PIMC.
+LOOKAHEAD = {6: 2, 5: 2, 4: 2, 3: 2}
 
 
 def default_solver() -> Any:
@@ -102,16 +106,8 @@ def hand_scorer(variant: str, contract: Contract, side: int, tricks: tuple[int, 
 
 
 def _position(solver: Any, hands: Sequence[int], state_like: View | State) -> Any:
-    contract = state_like.contract
-    assert contract is not None
-    return solver.Position(
-        hands=(hands[0], hands[1], hands[2], hands[3]),
-        trick=tuple(state_like.trick),
-        leader=state_like.leader,
-        trump=contract.trump,
-        misere=contract.misere,
-        aces_low=contract.aces_low,
-    )
+    assert state_like.contract is not None
+    return position(solver, hands, state_like.trick, state_like.leader, state_like.contract)
 
 
 def _club_card(view: View, rng: random.Random) -> Card:
@@ -195,7 +191,7 @@ class ExpertBot:
         solver: Any = None,
         worlds: Callable[[int, bool], int] | None = None,
         batch: int = 4,
-        min_worlds: int = 16,
+        min_worlds: int = 32,
         stop_se: float = 3.0,
         time_budget: float | None = None,
         threads: int = 2,
@@ -208,6 +204,7 @@ class ExpertBot:
         model: bool = True,
         miss: float = MISS,
         partner_miss: float = PARTNER_MISS,
+        lookahead: Callable[[int, bool], int] | None = None,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
@@ -228,6 +225,7 @@ class ExpertBot:
         self.model = model
         self.miss = miss
         self.partner_miss = partner_miss
+        self.lookahead = lookahead or default_lookahead
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -257,7 +255,6 @@ class ExpertBot:
         assert view.contract is not None
         start = time.perf_counter()
         solver = self.solver
-        sampler = sampler_for(view)
         tricks_left = view.hand_sizes[view.to_play]
         limit = self.worlds(tricks_left, view.contract.misere)
         if limit <= 0:
@@ -265,30 +262,10 @@ class ExpertBot:
             self.last_worlds = 0
             return _club_card(view, rng)
         score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
-        weight = world_weight(view, plays=not self.model) if self.infer else None
-        policy = (
-            policy_weight(view, self.miss, self.partner_miss) if self.infer and self.model else None
-        )
-
-        def draw() -> World:
-            # rejection sampling: exact for the weighted distribution (weights <= 1),
-            # with a cap on the tries for views that break many facts in most worlds;
-            # then the likeliest world tried stands in
-            w = sampler.sample(rng)
-            if weight is None and policy is None:
-                return w
-            best, best_wt = w, -1.0
-            for _ in range(self.max_tries):
-                u = rng.random()
-                wt = 1.0 if weight is None else weight(w)
-                if policy is not None and wt > u:
-                    wt *= policy(w, u / wt)
-                if wt > u:
-                    return w
-                if wt > best_wt:
-                    best, best_wt = w, wt
-                w = sampler.sample(rng)
-            return best
+        draw = self._drawer(view, rng)
+        depth = self.lookahead(tricks_left, view.contract.misere)
+        if depth > 1:
+            return self._play_ahead(view, cards, rng, [draw() for _ in range(limit)], depth)
 
         totals = dict.fromkeys(cards, 0.0)
         rows: list[dict[int, float]] = []
@@ -298,9 +275,7 @@ class ExpertBot:
             tried += n
             worlds = []
             for _ in range(n):
-                w = list(draw())
-                w[view.seat] = view.hand
-                worlds.append(w)
+                worlds.append(draw())
             try:
                 positions = [_position(solver, w, view) for w in worlds]
             except ValueError:
@@ -337,6 +312,59 @@ class ExpertBot:
         best = [c for c in cards if totals[c] >= top - 1e-9]
         return _tie_break(view, best, rng)
 
+    def _drawer(self, view: View, rng: random.Random) -> Callable[[], list[int]]:
+        """Draw one world (a holding per seat, the expert's own hand included) from the
+        view, weighted by what the other seats' plays imply when ``infer`` is on."""
+        sampler = sampler_for(view)
+        weight = world_weight(view, plays=not self.model) if self.infer else None
+        policy = (
+            policy_weight(view, self.miss, self.partner_miss) if self.infer and self.model else None
+        )
+
+        def pick() -> World:
+            # rejection sampling: exact for the weighted distribution (weights <= 1),
+            # with a cap on the tries for views that break many facts in most worlds;
+            # then the likeliest world tried stands in
+            if weight is None and policy is None:
+                return sampler.sample(rng)
+            best: World | None = None
+            best_wt = -1.0
+            for _ in range(self.max_tries):
+                w = sampler.sample(rng)
+                u = rng.random()
+                wt = 1.0 if weight is None else weight(w)
+                if policy is not None and wt > u:
+                    wt *= policy(w, u / wt)
+                if wt > u:
+                    return w
+                if wt > best_wt:
+                    best, best_wt = w, wt
+            assert best is not None
+            return best
+
+        def draw() -> list[int]:
+            w = list(pick())
+            w[view.seat] = view.hand
+            return w
+
+        return draw
+
+    def _play_ahead(
+        self, view: View, cards: list[Card], rng: random.Random, worlds: list[list[int]], depth: int
+    ) -> Card:
+        """The card with the best summed score when ``depth`` own moves are held
+        consistent across the worlds (:mod:`whistkit.bots.lookahead`)."""
+        assert view.contract is not None
+        score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
+        try:
+            totals = Lookahead(self.solver, view, score, self.threads).values(worlds, cards, depth)
+        except ValueError:
+            # laws mode: a revoke in the current trick is no double-dummy position
+            return _club_card(view, rng)
+        self.last_worlds = len(worlds)
+        top = max(totals.values())
+        return _tie_break(view, [c for c in cards if totals[c] >= top - 1e-9], rng)
+
     def _decided(
         self, rows: list[dict[int, float]], totals: dict[int, float], cards: list[Card]
     ) -> bool:
@@ -355,6 +383,11 @@ class ExpertBot:
         return mean > self.stop_se * math.sqrt(var / n)
 
 
+def default_lookahead(tricks_left: int, misere: bool) -> int:
+    """Own moves held consistent across the worlds (1: plain PIMC)."""
+    return LOOKAHEAD.get(tricks_left, 1)
+
+
 def default_worlds(tricks_left: int, misere: bool) -> int:
     """The most worlds per decision (0: decide by the club rules instead)."""
     if misere:
@@ -365,6 +398,7 @@ def default_worlds(tricks_left: int, misere: bool) -> int:
 
 
 __all__ = [
+    "LOOKAHEAD",
     "MIN_SOLVED",
     "NODE_LIMIT",
     "SOLVE_MISERE_FROM",
@@ -373,6 +407,7 @@ __all__ = [
     "WORLDS_NORMAL",
     "ExpertBot",
     "OracleBot",
+    "default_lookahead",
     "default_solver",
     "default_worlds",
     "hand_scorer",

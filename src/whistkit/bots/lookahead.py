@@ -1,0 +1,165 @@
+"""The expert's look-ahead: its own next moves held consistent across the sampled worlds.
+
+Plain PIMC solves every world double-dummy and averages, so it assumes that at each of
+its later turns it will know which world it is in (*strategy fusion*, BOTS.md §3): it
+happily postpones a guess, because in every world it guesses right. With a look-ahead of
+``depth`` own moves, the expert plays each candidate card in every world, lets the other
+three seats answer double-dummy in that world until its next turn, and groups the worlds
+by what it would then have seen (the other seats' cards). Within a group it must play the
+same card in every world, so a group is worth the best *single* card's summed value, not
+the sum of each world's best card. At the last level each world's value comes from the
+solver; a depth of 1 is plain PIMC. This is extended PIMC (EPIMC, BOTS.md §3) with the
+other seats resolved double-dummy.
+
+Positions are short when the look-ahead is used (a few tricks left), so every solve is
+unlimited and exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
+
+from ..cards import Card
+from ..seats import Seat, side_of
+from ..solver import Position
+from ..state import Contract, View, trick_winner_index
+
+Scorer = Callable[[int], float]
+
+
+def position(
+    solver: Any,
+    hands: Sequence[int],
+    trick: Sequence[Card],
+    leader: Seat,
+    contract: Contract,
+) -> Any:
+    """The solver's ``Position`` for holdings, the current trick and the contract."""
+    return solver.Position(
+        hands=(hands[0], hands[1], hands[2], hands[3]),
+        trick=tuple(trick),
+        leader=leader,
+        trump=contract.trump,
+        misere=contract.misere,
+        aces_low=contract.aces_low,
+    )
+
+
+class _Line(NamedTuple):
+    """One world played forward: holdings, the current trick, its leader, the tricks the
+    expert's side has won since the decision, and the other seats' cards seen since."""
+
+    hands: tuple[int, int, int, int]
+    trick: tuple[Card, ...]
+    leader: Seat
+    won: int
+    seen: tuple[Card, ...]
+
+    @property
+    def to_play(self) -> Seat:
+        return (self.leader + len(self.trick)) & 3
+
+    @property
+    def over(self) -> bool:
+        return not any(self.hands)
+
+
+class Lookahead:
+    """Card values for one decision of ``view.seat`` over ``worlds`` (each a holding per seat)."""
+
+    def __init__(self, solver: Any, view: View, score: Scorer, threads: int = 2) -> None:
+        assert view.contract is not None
+        self.solver = solver
+        self.contract: Contract = view.contract
+        self.view = view
+        self.me = view.seat
+        self.side = side_of(view.seat)
+        self.score = score
+        self.threads = threads
+        self.solves = 0
+
+    def values(
+        self, worlds: Sequence[Sequence[int]], cards: Iterable[Card], depth: int
+    ) -> dict[Card, float]:
+        """Summed score over the worlds of each card, with ``depth`` (at least 2) own moves
+        searched: this card and the next ``depth - 1``."""
+        if depth < 2:
+            raise ValueError(f"a look-ahead searches at least 2 own moves, not {depth}")
+        view = self.view
+        root = [
+            _Line((w[0], w[1], w[2], w[3]), tuple(view.trick), view.leader, 0, ()) for w in worlds
+        ]
+        return {c: self._after(root, c, depth) for c in cards}
+
+    def _after(self, lines: list[_Line], card: Card, depth: int) -> float:
+        """Value of playing ``card`` in every line (all at the expert's turn), with
+        ``depth`` own moves searched from this one."""
+        lines = self._advance([self._play(line, card) for line in lines])
+        groups: dict[tuple[Card, ...], list[_Line]] = {}
+        for line in lines:
+            groups.setdefault(line.seen, []).append(line)
+        return sum(self._value(group, depth - 1) for group in groups.values())
+
+    def _value(self, lines: list[_Line], depth: int) -> float:
+        """Value of lines that look the same to the expert, at its turn or at the end,
+        with ``depth`` own moves left to search (1: the next one, then double-dummy)."""
+        score = self.score
+        total = sum(score(line.won) for line in lines if line.over)
+        live = [line for line in lines if not line.over]
+        if not live:
+            return total
+        if depth <= 1:
+            rows = self._solve(live)
+            return total + max(
+                sum(score(line.won + row[c]) for line, row in zip(live, rows, strict=True))
+                for c in rows[0]
+            )
+        return total + max(self._after(live, c, depth) for c in self._legal(live[0]))
+
+    def _legal(self, line: _Line) -> list[Card]:
+        return Position(line.hands, line.trick, line.leader).legal_cards()
+
+    def _play(self, line: _Line, card: Card) -> _Line:
+        """The line after the seat to play plays ``card`` (a full trick is gathered)."""
+        seat = line.to_play
+        hands = list(line.hands)
+        hands[seat] &= ~(1 << card)
+        trick = (*line.trick, card)
+        leader, won = line.leader, line.won
+        if len(trick) == 4:
+            leader = (leader + trick_winner_index(trick, self.contract)) & 3
+            won += side_of(leader) == self.side
+            trick = ()
+        seen = line.seen if seat == self.me else (*line.seen, card)
+        return _Line((hands[0], hands[1], hands[2], hands[3]), trick, leader, won, seen)
+
+    def _advance(self, lines: list[_Line]) -> list[_Line]:
+        """Let the other seats play double-dummy until the expert's turn or the end."""
+        done = [line for line in lines if line.over or line.to_play == self.me]
+        pending = [line for line in lines if not (line.over or line.to_play == self.me)]
+        misere = self.contract.misere
+        while pending:
+            moved = []
+            for line, row in zip(pending, self._solve(pending), strict=True):
+                best = min(row.values()) if misere else max(row.values())
+                # the lowest of the equally good cards, the same in every world
+                moved.append(self._play(line, min(c for c, v in row.items() if v == best)))
+            done += [line for line in moved if line.over or line.to_play == self.me]
+            pending = [line for line in moved if not (line.over or line.to_play == self.me)]
+        return done
+
+    def _solve(self, lines: list[_Line]) -> list[dict[Card, int]]:
+        """Every legal card's value (tricks of the side to play from here) per line."""
+        positions = [
+            position(self.solver, line.hands, line.trick, line.leader, self.contract)
+            for line in lines
+        ]
+        self.solves += len(positions)
+        rows: list[dict[Card, int]] = self.solver.solve_batch(
+            positions, cards=True, threads=self.threads
+        )
+        return rows
+
+
+__all__ = ["Lookahead", "position"]
