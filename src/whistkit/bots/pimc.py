@@ -7,6 +7,8 @@ variant's scoring, and plays the card with the best mean for its side (BOTS.md Â
 Worlds come in batches until the schedule's number of worlds is reached, the best card
 leads the second by three standard errors, or the time budget is spent. Cards whose means
 are equal are split by the club rules (the conventional card, the lowest of equals).
+With few tricks left the expert also holds its own next move consistent across the worlds
+(:mod:`whistkit.bots.lookahead`), so it does not count on guessing right later.
 
 The oracle is a measurement tool: it reads the full state, so it is never offered to
 players (it is not in :data:`whistkit.bots.LEVELS`; matches build it).
@@ -178,7 +180,8 @@ class ExpertBot:
     likeliest drawn stands in). The weight comes from the policy model (``model``: the
     club rules replayed in the world, a factor ``miss`` per opponent's card they would
     not play and ``partner_miss`` per partner's), or with ``model=False`` from rule-based
-    facts. ``bidding``
+    facts. ``lookahead(tricks_left, misere)`` gives the own moves held consistent across
+    the worlds (1: plain PIMC; see :func:`default_lookahead`). ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
     ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
