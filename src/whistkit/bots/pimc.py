@@ -268,7 +268,8 @@ class ExpertBot:
         draw = self._drawer(view, rng)
         depth = self.lookahead(tricks_left, view.contract.misere)
         if depth > 1:
-            return self._play_ahead(view, cards, rng, [draw() for _ in range(limit)], depth)
+            worlds = [draw() for _ in range(limit)]
+            return self._play_ahead(view, cards, rng, worlds, depth, score)
 
         totals = dict.fromkeys(cards, 0.0)
         rows: list[dict[int, float]] = []
@@ -353,12 +354,16 @@ class ExpertBot:
         return draw
 
     def _play_ahead(
-        self, view: View, cards: list[Card], rng: random.Random, worlds: list[list[int]], depth: int
+        self,
+        view: View,
+        cards: list[Card],
+        rng: random.Random,
+        worlds: list[list[int]],
+        depth: int,
+        score: Scorer,
     ) -> Card:
         """The card with the best summed score when ``depth`` own moves are held
         consistent across the worlds (:mod:`whistkit.bots.lookahead`)."""
-        assert view.contract is not None
-        score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
         try:
             totals = Lookahead(self.solver, view, score, self.threads).values(worlds, cards, depth)
         except ValueError:
