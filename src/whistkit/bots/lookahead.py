@@ -20,9 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from ..cards import Card
+from ..cards import SUIT_MASKS, Card, cards_of
 from ..seats import Seat, side_of
-from ..solver import Position
 from ..state import Contract, View, trick_winner_index
 
 Scorer = Callable[[int], float]
@@ -44,6 +43,13 @@ def position(
         misere=contract.misere,
         aces_low=contract.aces_low,
     )
+
+
+def _legal_mask(line: _Line) -> int:
+    """The cards the seat to play may play (it must follow suit), as a mask."""
+    hand = line.hands[line.to_play]
+    follow = hand & SUIT_MASKS[line.trick[0] // 13] if line.trick else 0
+    return follow or hand
 
 
 class _Line(NamedTuple):
@@ -77,7 +83,6 @@ class Lookahead:
         self.side = side_of(view.seat)
         self.score = score
         self.threads = threads
-        self.solves = 0
 
     def values(
         self, worlds: Sequence[Sequence[int]], cards: Iterable[Card], depth: int
@@ -118,7 +123,11 @@ class Lookahead:
         return total + max(self._after(live, c, depth) for c in self._legal(live[0]))
 
     def _legal(self, line: _Line) -> list[Card]:
-        return Position(line.hands, line.trick, line.leader).legal_cards()
+        return cards_of(_legal_mask(line))
+
+    def _waits(self, line: _Line) -> bool:
+        """Is the line at the expert's turn or over?"""
+        return line.over or line.to_play == self.me
 
     def _play(self, line: _Line, card: Card) -> _Line:
         """The line after the seat to play plays ``card`` (a full trick is gathered)."""
@@ -136,17 +145,27 @@ class Lookahead:
 
     def _advance(self, lines: list[_Line]) -> list[_Line]:
         """Let the other seats play double-dummy until the expert's turn or the end."""
-        done = [line for line in lines if line.over or line.to_play == self.me]
-        pending = [line for line in lines if not (line.over or line.to_play == self.me)]
+        done: list[_Line] = []
+        pending = lines
         misere = self.contract.misere
         while pending:
             moved = []
-            for line, row in zip(pending, self._solve(pending), strict=True):
-                best = min(row.values()) if misere else max(row.values())
-                # the lowest of the equally good cards, the same in every world
-                moved.append(self._play(line, min(c for c, v in row.items() if v == best)))
-            done += [line for line in moved if line.over or line.to_play == self.me]
-            pending = [line for line in moved if not (line.over or line.to_play == self.me)]
+            choosing = []
+            for line in pending:
+                if self._waits(line):
+                    done.append(line)
+                    continue
+                legal = _legal_mask(line)
+                if legal & (legal - 1):
+                    choosing.append(line)
+                else:  # a single legal card: no need to ask the solver
+                    moved.append(self._play(line, legal.bit_length() - 1))
+            if choosing:
+                for line, row in zip(choosing, self._solve(choosing), strict=True):
+                    best = min(row.values()) if misere else max(row.values())
+                    # the lowest of the equally good cards, the same in every world
+                    moved.append(self._play(line, min(c for c, v in row.items() if v == best)))
+            pending = moved
         return done
 
     def _solve(self, lines: list[_Line]) -> list[dict[Card, int]]:
@@ -155,7 +174,6 @@ class Lookahead:
             position(self.solver, line.hands, line.trick, line.leader, self.contract)
             for line in lines
         ]
-        self.solves += len(positions)
         rows: list[dict[Card, int]] = self.solver.solve_batch(
             positions, cards=True, threads=self.threads
         )
