@@ -10,7 +10,7 @@ from helpers_bots import late_positions
 
 from whistkit import solver
 from whistkit.bots import ExpertBot
-from whistkit.bots.lookahead import Lookahead
+from whistkit.bots.lookahead import OBSERVE, Lookahead
 from whistkit.bots.pimc import hand_scorer
 from whistkit.bots.sampling import sample_deals
 from whistkit.seats import side_of
@@ -54,11 +54,11 @@ def _pimc(view: View, cards: list[int], worlds: list[list[int]]) -> dict[int, fl
 
 
 def _lookahead(
-    view: View, worlds: list[list[int]], cards: list[int], depth: int
+    view: View, worlds: list[list[int]], cards: list[int], depth: int, observe: str = "coarse"
 ) -> dict[int, float]:
     assert view.contract is not None
     score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
-    return Lookahead(solver, view, score).values(worlds, cards, depth)
+    return Lookahead(solver, view, score, observe=observe).values(worlds, cards, depth)
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -69,28 +69,36 @@ def test_one_world_leaves_nothing_to_fuse(variant: str) -> None:
     for view, cards, worlds in _cases(variant, 40, 1):
         n += 1
         expected = _pimc(view, cards, worlds)
-        assert _lookahead(view, worlds, cards, 2) == expected
-        assert _lookahead(view, worlds, cards, 3) == expected
+        for observe in OBSERVE:
+            assert _lookahead(view, worlds, cards, 2, observe) == expected
+            assert _lookahead(view, worlds, cards, 3, observe) == expected
     assert n >= 20
 
 
 def test_holding_own_moves_consistent_only_lowers_values() -> None:
     # one card per group instead of each world's best: never more than PIMC, and a deeper
-    # look-ahead never more than a shallower one; strictly less where a later guess hides
-    fused = 0
+    # look-ahead never more than a shallower one; strictly less where a later guess hides.
+    # A coarse group is a union of exact ones, so seeing less never raises a value either.
+    fused = coarser = 0
     kinds = set()
     for view, cards, worlds in _cases("felagsvist", 150, 12, tricks_left=6):
         assert view.contract is not None
         pimc = _pimc(view, cards, worlds)
-        two = _lookahead(view, worlds, cards, 2)
-        three = _lookahead(view, worlds, cards, 3)
+        two = _lookahead(view, worlds, cards, 2, "cards")
+        three = _lookahead(view, worlds, cards, 3, "cards")
+        coarse = _lookahead(view, worlds, cards, 2, "coarse")
+        coarse3 = _lookahead(view, worlds, cards, 3, "coarse")
         for c in cards:
             assert three[c] <= two[c] + 1e-9 <= pimc[c] + 2e-9
+            assert coarse3[c] <= coarse[c] + 1e-9 <= two[c] + 2e-9
+            assert coarse3[c] <= three[c] + 1e-9
         if any(two[c] < pimc[c] - 1e-9 for c in cards):
             fused += 1
             kinds.add(view.contract.misere)
+        coarser += any(coarse[c] < two[c] - 1e-9 for c in cards)
     assert fused >= 5
     assert kinds == {False, True}  # found in trumps/Grand and in Nóló
+    assert coarser >= 5
 
 
 def test_expert_plays_the_best_card_of_its_look_ahead() -> None:
@@ -113,3 +121,11 @@ def test_a_look_ahead_of_one_move_is_refused() -> None:
     view, cards, worlds = next(_cases("felagsvist", 5, 2))
     with pytest.raises(ValueError, match="at least 2 own moves"):
         _lookahead(view, worlds, cards, 1)
+
+
+def test_an_unknown_observation_is_refused() -> None:
+    view, cards, worlds = next(_cases("felagsvist", 5, 2))
+    with pytest.raises(ValueError, match="observe must be one of coarse, cards, not 'suits'"):
+        _lookahead(view, worlds, cards, 2, "suits")
+    with pytest.raises(ValueError, match="observe must be one of coarse, cards, not 'all'"):
+        ExpertBot(observe="all")

@@ -33,6 +33,7 @@ from ..variants.swedish import score_swedish
 from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
 from .inference import MISS, PARTNER_MISS, policy_weight, world_weight
+from .lookahead import OBSERVE as LOOKAHEAD_OBSERVE
 from .lookahead import Lookahead, position
 from .sampling import World, sampler_for
 
@@ -52,8 +53,10 @@ SOLVE_MISERE_FROM = 11
 NODE_LIMIT = 2_000_000
 MIN_SOLVED = 3
 # Own moves held consistent across the worlds by tricks left (whistkit.bots.lookahead);
-# elsewhere 1, plain PIMC.
-LOOKAHEAD = {6: 2, 5: 2, 4: 2, 3: 2}
+# elsewhere 1, plain PIMC. The worlds are grouped by a coarse view of the other seats'
+# cards (OBSERVE); with exact cards the look-ahead from 8 tricks left played worse.
+LOOKAHEAD = {8: 2, 7: 2, 6: 2, 5: 2, 4: 2, 3: 2}
+OBSERVE = "coarse"
 
 
 def default_solver() -> Any:
@@ -181,7 +184,9 @@ class ExpertBot:
     club rules replayed in the world, a factor ``miss`` per opponent's card they would
     not play and ``partner_miss`` per partner's), or with ``model=False`` from rule-based
     facts. ``lookahead(tricks_left, misere)`` gives the own moves held consistent across
-    the worlds (1: plain PIMC; see :func:`default_lookahead`). ``bidding``
+    the worlds (1: plain PIMC; see :func:`default_lookahead`), which group the worlds by
+    what the expert would see, ``observe`` (``"coarse"`` or ``"cards"``,
+    :mod:`whistkit.bots.lookahead`). ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
     ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
@@ -208,6 +213,7 @@ class ExpertBot:
         miss: float = MISS,
         partner_miss: float = PARTNER_MISS,
         lookahead: Callable[[int, bool], int] | None = None,
+        observe: str = OBSERVE,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
@@ -229,6 +235,11 @@ class ExpertBot:
         self.miss = miss
         self.partner_miss = partner_miss
         self.lookahead = lookahead or default_lookahead
+        if observe not in LOOKAHEAD_OBSERVE:
+            raise ValueError(
+                f"observe must be one of {', '.join(LOOKAHEAD_OBSERVE)}, not {observe!r}"
+            )
+        self.observe = observe
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -365,7 +376,8 @@ class ExpertBot:
         """The card with the best summed score when ``depth`` own moves are held
         consistent across the worlds (:mod:`whistkit.bots.lookahead`)."""
         try:
-            totals = Lookahead(self.solver, view, score, self.threads).values(worlds, cards, depth)
+            ahead = Lookahead(self.solver, view, score, self.threads, self.observe)
+            totals = ahead.values(worlds, cards, depth)
         except ValueError:
             # laws mode: a revoke in the current trick is no double-dummy position
             return _club_card(view, rng)
@@ -409,6 +421,7 @@ __all__ = [
     "LOOKAHEAD",
     "MIN_SOLVED",
     "NODE_LIMIT",
+    "OBSERVE",
     "SOLVE_MISERE_FROM",
     "WORLDS_DEFAULT",
     "WORLDS_MISERE",
