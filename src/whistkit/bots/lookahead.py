@@ -5,9 +5,9 @@ its later turns it will know which world it is in (*strategy fusion*, BOTS.md §
 happily postpones a guess, because in every world it guesses right. With a look-ahead of
 ``depth`` own moves, the expert plays each candidate card in every world, lets the other
 three seats answer double-dummy in that world until its next turn, and groups the worlds
-by what it would then have seen. Within a group it must play the
-same card in every world, so a group is worth the best *single* card's summed value, not
-the sum of each world's best card. At the last level each world's value comes from the
+by what it would then have seen. Within a group it must play the same card in every
+world, so a group is worth the best *single* card's summed value, not the sum of each
+world's best card. At the last level each world's value comes from the
 solver; a depth of 1 is plain PIMC. This is extended PIMC (EPIMC, BOTS.md §3) with the
 other seats resolved double-dummy.
 
@@ -17,7 +17,7 @@ far more than real players' cards would, so the worlds split into small groups a
 look-ahead turns as optimistic as plain PIMC after cards that make the other seats'
 answers reveal the world; measured, this made the look-ahead from 8 tricks left worse
 than from 6. With ``"coarse"`` (the default) each other seat's card is seen only as its
-seat, suit and whether it is an honour (jack or higher) or a spot card, which keeps the
+seat, suit and whether it is an honour (J, Q, K, A) or a spot card, which keeps the
 groups large enough for the look-ahead to start in the middle of the hand.
 
 Positions are short when the look-ahead is used (a few tricks left), so every solve is
@@ -35,6 +35,13 @@ from ..state import Contract, View, trick_winner_index
 
 Scorer = Callable[[int], float]
 OBSERVE = ("coarse", "cards")
+
+
+def check_observe(observe: str) -> str:
+    """``observe`` if it names a grouping (:data:`OBSERVE`), else a ``ValueError``."""
+    if observe not in OBSERVE:
+        raise ValueError(f"observe must be one of {', '.join(OBSERVE)}, not {observe!r}")
+    return observe
 
 
 def position(
@@ -94,9 +101,7 @@ class Lookahead:
         observe: str = "coarse",
     ) -> None:
         assert view.contract is not None
-        if observe not in OBSERVE:
-            raise ValueError(f"observe must be one of {', '.join(OBSERVE)}, not {observe!r}")
-        self.coarse = observe == "coarse"
+        self.coarse = check_observe(observe) == "coarse"
         self.solver = solver
         self.contract: Contract = view.contract
         self.view = view
@@ -163,7 +168,7 @@ class Lookahead:
             trick = ()
         if seat == self.me:
             seen = line.seen
-        elif self.coarse:  # the seat, the suit, and honour (jack or higher) or spot
+        elif self.coarse:  # the seat, the suit, and honour (J, Q, K, A) or spot
             seen = (*line.seen, seat * 8 + (card // 13) * 2 + (card % 13 >= 9))
         else:
             seen = (*line.seen, card)
@@ -206,4 +211,4 @@ class Lookahead:
         return rows
 
 
-__all__ = ["OBSERVE", "Lookahead", "position"]
+__all__ = ["OBSERVE", "Lookahead", "check_observe", "position"]

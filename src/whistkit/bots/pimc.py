@@ -33,8 +33,7 @@ from ..variants.swedish import score_swedish
 from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
 from .inference import MISS, PARTNER_MISS, policy_weight, world_weight
-from .lookahead import OBSERVE as LOOKAHEAD_OBSERVE
-from .lookahead import Lookahead, position
+from .lookahead import Lookahead, check_observe, position
 from .sampling import World, sampler_for
 
 Scorer = Callable[[int], float]
@@ -235,11 +234,8 @@ class ExpertBot:
         self.miss = miss
         self.partner_miss = partner_miss
         self.lookahead = lookahead or default_lookahead
-        if observe not in LOOKAHEAD_OBSERVE:
-            raise ValueError(
-                f"observe must be one of {', '.join(LOOKAHEAD_OBSERVE)}, not {observe!r}"
-            )
-        self.observe = observe
+        # checked here: the look-ahead's errors are caught in play (laws-mode revokes)
+        self.observe = check_observe(observe)
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
