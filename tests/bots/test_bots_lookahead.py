@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
 import pytest
 from helpers_bots import late_positions
@@ -14,7 +15,7 @@ from whistkit.bots.lookahead import OBSERVE, Lookahead
 from whistkit.bots.pimc import hand_scorer
 from whistkit.bots.sampling import sample_deals
 from whistkit.seats import side_of
-from whistkit.state import View
+from whistkit.state import Contract, View
 from whistkit.variants import VARIANTS
 
 
@@ -99,6 +100,55 @@ def test_holding_own_moves_consistent_only_lowers_values() -> None:
     assert fused >= 5
     assert kinds == {False, True}  # found in trumps/Grand and in Nóló
     assert coarser >= 5
+
+
+class _EveryCard(Lookahead):
+    """The look-ahead without merging equivalent cards: one search per card."""
+
+    def _equivalent(self, cards: Iterable[int]) -> list[list[int]]:
+        return [[c] for c in cards]
+
+
+def test_equivalent_cards_are_searched_once_with_the_same_values() -> None:
+    # touching cards (no card still out between them) are worth the same in every world;
+    # the look-ahead searches one of them and must give exactly the per-card values,
+    # aces-low Nóló included (the ace touches the two there, not the king)
+    merged = 0
+    for view, cards, worlds in _cases("felagsvist", 120, 8, tricks_left=6):
+        assert view.contract is not None
+        views = [view]
+        if view.contract.misere:
+            views.append(replace(view, contract=replace(view.contract, aces_low=True)))
+        for v in views:
+            assert v.contract is not None
+            score = hand_scorer(v.variant, v.contract, side_of(v.seat), v.tricks)
+            ahead = Lookahead(solver, v, score)
+            classes = ahead._equivalent(cards)
+            assert sorted(c for group in classes for c in group) == sorted(cards)
+            merged += len(cards) - len(classes)
+            every = _EveryCard(solver, v, score).values(worlds, cards, 2)
+            assert ahead.values(worlds, cards, 2) == every
+    assert merged >= 50
+
+
+def test_equivalence_follows_the_rank_order_and_the_cards_still_out() -> None:
+    view, _, _ = next(_cases("felagsvist", 5, 1))
+    # North holds the ace, king, two and four of spades; every other spade is out but the
+    # three, which was played: 2 and 4 touch; A and K touch aces high; A and 2 aces low
+    spades = [39 + r for r in (12, 11, 0, 2)]
+    played = tuple(c for c in range(52) if c // 13 != 3) + (40,)
+    hand = sum(1 << c for c in spades)
+    mine = replace(view, seat=0, hand=hand, played=played, trick=())
+    high = Lookahead(solver, replace(mine, contract=Contract("NOLO", None, True)), float)
+    low = Lookahead(
+        solver, replace(mine, contract=Contract("NOLO", None, True, aces_low=True)), float
+    )
+    assert high._equivalent(spades) == [[39, 41], [50, 51]]
+    assert low._equivalent(spades) == [[51, 39, 41], [50]]
+    # a card of the current trick still separates: the three led by West
+    led = replace(mine, played=played[:-1] + (40,), trick=(40,), leader=3)
+    in_trick = Lookahead(solver, replace(led, contract=Contract("NOLO", None, True)), float)
+    assert in_trick._equivalent(spades) == [[39], [41], [50, 51]]
 
 
 def test_expert_plays_the_best_card_of_its_look_ahead() -> None:

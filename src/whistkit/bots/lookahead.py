@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 from ..cards import SUIT_MASKS, Card, cards_of
 from ..seats import Seat, side_of
-from ..state import Contract, View, trick_winner_index
+from ..state import RANK_KEY_ACES_LOW, RANK_KEY_HIGH, Contract, View, trick_winner_index
 
 Scorer = Callable[[int], float]
 OBSERVE = ("coarse", "cards")
@@ -121,7 +121,33 @@ class Lookahead:
         root = [
             _Line((w[0], w[1], w[2], w[3]), tuple(view.trick), view.leader, 0, ()) for w in worlds
         ]
-        return {c: self._after(root, c, depth) for c in cards}
+        values: dict[Card, float] = {}
+        for group in self._equivalent(cards):
+            value = self._after(root, group[0], depth)
+            for c in group:
+                values[c] = value
+        return {c: values[c] for c in cards}
+
+    def _equivalent(self, cards: Iterable[Card]) -> list[list[Card]]:
+        """The cards in classes worth the same in every world: cards of one suit with no
+        card between them that is still out (in another hand or in the current trick).
+        Playing one or the other gives positions that differ only by the names of the
+        cards, so the look-ahead searches one card per class."""
+        view = self.view
+        out = view.unseen()
+        for c in view.trick:
+            out |= 1 << c
+        keys = RANK_KEY_ACES_LOW if self.contract.aces_low else RANK_KEY_HIGH
+        groups: list[list[Card]] = []
+        for c in sorted(cards, key=lambda c: keys[c]):
+            if groups and groups[-1][-1] // 13 == c // 13:
+                lo, hi = keys[groups[-1][-1]], keys[c]
+                suit = range(13 * (c // 13), 13 * (c // 13) + 13)
+                if not any(out >> d & 1 for d in suit if lo < keys[d] < hi):
+                    groups[-1].append(c)
+                    continue
+            groups.append([c])
+        return groups
 
     def _after(self, lines: list[_Line], card: Card, depth: int) -> float:
         """Value of playing ``card`` in every line (all at the expert's turn), with
