@@ -22,12 +22,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from endplay import _dds
-
 import whistkit.solver as solver
 from whistkit.solver import Position
-
-SUIT = 0x1FFF
+from whistkit.solver.dds import cards_of, solve_board
 
 
 def make_deals(n: int, count: int, seed: int) -> list[tuple[int, int, int, int]]:
@@ -42,35 +39,6 @@ def make_deals(n: int, count: int, seed: int) -> list[tuple[int, int, int, int]]
                 hands[i] |= 1 << c
         deals.append((hands[0], hands[1], hands[2], hands[3]))
     return deals
-
-
-def to_dds(pos: Position) -> Any:
-    d = _dds.deal()
-    d.trump = 4 if pos.trump is None else pos.trump
-    d.first = pos.leader
-    for i in range(3):
-        d.currentTrickSuit[i] = 0
-        d.currentTrickRank[i] = 0
-    for seat in range(4):
-        for s in range(4):
-            d.remainCards[seat][s] = ((pos.hands[seat] >> (13 * s)) & SUIT) << 2
-    return d
-
-
-def dds_solve(pos: Position, solutions: int) -> Any:
-    fut = _dds.futureTricks()
-    _dds.SolveBoard(to_dds(pos), -1 if solutions == 1 else 0, solutions, 1, fut, 0)
-    return fut
-
-
-def dds_cards(fut: Any) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for i in range(fut.cards):
-        holding = (1 << fut.rank[i]) | fut.equals[i]
-        for r in range(2, 15):
-            if holding >> r & 1:
-                out[fut.suit[i] * 13 + r - 2] = int(fut.score[i])
-    return out
 
 
 def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
@@ -124,14 +92,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             # one pass per solver and mode, so that DDS never re-solves the deal it
             # has just solved (it would reuse its transposition table)
             wk_v, values = _pass(solver.solve, positions)
-            dds_v, futs = _pass(dds_solve, positions, 1)
+            dds_v, futs = _pass(solve_board, positions, 1)
             mismatches += sum(v != f.score[0] for v, f in zip(values, futs, strict=True))
             wk_c: list[float] = []
             dds_c: list[float] = []
             if not args.no_cards:
                 wk_c, cards = _pass(solver.solve_cards, positions)
-                dds_c, futs = _pass(dds_solve, positions, 3)
-                mismatches += sum(c != dds_cards(f) for c, f in zip(cards, futs, strict=True))
+                dds_c, futs = _pass(solve_board, positions, 3)
+                mismatches += sum(c != cards_of(f) for c, f in zip(cards, futs, strict=True))
             if trump is None:
                 normal_nt = wk_v
             for what, wk, ref in (("value", wk_v, dds_v), ("cards", wk_c, dds_c)):

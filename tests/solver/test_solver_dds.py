@@ -12,10 +12,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from solver_testlib import dds_cards_batch, dds_values_batch, random_position
+from solver_testlib import random_position
 
 import whistkit.solver as solver
 from whistkit.solver import Position
+from whistkit.solver.dds import dds_cards_batch, dds_values_batch
 
 DEALS = 1000
 
