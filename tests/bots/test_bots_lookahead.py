@@ -146,7 +146,7 @@ def test_equivalence_follows_the_rank_order_and_the_cards_still_out() -> None:
     assert high._equivalent(spades) == [[39, 41], [50, 51]]
     assert low._equivalent(spades) == [[51, 39, 41], [50]]
     # a card of the current trick still separates: the three led by West
-    led = replace(mine, played=played[:-1] + (40,), trick=(40,), leader=3)
+    led = replace(mine, trick=(40,), leader=3)  # played includes the current trick
     in_trick = Lookahead(solver, replace(led, contract=Contract("NOLO", None, True)), float)
     assert in_trick._equivalent(spades) == [[39], [41], [50, 51]]
 
