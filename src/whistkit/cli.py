@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +20,17 @@ def default_data_dir() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("whistkit", appauthor=False))
+
+
+def folder_problem(path: Path, what: str) -> str | None:
+    """Why ``path`` cannot be the folder for ``what`` (it is created if missing), or None."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return f"cannot use {path} as the {what}: {e.strerror or e}"
+    if not os.access(path, os.W_OK | os.X_OK):
+        return f"cannot use {path} as the {what}: it is not writable"
+    return None
 
 
 def _parse_options(items: Sequence[str]) -> dict[str, Any]:
@@ -68,6 +80,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     except (ValueError, OptionError, UnknownVariant) as e:
         print(f"whistkit play: {e}", file=sys.stderr)
         return EXIT_USAGE
+    if args.seed is not None and not 0 <= args.seed < 2**63:
+        print(f"whistkit play: --seed must be from 0 to 2**63-1, not {args.seed}", file=sys.stderr)
+        return EXIT_USAGE
     if not args.text:
         return _play_web(args)
     from .bots import LEVELS
@@ -79,8 +94,12 @@ def cmd_play(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    seed = args.seed if args.seed is not None else int.from_bytes(__import__("os").urandom(4))
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4))
     records = Path(args.records) if args.records else default_data_dir() / "records"
+    problem = folder_problem(records, "records folder")
+    if problem:
+        print(f"whistkit play: {problem}", file=sys.stderr)
+        return EXIT_USAGE
 
     def read_line() -> str | None:
         line = sys.stdin.readline()
@@ -108,23 +127,23 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def _play_web(args: argparse.Namespace) -> int:
     """Serve the web game (``whistkit.server``), print its URL and open a browser."""
-    from .server import check_address, serve
+    from .server import Listening, serve
 
     db = Path(args.db) if args.db else default_data_dir() / "games.sqlite3"
-    url = f"http://{args.host}:{args.port}/"
-    try:
-        check_address(args.host, args.port)
-    except OSError as e:
-        print(f"whistkit play: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    print(f"whistkit: the web game is at {url} (games stored in {db}; Ctrl-C stops)", flush=True)
-    if not args.no_browser:
-        import threading
-        import webbrowser
 
-        threading.Timer(0.8, lambda: webbrowser.open(url)).start()
+    def ready(where: Listening) -> None:
+        print(
+            f"whistkit: the web game is at {where.url} (games stored in {db}; Ctrl-C stops)",
+            flush=True,
+        )
+        if not args.no_browser:
+            import threading
+            import webbrowser
+
+            threading.Timer(0.8, lambda: webbrowser.open(where.url)).start()
+
     try:
-        serve(db, host=args.host, port=args.port)
+        serve(db, host=args.host, port=args.port, ready=ready)
     except KeyboardInterrupt:
         pass
     except (OSError, ValueError) as e:

@@ -297,7 +297,12 @@ def run_match(
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
     if records is not None:
-        records.mkdir(parents=True, exist_ok=True)
+        try:
+            records.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(
+                f"cannot use {records} as the records folder: {e.strerror or e}"
+            ) from None
     specs = list(_specs(v, options or {}, ns, ew, deals, seed, records))
     results: list[list[DealResult]] = []
     done = 0

@@ -69,8 +69,8 @@ class TextGame:
         for key, value in s.variant.public_info(s, HUMAN).items():
             self.say(f"  {key}: {_plain(value)}")
         self.say(
-            f"Score: NS {s.score[0]}  EW {s.score[1]}   this hand: NS {s.tricks[0]}"
-            f" tricks, EW {s.tricks[1]}"
+            f"Score: NS {s.score[0]}  EW {s.score[1]}   this hand: NS {_tricks(s.tricks[0])},"
+            f" EW {_tricks(s.tricks[1])}"
         )
         if s.trick_winners:
             last = s.played[-4 - len(s.trick) : len(s.played) - len(s.trick)]
@@ -111,10 +111,12 @@ class TextGame:
             outcome = self.play_one()
             path = self.save()
             if outcome == "quit":
+                if path is None:
+                    return 1  # the record went to the terminal
                 self.say(f"Game saved to {path}")
                 return 0
             if outcome == "new":
-                self.say(f"Game saved to {path}. New game.")
+                self.say(f"Game saved to {path}. New game." if path else "New game.")
                 self.game = self._new_game(random.Random(self.seed).randrange(1 << 31))
                 continue
             s = self.game.state
@@ -128,7 +130,8 @@ class TextGame:
             else:
                 who = "you and your partner" if winner == SIDES[0] else "the opponents"
                 self.say(f"{winner} win ({who}).")
-            self.say(f"Record saved to {path}")
+            if path:
+                self.say(f"Record saved to {path}")
             self.say("Type n for a new game, anything else quits.")
             answer = self.read_line()
             if answer is None or answer.strip().lower() != "n":
@@ -192,7 +195,12 @@ class TextGame:
             if low in ("n", "new"):
                 return "new"
             if low in ("?", "h", "help"):
-                legal = [a for a in self.game.state.legal_actions() if type(a) is int]
+                # cards to play, or in Swedish bidding the cards that may be the bottom card
+                legal = [
+                    a.card if isinstance(a, BottomCard) else a
+                    for a in self.game.state.legal_actions()
+                    if type(a) is int or isinstance(a, BottomCard)
+                ]
                 self.say(
                     "Legal cards: "
                     + " ".join(card_name(c) for c in sorted_for_display(sum(1 << c for c in legal)))
@@ -213,6 +221,9 @@ class TextGame:
             if card is None:
                 continue
             state = self.game.state
+            if not state.holdings[HUMAN] >> card & 1:
+                self.say(f"Refused: you do not hold {card_name(card)}")
+                continue
             action = state.variant.card_action(state, HUMAN, card)
             try:
                 self.game.act(action)
@@ -290,14 +301,33 @@ class TextGame:
             self.say(f"Refused: {e}")
             return None
 
-    def save(self) -> Path:
-        """Write the game's record into the records folder; returns its path."""
-        self.records_dir.mkdir(parents=True, exist_ok=True)
+    def save(self) -> Path | None:
+        """Write the game's record into the records folder under a new name; returns its
+        path. If the folder cannot take it, the record goes to the terminal instead (the
+        game is not lost) and the result is None."""
         s = self.game.state
-        n = len(list(self.records_dir.glob("*.json")))
-        path = self.records_dir / f"{s.variant.name}-seed{self.seed}-{n + 1:04d}.json"
-        path.write_text(dumps(s, PLAYERS), encoding="utf-8")
-        return path
+        text = dumps(s, PLAYERS)
+        try:
+            self.records_dir.mkdir(parents=True, exist_ok=True)
+            n = len(list(self.records_dir.glob("*.json")))
+            while True:  # never overwrite a record already there
+                n += 1
+                path = self.records_dir / f"{s.variant.name}-seed{self.seed}-{n:04d}.json"
+                try:
+                    with path.open("x", encoding="utf-8") as f:
+                        f.write(text)
+                    return path
+                except FileExistsError:
+                    continue
+        except OSError as e:
+            self.say(f"Could not save the record in {self.records_dir}: {e.strerror or e}.")
+            self.say("The record follows; keep it as a .json file to replay it:")
+            self.say(text)
+            return None
+
+
+def _tricks(n: int) -> str:
+    return f"{n} trick" if n == 1 else f"{n} tricks"
 
 
 def _plain(value: Any) -> str:

@@ -20,8 +20,11 @@ from whistkit.solver import Position, cli, reference
 def test_position_validation() -> None:
     h = parse_pbn("N:AK... QJ... T9... 87...")
     Position(h)
-    with pytest.raises(ValueError, match="holds"):
+    with pytest.raises(ValueError, match="equal numbers of cards.*: N 2, E 2, S 2, W 3$"):
         Position((h[0], h[1], h[2], h[3] | parse_hand("2C")))
+    # the odd hand is named whoever leads (was blamed on the others when it led)
+    with pytest.raises(ValueError, match=": N 3, E 2, S 2, W 2$"):
+        Position((h[0] | parse_hand("2C"), h[1], h[2], h[3]))
     with pytest.raises(ValueError, match="shares"):
         Position((h[0], h[0], h[2], h[3]))
     with pytest.raises(ValueError, match="leader"):
@@ -29,8 +32,10 @@ def test_position_validation() -> None:
     with pytest.raises(ValueError, match="trump"):
         Position(h, trump=4)
     n = h[0] ^ parse_hand("AS")
-    with pytest.raises(ValueError, match="also in a hand"):
+    with pytest.raises(ValueError, match="AS is twice in the trick"):
         Position((n, h[1], h[2], h[3]), (parse_card("AS"), parse_card("AS")))
+    with pytest.raises(ValueError, match="QS is also in E's hand"):
+        Position((n, h[1], h[2], h[3]), (parse_card("AS"), parse_card("QS")))
     p = Position((n, h[1], h[2], h[3]), (parse_card("AS"),))
     assert p.to_play == 1
     assert p.tricks_left == 2

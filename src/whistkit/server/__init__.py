@@ -2,26 +2,43 @@
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 
-def check_address(host: str, port: int) -> None:
-    """Raise OSError naming the address if the server could not listen there."""
-    import socket
+class Listening(NamedTuple):
+    """Where the server listens (``port`` is the real one when 0 was asked for)."""
 
+    host: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (0: any free port); errors name the address."""
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--port must be from 0 to 65535, not {port}")
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as e:
         raise OSError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
     family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(address)
-        except OSError as e:
-            raise OSError(
-                f"cannot listen on {host}:{port}: {e.strerror or e}; choose another --port"
-            ) from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as e:
+        sock.close()
+        raise OSError(
+            f"cannot listen on {host}:{port}: {e.strerror or e}; choose another --port"
+        ) from None
+    return sock
 
 
 def serve(
@@ -30,14 +47,25 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     bot_delay: float | None = None,
+    ready: Callable[[Listening], None] | None = None,
 ) -> None:
-    """Run the web game with uvicorn until interrupted; games are stored in ``db``."""
+    """Run the web game with uvicorn until interrupted; games are stored in ``db``.
+
+    The store is opened and the address bound before ``ready`` is called with where the
+    server listens, so a bad database or a busy port is an error (``ValueError``,
+    ``OSError``) before anything is announced.
+    """
     import uvicorn
 
     from .app import create_app
 
     app = create_app(db, bot_delay=bot_delay)
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio")
+    sock = listen(host, port)
+    with sock:
+        if ready is not None:
+            ready(Listening(host, sock.getsockname()[1]))
+        config = uvicorn.Config(app, log_level="warning", ws="websockets-sansio")
+        uvicorn.Server(config).run(sockets=[sock])
 
 
-__all__ = ["check_address", "serve"]
+__all__ = ["Listening", "listen", "serve"]

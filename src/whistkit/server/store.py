@@ -33,6 +33,10 @@ CREATE TABLE IF NOT EXISTS games (
 );
 CREATE INDEX IF NOT EXISTS games_finished ON games (finished, updated);
 """
+# the columns of a row, in StoredGame's order
+COLUMNS = (
+    "id, variant, seed, seats, tokens, record, version, created, updated, finished, winner, score"
+)
 
 
 @dataclass(frozen=True)
@@ -57,15 +61,27 @@ class Store:
     """The games of one SQLite database file (``":memory:"`` for tests)."""
 
     def __init__(self, path: str | Path) -> None:
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        """Open (or create) the database; a file that cannot be one, or holds another
+        program's ``games`` table, is a ``ValueError`` naming it (nothing is changed)."""
         self.path = str(path)
-        # one connection used from the server's event loop thread only
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        # FULL: a committed action survives a power cut, not only a killed process
-        self.db.execute("PRAGMA synchronous=FULL")
-        self.db.executescript(SCHEMA)
+        try:
+            if self.path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            # one connection used from the server's event loop thread only
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except (OSError, sqlite3.Error) as e:
+            raise ValueError(f"cannot open the games database {self.path}: {e}") from None
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            # FULL: a committed action survives a power cut, not only a killed process
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(SCHEMA)
+            self.db.execute(f"SELECT {COLUMNS} FROM games LIMIT 0")
+        except sqlite3.Error as e:
+            self.db.close()
+            raise ValueError(
+                f"{self.path} is not a whistkit games database (SQLite says: {e})"
+            ) from None
 
     def close(self) -> None:
         self.db.close()
@@ -109,18 +125,14 @@ class Store:
     def get(self, game_id: str) -> StoredGame | None:
         """The stored game with this id, or None."""
         row = self.db.execute(
-            "SELECT id, variant, seed, seats, tokens, record, version, created, updated, finished,"
-            " winner, score FROM games WHERE id = ?",
+            f"SELECT {COLUMNS} FROM games WHERE id = ?",
             (game_id,),
         ).fetchone()
         return None if row is None else _row(row)
 
     def list(self, *, finished: bool | None = None, limit: int = 100) -> list[StoredGame]:
         """Games, most recently updated first; only finished (or unfinished) ones if asked."""
-        sql = (
-            "SELECT id, variant, seed, seats, tokens, record, version, created, updated, finished,"
-            " winner, score FROM games"
-        )
+        sql = f"SELECT {COLUMNS} FROM games"
         args: tuple[Any, ...] = ()
         if finished is not None:
             sql += " WHERE finished = ?"

@@ -85,18 +85,26 @@ class Position:
             if not (isinstance(c, int) and 0 <= c < 52):
                 raise ValueError(f"trick card {c!r} is not a card 0..51")
             if seen >> c & 1:
-                raise ValueError(f"trick card {_name(c)} is also in a hand or twice in the trick")
+                where = [_SEATS[i] for i, h in enumerate(self.hands) if h >> c & 1]
+                held = f"is also in {where[0]}'s hand" if where else "is twice in the trick"
+                raise ValueError(f"trick card {_name(c)} {held}")
             seen |= 1 << c
         n = self.tricks_left
-        for i in range(4):
-            seat = (self.leader + i) & 3
-            want = n - 1 if i < len(self.trick) else n
-            got = self.hands[seat].bit_count()
-            if got != want:
-                raise ValueError(
-                    f"{_SEATS[seat]} holds {got} cards but should hold {want} "
-                    f"({n} tricks left, {len(self.trick)} cards in the trick)"
-                )
+        # every seat holds as many cards, less one for each seat that played to the trick
+        counts = [
+            self.hands[(self.leader + i) & 3].bit_count() + (i < len(self.trick))
+            for i in range(4)
+        ]
+        if len(set(counts)) > 1:
+            held = ", ".join(
+                f"{_SEATS[seat]} {self.hands[seat].bit_count()}" for seat in range(4)
+            )
+            played = len(self.trick)
+            note = f"; {played} card{'s' if played != 1 else ''} in the trick" if played else ""
+            raise ValueError(
+                f"the hands must hold equal numbers of cards, less one for each seat that"
+                f" has played to the trick: {held}{note}"
+            )
         if self.trick and n == 0:
             raise ValueError("the seat to play has no card to complete the trick")
         if self.trick:

@@ -59,7 +59,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--aces-low",
         action="store_true",
-        help="aces rank below twos (nolo_aces_low)",
+        help="aces rank below twos (the nolo_aces_low option; with --contract NOLO only)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -85,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
     contract: str = args.contract
     trump = SUITS.index(contract) if contract in ("S", "H", "D", "C") else None
     misere = contract == "NOLO"
+    if args.aces_low and not misere:
+        # no variant ranks aces low outside misère (RULES.md: nolo_aces_low)
+        return _fail(f"--aces-low applies to --contract NOLO only, not {contract}")
     try:
         pos = Position(hands, played, leader, trump, misere, bool(args.aces_low))
     except ValueError as exc:

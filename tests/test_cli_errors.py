@@ -1,0 +1,167 @@
+"""Bad input to ``whistkit play`` / ``match`` and the terminal game: one clear line, exit 2,
+and nothing already stored is lost."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from whistkit.cards import card_name, iter_cards
+from whistkit.cli import main
+from whistkit.record import loads, replay
+from whistkit.server import Listening, listen
+from whistkit.server.store import Store
+from whistkit.text_game import TextGame
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str], *parts: str) -> None:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    for part in parts:
+        assert part in err, err
+
+
+def test_records_folder_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "file"
+    f.write_text("kept")
+    assert main(["play", "--text", "--level", "club", "--seed", "2", "--records", str(f)]) == 2
+    one_line_error(capsys, f"cannot use {f} as the records folder")
+    args = ["match", "--ns", "club", "--ew", "beginner", "--deals", "2", "--records", str(f)]
+    assert main(args) == 2
+    one_line_error(capsys, f"cannot use {f} as the records folder")
+    assert f.read_text() == "kept"
+
+
+def test_negative_seed_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--text", "--seed", "-1"]) == 2
+    one_line_error(capsys, "--seed must be from 0 to 2**63-1, not -1")
+
+
+@pytest.mark.parametrize("port", [70000, -1])
+def test_port_out_of_range(tmp_path: Path, capsys: pytest.CaptureFixture[str], port: int) -> None:
+    args = ["play", "--no-browser", "--port", str(port), "--db", str(tmp_path / "g.db")]
+    assert main(args) == 2
+    one_line_error(capsys, f"--port must be from 0 to 65535, not {port}")
+
+
+def test_db_that_is_not_sqlite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "notes.txt"
+    db.write_text("not a database\n" * 20)
+    assert main(["play", "--no-browser", "--port", "0", "--db", str(db)]) == 2
+    one_line_error(capsys, f"{db} is not a whistkit games database")
+    assert db.read_text() == "not a database\n" * 20
+
+
+def test_db_of_another_program(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "other.sqlite3"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE games (name TEXT)")
+        con.execute("INSERT INTO games VALUES ('chess')")
+    con.close()
+    with pytest.raises(ValueError, match="is not a whistkit games database"):
+        Store(db)
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT name FROM games").fetchall() == [("chess",)]
+    con.close()
+
+
+def test_port_zero_gives_the_real_port() -> None:
+    with listen("127.0.0.1", 0) as sock:
+        where = Listening("127.0.0.1", sock.getsockname()[1])
+    assert where.port > 0 and where.url == f"http://127.0.0.1:{where.port}/"
+    assert Listening("::1", 8000).url == "http://[::1]:8000/"
+
+
+def scripted(lines: list[str]) -> tuple[io.StringIO, object]:
+    out = io.StringIO()
+    it = iter(lines)
+    return out, lambda: next(it, None)
+
+
+def test_text_game_help_in_swedish_bidding_and_cards_not_held(tmp_path: Path) -> None:
+    out, read = scripted(["?", "q"])
+    game = TextGame(
+        variant="swedish",
+        options={},
+        seed=4,
+        level="club",
+        records_dir=tmp_path,
+        out=out,
+        read_line=read,  # type: ignore[arg-type]
+    )
+    assert game.run() == 0
+    text = out.getvalue()
+    line = text[text.index("Legal cards:") :].splitlines()[0]
+    assert len(line.split()) == 2 + 13  # the whole hand may be the bottom card
+    # a card another seat holds is refused as one the player does not hold
+    answers: list[str] = []
+    out = io.StringIO()
+    box: list[TextGame] = []
+
+    def read_line() -> str | None:
+        if answers:
+            return None
+        state = box[0].game.state
+        other = state.holdings[1] | state.holdings[3]
+        answers.append(card_name(next(iter_cards(other))))
+        return answers[0] + "\n"
+
+    game = TextGame(
+        variant="felagsvist",
+        options={},
+        seed=4,
+        level="club",
+        records_dir=tmp_path,
+        out=out,
+        read_line=read_line,
+    )
+    box.append(game)
+    game.run()
+    assert f"Refused: you do not hold {answers[0]}" in out.getvalue()
+
+
+def test_text_game_never_overwrites_a_record(tmp_path: Path) -> None:
+    for n in (1, 3):
+        (tmp_path / f"felagsvist-seed4-{n:04d}.json").write_text(f"kept {n}")
+    out, read = scripted(["q"])
+    game = TextGame(
+        variant="felagsvist",
+        options={},
+        seed=4,
+        level="club",
+        records_dir=tmp_path,
+        out=out,
+        read_line=read,  # type: ignore[arg-type]
+    )
+    assert game.run() == 0
+    assert (tmp_path / "felagsvist-seed4-0001.json").read_text() == "kept 1"
+    assert (tmp_path / "felagsvist-seed4-0003.json").read_text() == "kept 3"
+    new = tmp_path / "felagsvist-seed4-0004.json"
+    assert f"Game saved to {new}" in out.getvalue()
+    replay(loads(new.read_text()))
+
+
+def test_text_game_that_cannot_save_prints_the_record(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("kept")
+    out, read = scripted(["q"])
+    game = TextGame(
+        variant="felagsvist",
+        options={},
+        seed=4,
+        level="club",
+        records_dir=blocked,
+        out=out,
+        read_line=read,  # type: ignore[arg-type]
+    )
+    assert game.run() == 1
+    text = out.getvalue()
+    assert f"Could not save the record in {blocked}" in text
+    record = text[text.index("{") :]
+    assert json.loads(record)["format"].startswith("whistkit-record")
+    assert blocked.read_text() == "kept"
