@@ -180,3 +180,30 @@ def test_partner_cards_count_only_when_asked() -> None:
     assert left_out is not None and modelled is not None
     assert left_out(world) == 1.0
     assert modelled(world) == 0.5
+
+
+def test_a_weight_does_not_depend_on_the_worlds_judged_before() -> None:
+    # each past hand is judged once per decision and remembered: a weight over many
+    # worlds in a row equals the same world's weight from a fresh model, floors included
+    import random
+
+    from whistkit.bots.inference import policy_weight
+    from whistkit.bots.sampling import sampler_for
+
+    rng = random.Random(3)
+    for number in (1, 3, 6):  # hearts, Grand, Nóló
+        state = _club_hand(number, number, 17)
+        view = state.view(state.to_play)
+        shared = policy_weight(view)
+        assert shared is not None
+        sampler = sampler_for(view)
+        worlds = [sampler.sample(rng) for _ in range(60)]
+        worlds += worlds[:20]  # the same hands again
+        misses = 0
+        for world in worlds:
+            floor = rng.choice((0.0, 0.05, 0.5))
+            fresh = policy_weight(view)
+            assert fresh is not None
+            assert shared(world, floor) == fresh(world, floor)
+            misses += shared(world) < 1.0
+        assert misses  # the worlds differ in how well the club rules explain them

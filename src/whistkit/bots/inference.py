@@ -282,19 +282,27 @@ def policy_weight(
     if not moments:
         return None
     keys = rank_keys(contract)
+    # whether the club rules explain a moment's card depends only on the seat's hand
+    # then: worlds drawn for one decision share many such hands, so each is judged once
+    explained: list[dict[Hand, bool]] = [{} for _ in moments]
 
     def weight(world: tuple[Hand, ...], floor: float = 0.0) -> float:
         w = 1.0
-        for m in moments:
+        for m, seen in zip(moments, explained, strict=True):
             hand = world[m.seat] | m.later
-            legal = hand
-            if m.led >= 0 and hand & SUIT_MASKS[m.led]:
-                legal = hand & SUIT_MASKS[m.led]
-            if not legal & (legal - 1):
-                continue  # one legal card: no choice to explain
-            know = m.know.with_hand(hand, m.know.unseen & ~hand)
-            choice = club_card(m.view, list(iter_cards(legal)), know)
-            if choice != m.card and not _same_value(choice, m.card, hand, m.before, keys):
+            ok = seen.get(hand)
+            if ok is None:
+                legal = hand
+                if m.led >= 0 and hand & SUIT_MASKS[m.led]:
+                    legal = hand & SUIT_MASKS[m.led]
+                if not legal & (legal - 1):
+                    ok = True  # one legal card: no choice to explain
+                else:
+                    know = m.know.with_hand(hand, m.know.unseen & ~hand)
+                    choice = club_card(m.view, list(iter_cards(legal)), know)
+                    ok = choice == m.card or _same_value(choice, m.card, hand, m.before, keys)
+                seen[hand] = ok
+            if not ok:
                 w *= miss if (m.seat ^ view.seat) & 1 else partner_miss
                 if w < floor:
                     return w

@@ -51,6 +51,9 @@ WORLDS_DEFAULT = 96
 SOLVE_MISERE_FROM = 11
 NODE_LIMIT = 2_000_000
 MIN_SOLVED = 3
+# Draws per world in the rejection sampling of the inferred worlds (then the likeliest
+# drawn stands in); 30 left the sampled worlds further from the model's distribution.
+MAX_TRIES = 100
 # Own moves held consistent across the worlds by tricks left (whistkit.bots.lookahead);
 # elsewhere 1, plain PIMC. The worlds are grouped by a coarse view of the other seats'
 # cards (OBSERVE); with exact cards the look-ahead from 8 tricks left played worse.
@@ -203,7 +206,7 @@ class ExpertBot:
         time_budget: float | None = None,
         threads: int = 2,
         infer: bool = True,
-        max_tries: int = 30,
+        max_tries: int = MAX_TRIES,
         bidding: str = "simulate",
         bid_worlds: int = 24,
         node_limit: int | None = NODE_LIMIT,
@@ -415,6 +418,7 @@ def default_worlds(tricks_left: int, misere: bool) -> int:
 
 __all__ = [
     "LOOKAHEAD",
+    "MAX_TRIES",
     "MIN_SOLVED",
     "NODE_LIMIT",
     "OBSERVE",
