@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -77,67 +78,55 @@ def test_port_zero_gives_the_real_port() -> None:
     assert Listening("::1", 8000).url == "http://[::1]:8000/"
 
 
-def scripted(lines: list[str]) -> tuple[io.StringIO, object]:
+def text_game(
+    records: Path, answer: Callable[[TextGame], str | None], variant: str = "felagsvist"
+) -> tuple[TextGame, io.StringIO]:
+    """A club-level terminal game at seed 4 whose player answers ``answer(game)``."""
     out = io.StringIO()
-    it = iter(lines)
-    return out, lambda: next(it, None)
-
-
-def test_text_game_help_in_swedish_bidding_and_cards_not_held(tmp_path: Path) -> None:
-    out, read = scripted(["?", "q"])
+    box: list[TextGame] = []
     game = TextGame(
-        variant="swedish",
+        variant=variant,
         options={},
         seed=4,
         level="club",
-        records_dir=tmp_path,
+        records_dir=records,
         out=out,
-        read_line=read,  # type: ignore[arg-type]
+        read_line=lambda: answer(box[0]),
     )
+    box.append(game)
+    return game, out
+
+
+def lines(*answers: str) -> Callable[[TextGame], str | None]:
+    it = iter(answers)
+    return lambda game: next(it, None)
+
+
+def test_text_game_help_in_swedish_bidding_and_cards_not_held(tmp_path: Path) -> None:
+    game, out = text_game(tmp_path, lines("?", "q"), "swedish")
     assert game.run() == 0
     text = out.getvalue()
     line = text[text.index("Legal cards:") :].splitlines()[0]
     assert len(line.split()) == 2 + 13  # the whole hand may be the bottom card
     # a card another seat holds is refused as one the player does not hold
-    answers: list[str] = []
-    out = io.StringIO()
-    box: list[TextGame] = []
+    asked: list[str] = []
 
-    def read_line() -> str | None:
-        if answers:
+    def card_of_another_seat(game: TextGame) -> str | None:
+        if asked:
             return None
-        state = box[0].game.state
-        other = state.holdings[1] | state.holdings[3]
-        answers.append(card_name(next(iter_cards(other))))
-        return answers[0] + "\n"
+        state = game.game.state
+        asked.append(card_name(next(iter_cards(state.holdings[1] | state.holdings[3]))))
+        return asked[0]
 
-    game = TextGame(
-        variant="felagsvist",
-        options={},
-        seed=4,
-        level="club",
-        records_dir=tmp_path,
-        out=out,
-        read_line=read_line,
-    )
-    box.append(game)
+    game, out = text_game(tmp_path, card_of_another_seat)
     game.run()
-    assert f"Refused: you do not hold {answers[0]}" in out.getvalue()
+    assert f"Refused: you do not hold {asked[0]}" in out.getvalue()
 
 
 def test_text_game_never_overwrites_a_record(tmp_path: Path) -> None:
     for n in (1, 3):
         (tmp_path / f"felagsvist-seed4-{n:04d}.json").write_text(f"kept {n}")
-    out, read = scripted(["q"])
-    game = TextGame(
-        variant="felagsvist",
-        options={},
-        seed=4,
-        level="club",
-        records_dir=tmp_path,
-        out=out,
-        read_line=read,  # type: ignore[arg-type]
-    )
+    game, out = text_game(tmp_path, lines("q"))
     assert game.run() == 0
     assert (tmp_path / "felagsvist-seed4-0001.json").read_text() == "kept 1"
     assert (tmp_path / "felagsvist-seed4-0003.json").read_text() == "kept 3"
@@ -149,16 +138,7 @@ def test_text_game_never_overwrites_a_record(tmp_path: Path) -> None:
 def test_text_game_that_cannot_save_prints_the_record(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("kept")
-    out, read = scripted(["q"])
-    game = TextGame(
-        variant="felagsvist",
-        options={},
-        seed=4,
-        level="club",
-        records_dir=blocked,
-        out=out,
-        read_line=read,  # type: ignore[arg-type]
-    )
+    game, out = text_game(blocked, lines("q"))
     assert game.run() == 1
     text = out.getvalue()
     assert f"Could not save the record in {blocked}" in text
