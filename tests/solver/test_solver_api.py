@@ -20,10 +20,10 @@ from whistkit.solver import Position, cli, reference
 def test_position_validation() -> None:
     h = parse_pbn("N:AK... QJ... T9... 87...")
     Position(h)
-    with pytest.raises(ValueError, match="equal numbers of cards.*: N 2, E 2, S 2, W 3$"):
+    with pytest.raises(ValueError, match=r"equal numbers of cards.*: N 2, E 2, S 2, W 3$"):
         Position((h[0], h[1], h[2], h[3] | parse_hand("2C")))
     # the odd hand is named whoever leads (was blamed on the others when it led)
-    with pytest.raises(ValueError, match=": N 3, E 2, S 2, W 2$"):
+    with pytest.raises(ValueError, match=r": N 3, E 2, S 2, W 2$"):
         Position((h[0] | parse_hand("2C"), h[1], h[2], h[3]))
     with pytest.raises(ValueError, match="shares"):
         Position((h[0], h[0], h[2], h[3]))

@@ -92,13 +92,10 @@ class Position:
         n = self.tricks_left
         # every seat holds as many cards, less one for each seat that played to the trick
         counts = [
-            self.hands[(self.leader + i) & 3].bit_count() + (i < len(self.trick))
-            for i in range(4)
+            self.hands[(self.leader + i) & 3].bit_count() + (i < len(self.trick)) for i in range(4)
         ]
         if len(set(counts)) > 1:
-            held = ", ".join(
-                f"{_SEATS[seat]} {self.hands[seat].bit_count()}" for seat in range(4)
-            )
+            held = ", ".join(f"{_SEATS[seat]} {self.hands[seat].bit_count()}" for seat in range(4))
             played = len(self.trick)
             note = f"; {played} card{'s' if played != 1 else ''} in the trick" if played else ""
             raise ValueError(
