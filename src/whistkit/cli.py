@@ -85,8 +85,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if not args.text:
         return _play_web(args)
-    from .bots import LEVELS
+    from .bots import LEVELS, play_level
     from .text_game import TextGame
+
+    if args.level is None:
+        args.level = play_level()
 
     if args.level not in LEVELS:
         print(
@@ -127,7 +130,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def _play_web(args: argparse.Namespace) -> int:
     """Serve the web game (``whistkit.server``), print its URL and open a browser."""
+    from .bots import DEFAULT_LEVEL
     from .server import Listening, serve
+    from .server.app import Preset
 
     db = Path(args.db) if args.db else default_data_dir() / "games.sqlite3"
 
@@ -143,7 +148,8 @@ def _play_web(args: argparse.Namespace) -> int:
             threading.Timer(0.8, lambda: webbrowser.open(where.url)).start()
 
     try:
-        serve(db, host=args.host, port=args.port, ready=ready)
+        preset = Preset(args.variant, args.level or DEFAULT_LEVEL, _parse_options(args.option))
+        serve(db, host=args.host, port=args.port, preset=preset, ready=ready)
     except KeyboardInterrupt:
         pass
     except (OSError, ValueError) as e:
@@ -183,7 +189,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .bots import play_level
+    from .bots import DEFAULT_LEVEL, play_level
 
     parser = argparse.ArgumentParser(
         prog="whistkit", description="The whist family of card games: play, replay, solve."
@@ -192,9 +198,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play a game against bots")
     play.add_argument("--text", action="store_true", help="play in the terminal")
-    play.add_argument("--variant", default="felagsvist", help="variant name (default felagsvist)")
-    play.add_argument("--seed", type=int, help="seed for the deals and the bots")
-    play.add_argument("--level", default=play_level(), help="bot level")
+    play.add_argument(
+        "--variant",
+        default="felagsvist",
+        help="variant name (default felagsvist; web game: the new-game dialog's first choice)",
+    )
+    play.add_argument("--seed", type=int, help="terminal game: seed for the deals and the bots")
+    play.add_argument(
+        "--level",
+        help=f"bot level (terminal game: default {play_level()}, the strongest that answers"
+        f" quickly here; web game: the dialog's first choice, default {DEFAULT_LEVEL})",
+    )
     play.add_argument(
         "--option",
         action="append",

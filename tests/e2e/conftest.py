@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -51,10 +51,17 @@ def free_port() -> int:
 class ServerProcess:
     """``whistkit play --no-browser`` on a free port and a given database."""
 
-    def __init__(self, db: Path, port: int | None = None, bot_delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        db: Path,
+        port: int | None = None,
+        bot_delay: float = 0.0,
+        args: Sequence[str] = (),
+    ) -> None:
         self.db = db
         self.port = port or free_port()
         self.bot_delay = bot_delay
+        self.args = list(args)  # more `whistkit play` arguments (--variant, --level, ...)
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -67,7 +74,7 @@ class ServerProcess:
         env["WHISTKIT_BOT_DELAY"] = str(self.bot_delay)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "whistkit.cli", "play", "--no-browser"]
-            + ["--port", str(self.port), "--db", str(self.db)],
+            + ["--port", str(self.port), "--db", str(self.db), *self.args],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -237,3 +238,26 @@ def test_variant_tables_fit(
     page.screenshot(path=str(SHOTS / f"table-{size}-{variant}.png"))
     check_layout(page, where)
     page.close()
+
+
+def test_new_game_dialog_starts_from_the_command_line(browser: Browser, tmp_path: Path) -> None:
+    # `whistkit play --variant swedish --level club --option play_mode=laws`: the dialog
+    # that opens on the first visit offers those, and starting takes them
+    args = ["--variant", "swedish", "--level", "club", "--option", "play_mode=laws"]
+    srv = ServerProcess(tmp_path / "games.sqlite3", args=args).start()
+    try:
+        page = browser.new_page(viewport=DESKTOP)
+        open_page(page, srv.url)
+        page.wait_for_selector("#dlg-new[open]")
+        assert page.input_value("#new-variant") == "swedish"
+        assert page.input_value("#new-level") == "club"
+        assert page.input_value('[data-option="play_mode"]') == "laws"
+        page.click("#new-start")
+        page.wait_for_selector("#dlg-new[open]", state="detached")
+        page.wait_for_function("() => localStorage.getItem('whistkit.game') !== null")
+        page.close()
+        with urllib.request.urlopen(srv.url + "api/games", timeout=5) as r:
+            games = json.loads(r.read())
+        assert [g["variant"] for g in games] == ["swedish"]
+    finally:
+        srv.stop()

@@ -26,8 +26,8 @@ DEFAULT_LEVEL = "club"  # make_bot()'s default: strong and instant (tools, tests
 def play_level() -> str:
     """The terminal game's default: the strongest level that meets the latency goal.
 
-    That is ``expert`` when the solver's compiled core is available (median 9 ms, p95
-    0.23 s per decision over whole Félagsvist games, trick 1 included, on the project's
+    That is ``expert`` when the solver's compiled core is available (median 180 ms, p95
+    0.74 s per decision over whole Félagsvist games, trick 1 included, on the project's
     2-core machine, docs/bots.md), else ``club`` (the pure-Python fallback solver is far
     too slow).
     """

@@ -5,7 +5,10 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from .app import Preset
 
 
 class Listening(NamedTuple):
@@ -47,19 +50,21 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     bot_delay: float | None = None,
+    preset: Preset | None = None,
     ready: Callable[[Listening], None] | None = None,
 ) -> None:
     """Run the web game with uvicorn until interrupted; games are stored in ``db``.
 
-    The store is opened and the address bound before ``ready`` is called with where the
-    server listens, so a bad database or a busy port is an error (``ValueError``,
-    ``OSError``) before anything is announced.
+    ``preset`` is what the new-game dialog offers first. The store is opened and the
+    address bound before ``ready`` is called with where the server listens, so a bad
+    preset or database or a busy port is an error (``ValueError``, ``OSError``) before
+    anything is announced.
     """
     import uvicorn
 
     from .app import create_app
 
-    app = create_app(db, bot_delay=bot_delay)
+    app = create_app(db, bot_delay=bot_delay, preset=preset)
     sock = listen(host, port)
     with sock:
         if ready is not None:

@@ -18,7 +18,7 @@ import contextlib
 import dataclasses
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ from starlette.websockets import WebSocket
 
 from ..bots import DEFAULT_LEVEL, LEVELS
 from ..seats import SOUTH, Seat, seat_name
-from ..variants import VARIANTS, OptionError, UnknownVariant, Variant
+from ..variants import VARIANTS, OptionError, UnknownVariant, Variant, get_variant
 from .protocol import ProtocolError, error, parse_message, read_card, read_seat, read_since
 from .store import Store
 from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables
@@ -112,21 +112,55 @@ class Server:
         self.store.close()
 
 
-def create_app(db: str | Path, *, bot_delay: float | None = None) -> Starlette:
-    """The web game's ASGI app storing games in the SQLite file ``db``."""
+@dataclasses.dataclass(frozen=True)
+class Preset:
+    """What the new-game dialog starts from (``whistkit play --variant/--level/--option``)."""
+
+    variant: str = "felagsvist"
+    level: str = DEFAULT_LEVEL
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def check(self) -> None:
+        """``ValueError`` naming an unknown variant, option or level."""
+        if self.level not in LEVELS:
+            raise ValueError(f"unknown level {self.level!r}; known: {', '.join(LEVELS)}")
+        try:
+            get_variant(self.variant, dict(self.options))
+        except (OptionError, UnknownVariant) as e:
+            raise ValueError(str(e)) from None
+
+    def meta(self) -> dict[str, Any]:
+        """The dialog's choices, with this variant's options defaulting to the preset."""
+        variants = []
+        for cls in VARIANTS.values():
+            entry = variant_meta(cls)
+            if cls.name == self.variant:
+                for opt in entry["options"]:
+                    if opt["key"] in self.options:
+                        opt["default"] = self.options[opt["key"]]
+            variants.append(entry)
+        return {
+            "variants": variants,
+            "levels": list(LEVELS),
+            "default_level": self.level,
+            "default_variant": self.variant,
+        }
+
+
+def create_app(
+    db: str | Path, *, bot_delay: float | None = None, preset: Preset | None = None
+) -> Starlette:
+    """The web game's ASGI app storing games in the SQLite file ``db``; ``preset`` is
+    what the new-game dialog offers first."""
+    preset = preset or Preset()
+    preset.check()
     server = Server(db, default_bot_delay() if bot_delay is None else bot_delay)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
     async def meta(request: Request) -> Response:
-        return JSONResponse(
-            {
-                "variants": [variant_meta(cls) for cls in VARIANTS.values()],
-                "levels": list(LEVELS),
-                "default_level": DEFAULT_LEVEL,
-            }
-        )
+        return JSONResponse(preset.meta())
 
     async def new_game(request: Request) -> Response:
         try:

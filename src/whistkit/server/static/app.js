@@ -738,7 +738,7 @@ async function openNew() {
     o.textContent = has(`variant_${v.name}`) ? t(`variant_${v.name}`) : v.title;
     vs.append(o);
   }
-  if (keep) vs.value = keep;
+  vs.value = keep || meta.default_variant || meta.variants[0].name;
   const ls = $("#new-level");
   const keepLevel = ls.value;
   ls.replaceChildren();
