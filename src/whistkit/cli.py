@@ -71,6 +71,59 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _option_labels() -> dict[str, str]:
+    """The English names of the options and their values (the web game's own)."""
+    path = Path(__file__).parent / "server" / "static" / "i18n" / "en.json"
+    labels: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return labels
+
+
+def _value_text(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def cmd_variants(args: argparse.Namespace) -> int:
+    from .variants import VARIANTS, UnknownVariant, describe, find_variant
+
+    try:
+        classes = [find_variant(args.name)] if args.name else list(VARIANTS.values())
+    except UnknownVariant as e:
+        print(f"whistkit variants: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    found = [describe(cls) | {"aliases": list(cls.aliases)} for cls in classes]
+    if args.json:
+        print(json.dumps(found, ensure_ascii=False))
+        return 0
+    labels = _option_labels()
+    for i, v in enumerate(found):
+        length = f"{v['hands']} hands" if v["hands"] else "played to a target score"
+        print(
+            f"{'' if i == 0 else chr(10)}{v['name']}: {v['title']}, {length}"
+            f" (also: {', '.join(v['aliases'])})"
+        )
+        for opt in v["options"]:
+            key = opt["key"]
+            if opt["kind"] == "bool":
+                values = "true|false"
+            elif opt["kind"] == "int":
+                values = "N"
+            else:
+                values = "|".join(opt["choices"])
+            label = labels.get(f"opt_{key}", "")
+            if opt["kind"] == "choice":
+                named = [
+                    f"{c} = {labels[f'opt_{key}_{c}']}"
+                    for c in opt["choices"]
+                    if labels.get(f"opt_{key}_{c}", c).lower() != c
+                ]
+                if named:
+                    label += f" ({'; '.join(named)})"
+            extra = "; laws mode only" if opt.get("laws") else ""
+            print(f"  --option {key}={values}")
+            print(f"      {label}; default {_value_text(opt['default'])}{extra}")
+    return 0
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     from .variants import OptionError, UnknownVariant, get_variant
 
@@ -214,7 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a rule option of RULES.md §8, e.g. nolo_aces_low=true (repeatable)",
+        help="a rule option of RULES.md §8, e.g. nolo_aces_low=true (repeatable; "
+        "`whistkit variants` lists them)",
     )
     play.add_argument("--records", help="folder for saved records (default: user data dir)")
     play.add_argument("--host", default="127.0.0.1", help="web game: address to listen on")
@@ -234,6 +288,13 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     match.add_argument("--records", help="folder for the records (default: user data dir)")
     match.set_defaults(func=cmd_match)
+
+    var = sub.add_parser(
+        "variants", help="the variants and the rule options each takes (--option KEY=VALUE)"
+    )
+    var.add_argument("name", nargs="?", help="one variant (a name or alias)")
+    var.add_argument("--json", action="store_true", help="print them as JSON")
+    var.set_defaults(func=cmd_variants)
 
     rep = sub.add_parser("replay", help="validate a record and print its result as JSON")
     rep.add_argument("file", help="record file, or - for standard input")

@@ -31,7 +31,7 @@ from starlette.websockets import WebSocket
 
 from ..bots import DEFAULT_LEVEL, LEVELS
 from ..seats import SOUTH, Seat, seat_name
-from ..variants import VARIANTS, OptionError, UnknownVariant, Variant, get_variant
+from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_variant
 from .protocol import ProtocolError, error, parse_message, read_card, read_seat, read_since
 from .store import Store
 from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables
@@ -39,10 +39,6 @@ from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables
 STATIC_DIR = Path(__file__).parent / "static"
 BOT_DELAY_ENV = "WHISTKIT_BOT_DELAY"
 DEFAULT_BOT_DELAY = 0.7  # seconds between bot cards, so a person can follow the play
-# options that only rule on irregularities, so only matter with play_mode "laws" (§6)
-LAWS_OPTIONS = frozenset(
-    {"revoke_correction", "auto_claim", "both_sides_revoke", "revoke_method", "revoker_capped"}
-)
 
 
 def default_bot_delay() -> float:
@@ -57,47 +53,6 @@ def default_bot_delay() -> float:
     if value < 0:
         raise ValueError(f"{BOT_DELAY_ENV} must be >= 0, not {raw!r}")
     return value
-
-
-def variant_meta(cls: type[Variant]) -> dict[str, Any]:
-    """A variant's name, title and options for the new-game dialog.
-
-    A choice that the variant refuses (a mode not implemented yet) is left out.
-    """
-    opts = cls.options_class
-    options = []
-    for f in dataclasses.fields(opts):
-        default = f.default
-        entry: dict[str, Any] = {"key": f.name, "default": default}
-        if isinstance(default, bool):
-            entry["kind"] = "bool"
-            values: tuple[Any, ...] = (False, True)
-        elif isinstance(default, int):
-            entry["kind"] = "int"
-            values = (default,)
-        else:
-            entry["kind"] = "choice"
-            values = tuple(opts.CHOICES.get(f.name, (default,)))
-        usable = []
-        for value in values:
-            try:
-                opts.from_dict({f.name: value})
-            except OptionError:
-                continue
-            usable.append(value)
-        if entry["kind"] == "choice":
-            entry["choices"] = usable
-        if f.name in LAWS_OPTIONS:
-            entry["laws"] = True  # matters only in laws mode: the dialog shows it there
-        if len(usable) < 2 and entry["kind"] != "int":
-            continue  # nothing to choose
-        options.append(entry)
-    return {
-        "name": cls.name,
-        "title": cls.title,
-        "options": options,
-        "hands": cls.hands_per_game,
-    }
 
 
 class Server:
@@ -133,7 +88,7 @@ class Preset:
         """The dialog's choices, with this variant's options defaulting to the preset."""
         variants = []
         for cls in VARIANTS.values():
-            entry = variant_meta(cls)
+            entry = describe(cls)
             if cls.name == self.variant:
                 for opt in entry["options"]:
                     if opt["key"] in self.options:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,18 +33,68 @@ def find_variant(name: str) -> type[Variant]:
     raise UnknownVariant(f"unknown variant {name!r}; known: {', '.join(VARIANTS)}")
 
 
+# options that only rule on irregularities, so only matter with play_mode "laws" (§6)
+LAWS_OPTIONS = frozenset(
+    {"revoke_correction", "auto_claim", "both_sides_revoke", "revoke_method", "revoker_capped"}
+)
+
+
+def describe(cls: type[Variant]) -> dict[str, Any]:
+    """A variant's name, title, hands per game and options, as the new-game dialog and
+    ``whistkit variants`` show them.
+
+    A choice that the variant refuses (a mode not implemented yet) is left out.
+    """
+    opts = cls.options_class
+    options = []
+    for f in dataclasses.fields(opts):
+        default = f.default
+        entry: dict[str, Any] = {"key": f.name, "default": default}
+        if isinstance(default, bool):
+            entry["kind"] = "bool"
+            values: tuple[Any, ...] = (False, True)
+        elif isinstance(default, int):
+            entry["kind"] = "int"
+            values = (default,)
+        else:
+            entry["kind"] = "choice"
+            values = tuple(opts.CHOICES.get(f.name, (default,)))
+        usable = []
+        for value in values:
+            try:
+                opts.from_dict({f.name: value})
+            except OptionError:
+                continue
+            usable.append(value)
+        if entry["kind"] == "choice":
+            entry["choices"] = usable
+        if f.name in LAWS_OPTIONS:
+            entry["laws"] = True  # matters only in laws mode: the dialog shows it there
+        if len(usable) < 2 and entry["kind"] != "int":
+            continue  # nothing to choose
+        options.append(entry)
+    return {
+        "name": cls.name,
+        "title": cls.title,
+        "options": options,
+        "hands": cls.hands_per_game,
+    }
+
+
 def get_variant(name: str, options: Mapping[str, Any] | None = None) -> Variant:
     """A variant instance with options (a mapping of RULES.md §8 keys)."""
     return find_variant(name).select(name, options)(options)
 
 
 __all__ = [
+    "LAWS_OPTIONS",
     "VARIANTS",
     "HandScore",
     "OptionError",
     "Options",
     "UnknownVariant",
     "Variant",
+    "describe",
     "find_variant",
     "get_variant",
 ]
