@@ -6,6 +6,7 @@ import copy
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -255,3 +256,189 @@ def test_stdin_through_the_installed_command(game: dict[str, Any]) -> None:
         check=False,
     )
     assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
+
+
+# -- laws-mode events, record shape, byte-order marks ---------------------------------
+
+LAWS = {"play_mode": "laws"}
+
+
+@pytest.fixture(scope="module")
+def laws_game() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(dumps(random_game("felagsvist", seed=7, options=LAWS)))
+    return data
+
+
+def _corrected_revoke() -> dict[str, Any]:
+    """A laws-mode Félagsvist hand in which a revoke is corrected (one ``correct`` event)."""
+    import random
+
+    from whistkit.cards import SUIT_MASKS, iter_cards
+    from whistkit.deal import deal_cards
+    from whistkit.state import Deal, new_game
+    from whistkit.variants.laws import Correct
+
+    rng = random.Random(5)
+    state = new_game("felagsvist", LAWS, dealer=0)
+    state = state.apply(Deal(deal_cards(rng, 0).hands, None))
+    corrected = False
+    while not state.results:
+        seat, held = state.to_play, state.holdings[state.to_play]
+        follow = held & SUIT_MASKS[state.trick[0] // 13] if state.trick else 0
+        if not corrected and follow and held & ~follow:
+            state = state.apply(next(iter_cards(held & ~follow)))  # a revoke...
+            state = state.apply(Correct(seat, next(iter_cards(follow))))  # ...corrected
+            corrected = True
+        else:
+            state = state.apply(rng.choice(state.legal_actions()))
+    data: dict[str, Any] = json.loads(dumps(state))
+    assert [e["type"] for e in data["hands"][0]["events"]] == ["correct"]
+    return data
+
+
+def _event(hand: int, **event: Any) -> Callable[[dict[str, Any]], None]:
+    def corrupt(rec: dict[str, Any]) -> None:
+        rec["hands"][hand - 1]["events"] = [event]
+
+    return corrupt
+
+
+@pytest.mark.parametrize(
+    ("corrupt", "pattern"),
+    [
+        (
+            _event(2, at=999, type="claim", seat="N"),
+            r"^hand 2: event 1 \(claim at 999\) was never reached: play has 52 cards",
+        ),
+        (_event(1, at="5", type="bogus"), r'^hand 1: event 1 has an unknown type "bogus"'),
+        (_event(1, at="5", type="claim", seat="N"), r'^hand 1: event 1 \(claim\) has at "5",'),
+        (_event(1, at=-1, type="claim", seat="N"), r"^hand 1: event 1 \(claim\) has at -1,"),
+        (_event(1, type="claim", seat="N"), r"^hand 1: event 1 \(claim\) has at null,"),
+        (_event(1, at=3, seat="N"), r"^hand 1: event 1 has no type"),
+        (
+            # the hand is over after its 52nd card (auto_claim): a claim is never reached
+            _event(1, at=52, type="claim", seat="N"),
+            r"^hand 1, after the last card: event 1 \(claim at 52\) was never reached",
+        ),
+        (
+            _event(1, at=52, type="correct", seat="N"),
+            r"^hand 1: event 1 \(correct at 52\) has no card: play has 52 cards",
+        ),
+        (
+            _event(1, at=3, type="expose", seat="N", card=True),
+            r"^hand 1, trick 1: event 1 \(expose at 3\) cannot be read: card is true, not a string",
+        ),
+    ],
+)
+def test_bad_laws_events(
+    tmp_path: Path,
+    laws_game: dict[str, Any],
+    capsys: pytest.CaptureFixture[str],
+    corrupt: Any,
+    pattern: str,
+) -> None:
+    import re
+
+    rec = copy.deepcopy(laws_game)
+    corrupt(rec)
+    code, out, err = run_replay(tmp_path, rec, capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert re.match(pattern, err.strip()), err
+
+
+def test_events_in_a_strict_record(
+    tmp_path: Path, game: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    rec = copy.deepcopy(game)
+    rec["hands"][0]["events"] = [{"at": 4, "type": "claim", "seat": "N"}]
+    code, out, err = run_replay(tmp_path, rec, capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("hand 1: events need play_mode laws") and err.count("\n") == 1
+
+
+def test_corrected_revoke_event_out_of_range(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rec = _corrected_revoke()
+    code, _, err = run_replay(tmp_path, rec, capsys)
+    assert code == 0, err
+    rec["hands"][0]["events"][0]["at"] = 999
+    code, out, err = run_replay(tmp_path, rec, capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("hand 1: event 1 (correct at 999) was never reached:"), err
+    assert "does not hold it" not in err
+
+
+def _swap_variant(variant: str, seed: int = 3) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(dumps(random_game(variant, seed=seed)))
+    return data
+
+
+@pytest.mark.parametrize(
+    ("variant", "corrupt", "message"),
+    [
+        (
+            "felagsvist",
+            lambda r: r["hands"][0].update(deal=5),
+            "hand 1: 'deal' must be a PBN deal string, not a number",
+        ),
+        (
+            "felagsvist",
+            lambda r: r.update(hands={}),
+            "record: 'hands' must be a list, not an object",
+        ),
+        ("felagsvist", lambda r: r.update(variant=5), "record: 'variant' must be a string"),
+        ("felagsvist", lambda r: r.pop("variant"), "record: 'variant' is missing"),
+        ("felagsvist", lambda r: r.update(options=[]), "record: 'options' must be an object"),
+        ("felagsvist", lambda r: r.update(players=[]), "record: 'players' must be an object"),
+        (
+            "english",
+            lambda r: r["hands"][0].update(bottom={"N": r["hands"][0]["play"][0]}),
+            "hand 1: 'bottom' is a Swedish key, but Whist (English short whist) has no bottom",
+        ),
+        (
+            "swedish",
+            lambda r: r["hands"][0].update(turned=r["hands"][0]["play"][0]),
+            "hand 1: 'turned' is an English and American key, but Swedish whist turns up no",
+        ),
+        ("felagsvist", lambda r: r["hands"][0].update(dealer=True), "hand 1, dealer: true is"),
+        ("felagsvist", lambda r: r.update(format=None), "record: 'format' must be"),
+        (
+            "felagsvist",
+            lambda r: r.update(options={"play_mode": True}),
+            "record: option 'play_mode' must be one of strict, laws, not true",
+        ),
+        (
+            "english",
+            lambda r: r.update(options={"english_rubber": 1}),
+            "record: option 'english_rubber' must be true or false, not 1",
+        ),
+    ],
+)
+def test_record_shape_messages(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    variant: str,
+    corrupt: Any,
+    message: str,
+) -> None:
+    rec = _swap_variant(variant)
+    corrupt(rec)
+    code, out, err = run_replay(tmp_path, rec, capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(message), err
+    assert "True" not in err and "None" not in err
+
+
+def test_byte_order_mark(
+    tmp_path: Path, game: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_replay(tmp_path, "\ufeff" + json.dumps(game), capsys)
+    assert code == 0 and err == "" and json.loads(out)["variant"] == "felagsvist"
+    done = subprocess.run(
+        [sys.executable, "-m", "whistkit.cli", "replay", "-"],
+        input=("\ufeff" + json.dumps(game)).encode("utf-8"),
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr

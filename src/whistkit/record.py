@@ -15,7 +15,7 @@ from .cards import CardError, card_name, parse_card
 from .deal import format_pbn, parse_pbn
 from .seats import SIDES, Seat, SeatError, parse_seat, seat_name
 from .state import DEAL, OVER, Deal, IllegalAction, State, new_game
-from .variants import OptionError, UnknownVariant, find_variant
+from .variants import OptionError, UnknownVariant, find_variant, laws
 
 FORMAT = "whistkit-record/1"
 
@@ -72,13 +72,26 @@ class Record:
 _T = TypeVar("_T")
 
 
+def _json_type(value: Any) -> str:
+    """The JSON type of a decoded value, for messages: "a number", "a list"..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
 def _code(
     value: Any, where: str, parse: Callable[[str], _T], fails: type[ValueError], what: str
 ) -> _T:
     """A record's code ``value`` read by ``parse``; its ``fails`` and non-strings become a
     :class:`RecordError` at ``where`` (``what``: "a seat", for the message)."""
     if not isinstance(value, str):
-        raise RecordError(f"{where}: {value!r} is not {what}")
+        raise RecordError(f"{where}: {json.dumps(value)} is not {what}")
     try:
         return parse(value)
     except fails as e:
@@ -98,20 +111,28 @@ def parse_record(data: Any) -> Record:
     if not isinstance(data, dict):
         raise RecordError("record: the top level must be a JSON object")
     if data.get("format") != FORMAT:
-        raise RecordError(f"record: 'format' must be {FORMAT!r}, not {data.get('format')!r}")
+        raise RecordError(
+            f"record: 'format' must be {json.dumps(FORMAT)}, not {json.dumps(data.get('format'))}"
+        )
     variant = data.get("variant")
-    if not isinstance(variant, str):
+    if variant is None:
         raise RecordError("record: 'variant' is missing")
-    options = data.get("options") or {}
+    if not isinstance(variant, str):
+        raise RecordError(f"record: 'variant' must be a string, not {_json_type(variant)}")
+    options = data.get("options")
+    if options is None:
+        options = {}
     if not isinstance(options, dict):
-        raise RecordError("record: 'options' must be an object")
-    players_raw = data.get("players") or {}
+        raise RecordError(f"record: 'options' must be an object, not {_json_type(options)}")
+    players_raw = data.get("players")
+    if players_raw is None:
+        players_raw = {}
     if not isinstance(players_raw, dict):
-        raise RecordError("record: 'players' must be an object")
+        raise RecordError(f"record: 'players' must be an object, not {_json_type(players_raw)}")
     players = {_seat(k, "players"): str(v) for k, v in players_raw.items()}
     hands_raw = data.get("hands")
     if not isinstance(hands_raw, list):
-        raise RecordError("record: 'hands' must be a list")
+        raise RecordError(f"record: 'hands' must be a list, not {_json_type(hands_raw)}")
     hands = []
     for i, h in enumerate(hands_raw, 1):
         where = f"hand {i}"
@@ -119,8 +140,12 @@ def parse_record(data: Any) -> Record:
             raise RecordError(f"{where}: must be an object")
         dealer = _seat(h.get("dealer"), f"{where}, dealer")
         deal_text = h.get("deal")
-        if not isinstance(deal_text, str):
+        if deal_text is None:
             raise RecordError(f"{where}: 'deal' is missing")
+        if not isinstance(deal_text, str):
+            raise RecordError(
+                f"{where}: 'deal' must be a PBN deal string, not {_json_type(deal_text)}"
+            )
         try:
             deal = parse_pbn(deal_text, full=True)
         except CardError as e:
@@ -148,6 +173,7 @@ def parse_record(data: Any) -> Record:
 
 
 def loads(text: str) -> Record:
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
@@ -185,7 +211,18 @@ def replay(record: Record) -> State:
                 f"hand {n}: dealer is {seat_name(hand.dealer)} but the deal passes to"
                 f" {seat_name(state.dealer)} (dealer out of rotation)"
             )
+        if hand.turned is not None and not variant.uses_turned_card:
+            raise RecordError(
+                f"hand {n}: 'turned' is an English and American key, but {variant.title}"
+                " turns up no card (key of another variant)"
+            )
+        if hand.events and not variant.laws:
+            raise RecordError(
+                f"hand {n}: events need play_mode laws ({variant.title} is played strict)"
+            )
         try:
+            if hand.events:
+                laws.check_events(hand)
             state = state.apply(Deal(hand.hands, hand.turned))
             for action in variant.record_actions(state, hand):
                 state = state.apply(action)

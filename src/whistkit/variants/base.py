@@ -9,6 +9,7 @@ runs in the state's own fast path and never reaches the variant until the hand e
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -76,16 +77,20 @@ class Options:
             default = f.default
             if isinstance(default, bool):
                 if not isinstance(value, bool):
-                    raise OptionError(f"option {key!r} must be true or false, not {value!r}")
+                    raise OptionError(
+                        f"option {key!r} must be true or false, not {json.dumps(value)}"
+                    )
             elif isinstance(default, int):
                 if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                    raise OptionError(f"option {key!r} must be a positive integer, not {value!r}")
+                    raise OptionError(
+                        f"option {key!r} must be a positive integer, not {json.dumps(value)}"
+                    )
             elif isinstance(default, str):
                 choices = cls.CHOICES.get(key, ())
                 if value not in choices:
                     raise OptionError(
                         f"option {key!r} must be one of {', '.join(map(str, choices))},"
-                        f" not {value!r}"
+                        f" not {json.dumps(value)}"
                     )
             kwargs[key] = value
         opts = cls(**kwargs)
@@ -393,6 +398,11 @@ class Variant:
 
     def record_actions(self, state: State, hand: HandRecord) -> list[Action]:
         """The actions between a record's deal and its first card (Swedish bottom cards)."""
+        if hand.bottom is not None:
+            raise IllegalAction(
+                f"'bottom' is a Swedish key, but {self.title} has no bottom cards",
+                "key of another variant",
+            )
         return []
 
     def replay_card(self, state: State, card: int, hand: HandRecord) -> State:

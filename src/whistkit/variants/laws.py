@@ -35,6 +35,7 @@ The record form of these actions is in ``docs/records.md``.
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -840,6 +841,8 @@ def record(hand: HandRecord, action: Action) -> None:
     hand.events.append(event)
 
 
+CARD_EVENTS = set(CARD_ACTIONS.values())
+
 CARDLESS = {
     "reject_lead",
     "name_suit",
@@ -852,40 +855,87 @@ CARDLESS = {
 }
 
 
-def event_action(event: dict[str, Any], card: Card | None) -> Action:
-    """The action an event stands for (``card``: the play-list card of a card event)."""
+def event_action(event: dict[str, Any], card: Card | None, number: int) -> Action:
+    """The action an event stands for (``card``: the play-list card of a card event;
+    ``number``: the event's place in the hand's events, for messages)."""
     from ..seats import parse_seat
 
     kind = event.get("type")
     try:
-        seat = parse_seat(str(event.get("seat")))
+        seat = parse_seat(_text(event, "seat"))
         if kind in ("out_of_turn", "correct", "replace"):
             assert card is not None
             cls = {"out_of_turn": LeadOutOfTurn, "correct": Correct, "replace": Replace}[kind]
             return cls(seat, card)
         if kind == "reject_lead":
-            return RejectLead(seat, str(event.get("remedy")))
+            return RejectLead(seat, _text(event, "remedy"))
         if kind == "name_suit":
-            suit = event.get("suit")
-            return NameSuit(seat, -1 if suit is None else SUITS.index(str(suit).upper()))
+            if event.get("suit") is None:
+                return NameSuit(seat, -1)
+            suit = _text(event, "suit").upper()
+            if len(suit) != 1 or suit not in SUITS:
+                raise ValueError(f"suit is {json.dumps(event['suit'])}, not S, H, D, C or null")
+            return NameSuit(seat, SUITS.index(suit))
         if kind in ("expose", "call"):
-            c = parse_card(str(event.get("card")))
+            c = parse_card(_text(event, "card"))
             return Expose(seat, c) if kind == "expose" else Call(seat, c)
         if kind == "correction_penalty":
-            return CorrectionPenalty(seat, str(event.get("choice")))
+            return CorrectionPenalty(seat, _text(event, "choice"))
         if kind == "claim":
             return ClaimRevoke(seat)
         if kind == "waive_claim":
             return WaiveClaim(seat)
         if kind == "method":
-            return ChooseMethod(seat, str(event.get("method")))
+            return ChooseMethod(seat, _text(event, "method"))
     except (ValueError, KeyError) as e:
-        raise IllegalAction(f"event {event!r} cannot be read: {e}", "laws-mode event") from None
-    raise IllegalAction(f"event {event!r} has an unknown type", "laws-mode event")
+        raise IllegalAction(
+            f"{_event_name(number, event)} cannot be read: {e}", "laws-mode event"
+        ) from None
+    raise IllegalAction(f"{_event_name(number, event)} has an unknown type", "laws-mode event")
 
 
-def _events_at(hand: HandRecord, index: int) -> list[dict[str, Any]]:
-    return [e for e in hand.events or () if e.get("at") == index]
+def _text(event: dict[str, Any], key: str) -> str:
+    """An event's string value ``key``; another JSON value is a :class:`ValueError`."""
+    value = event.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"{key} is {json.dumps(value)}, not a string")
+    return value
+
+
+def _event_name(number: int, event: dict[str, Any]) -> str:
+    """``event 3 (correct at 20)``: an event named by its place and JSON values."""
+    return f"event {number} ({event.get('type')} at {json.dumps(event.get('at'))})"
+
+
+def check_events(hand: HandRecord) -> None:
+    """Check every event's ``type`` and ``at`` before the hand is replayed, so that an event
+    replay would skip (an ``at`` beyond the play list) is refused by name."""
+    end = len(hand.play)
+    for number, event in enumerate(hand.events or (), 1):
+        kind, at = event.get("type"), event.get("at")
+        if kind not in CARD_EVENTS and kind not in CARDLESS:
+            what = "no type" if kind is None else f"an unknown type {json.dumps(kind)}"
+            raise IllegalAction(f"event {number} has {what}", "laws-mode event")
+        if isinstance(at, bool) or not isinstance(at, int) or at < 0:
+            raise IllegalAction(
+                f"event {number} ({kind}) has at {json.dumps(at)}, not a play index",
+                "laws-mode event",
+            )
+        if at > end:
+            raise IllegalAction(
+                f"{_event_name(number, event)} was never reached: play has {end} cards",
+                "laws-mode event",
+            )
+        if at == end and kind in CARD_EVENTS:
+            raise IllegalAction(
+                f"{_event_name(number, event)} has no card: play has {end} cards",
+                "laws-mode event",
+            )
+
+
+def _events_at(hand: HandRecord, index: int) -> list[tuple[int, dict[str, Any]]]:
+    """The hand's events at play index ``index``, each with its number (from 1)."""
+    return [(k, e) for k, e in enumerate(hand.events or (), 1) if e.get("at") == index]
 
 
 def replay_card(state: State, card: Card, hand: HandRecord) -> State:
@@ -893,28 +943,33 @@ def replay_card(state: State, card: Card, hand: HandRecord) -> State:
     irr = hand_state(state)
     index = irr.record_index
     carrying = None
-    for event in _events_at(hand, index):
+    for number, event in _events_at(hand, index):
         if event.get("type") in CARDLESS:
-            state = state.apply(event_action(event, None))
+            state = state.apply(event_action(event, None, number))
         elif carrying is None:
-            carrying = event
+            carrying = (number, event)
         else:
             raise IllegalAction(f"two card events at play index {index}", "laws-mode event")
     if carrying is not None:
-        return state.apply(event_action(carrying, card))
+        return state.apply(event_action(carrying[1], card, carrying[0]))
     return state.apply(card)
 
 
 def replay_end(state: State, hand: HandRecord) -> State:
-    """The events after the record's last card (claims, the penalty method)."""
-    if not isinstance(state.irregular, LawsHand) or state.phase != PLAY:
-        return state
-    for event in _events_at(hand, hand_state(state).record_index):
+    """The events after the record's last card (claims, the penalty method); an event left
+    over once the hand is over was never reached."""
+    events = _events_at(hand, len(hand.play))
+    while events and isinstance(state.irregular, LawsHand) and state.phase == PLAY:
+        number, event = events.pop(0)
         if event.get("type") not in CARDLESS:
-            raise IllegalAction(f"event {event!r} has no card in play", "laws-mode event")
-        state = state.apply(event_action(event, None))
-        if state.phase != PLAY:
-            break
+            raise IllegalAction(f"{_event_name(number, event)} has no card", "laws-mode event")
+        state = state.apply(event_action(event, None, number))
+    if events:
+        number, event = events[0]
+        raise IllegalAction(
+            f"{_event_name(number, event)} was never reached: the hand is over",
+            "laws-mode event",
+        )
     return state
 
 
@@ -932,6 +987,7 @@ __all__ = [
     "Replace",
     "Revoke",
     "WaiveClaim",
+    "check_events",
     "claimant_seat",
     "lawful_mask",
     "public",
