@@ -102,6 +102,21 @@ def lines(*answers: str) -> Callable[[TextGame], str | None]:
     return lambda game: next(it, None)
 
 
+def a_card_then(*answers: str) -> Callable[[TextGame], str | None]:
+    """The player plays a legal card first (so there is a game to keep), then answers."""
+    it = iter(answers)
+    played: list[bool] = []
+
+    def answer(game: TextGame) -> str | None:
+        if played:
+            return next(it, None)
+        played.append(True)
+        card = next(a for a in game.game.state.legal_actions() if type(a) is int)
+        return card_name(card)
+
+    return answer
+
+
 def test_text_game_help_in_swedish_bidding_and_cards_not_held(tmp_path: Path) -> None:
     game, out = text_game(tmp_path, lines("?", "q"), "swedish")
     assert game.run() == 0
@@ -126,7 +141,7 @@ def test_text_game_help_in_swedish_bidding_and_cards_not_held(tmp_path: Path) ->
 def test_text_game_never_overwrites_a_record(tmp_path: Path) -> None:
     for n in (1, 3):
         (tmp_path / f"felagsvist-seed4-{n:04d}.json").write_text(f"kept {n}")
-    game, out = text_game(tmp_path, lines("q"))
+    game, out = text_game(tmp_path, a_card_then("q"))
     assert game.run() == 0
     assert (tmp_path / "felagsvist-seed4-0001.json").read_text() == "kept 1"
     assert (tmp_path / "felagsvist-seed4-0003.json").read_text() == "kept 3"
@@ -138,10 +153,39 @@ def test_text_game_never_overwrites_a_record(tmp_path: Path) -> None:
 def test_text_game_that_cannot_save_prints_the_record(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("kept")
-    game, out = text_game(blocked, lines("q"))
+    game, out = text_game(blocked, a_card_then("q"))
     assert game.run() == 1
     text = out.getvalue()
     assert f"Could not save the record in {blocked}" in text
     record = text[text.index("{") :]
     assert json.loads(record)["format"].startswith("whistkit-record")
     assert blocked.read_text() == "kept"
+
+
+def test_text_game_quit_before_playing_keeps_no_record(tmp_path: Path) -> None:
+    game, out = text_game(tmp_path, lines("?", "q"))
+    assert game.run() == 0
+    assert "Nothing played, so no record." in out.getvalue()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_text_game_ctrl_c_keeps_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Keyboard:
+        """Card numbers 1..13 (one is legal), then Ctrl-C."""
+
+        def __init__(self) -> None:
+            self.answers = [f"{k}\n" for k in range(1, 14)]
+
+        def readline(self) -> str:
+            if not self.answers:
+                raise KeyboardInterrupt
+            return self.answers.pop(0)
+
+    monkeypatch.setattr("sys.stdin", Keyboard())
+    argv = ["play", "--text", "--level", "club", "--seed", "4", "--records", str(tmp_path)]
+    assert main(argv) == 130
+    (saved,) = tmp_path.glob("*.json")
+    assert f"Game saved to {saved}" in capsys.readouterr().out
+    assert replay(loads(saved.read_text())).played

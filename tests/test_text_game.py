@@ -49,7 +49,8 @@ def test_whole_felagsvist_game_with_piped_input(tmp_path: Path) -> None:
 
 
 def test_typed_cards_help_and_quit(tmp_path: Path) -> None:
-    done = run_play(tmp_path, "?\nzz\n99\nq\n", "--seed", "3")
+    numbers = "".join(f"{k}\n" for k in range(1, 14))  # one of them is legal
+    done = run_play(tmp_path, "?\nzz\n99\n" + numbers + "q\n", "--seed", "3")
     assert done.returncode == 0
     out = done.stdout
     assert "Legal cards:" in out
@@ -71,8 +72,15 @@ def test_illegal_card_is_refused_with_the_rule(tmp_path: Path) -> None:
 
 
 def test_new_game_and_bad_options(tmp_path: Path) -> None:
-    done = run_play(tmp_path, "n\nq\n", "--seed", "4")
-    assert done.returncode == 0 and "New game." in done.stdout
+    numbers = "".join(f"{k}\n" for k in range(1, 14))  # one of them is legal
+    done = run_play(tmp_path, numbers + "n\n" + numbers + "q\n", "--seed", "4")
+    assert done.returncode == 0
+    new_seed = re.search(r"New game\. Seed (\d+)\.", done.stdout)
+    assert new_seed, done.stdout[-500:]
+    names = {p.name for p in tmp_path.glob("*.json")}
+    assert names == {"felagsvist-seed4-0001.json", f"felagsvist-seed{new_seed.group(1)}-0002.json"}
+    nothing = run_play(tmp_path, "n\nq\n", "--seed", "4")
+    assert nothing.stdout.count("Nothing played, so no record.") == 2
     assert len(list(tmp_path.glob("*.json"))) == 2
     bad = run_play(tmp_path, "", "--option", "nolo_aces_low=maybe")
     assert bad.returncode == 2 and "nolo_aces_low" in bad.stderr and bad.stdout == ""

@@ -177,7 +177,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     try:
         return game.run()
     except KeyboardInterrupt:
-        print()
+        game.interrupted()  # the record of the game so far is kept, as with q
         return 130
 
 
@@ -216,13 +216,18 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     try:
         options = _parse_options(args.option)
-        records = (
-            Path(args.records)
-            if args.records
-            else default_data_dir()
-            / "matches"
-            / f"{args.variant}-{args.ns}-vs-{args.ew}-{args.deals}-seed{args.seed}"
-        )
+        if not 0 <= args.seed < 2**63:
+            raise ValueError(f"--seed must be from 0 to 2**63-1, not {args.seed}")
+        if args.records:
+            records = Path(args.records)
+        else:
+            # a new folder per run: the same match played again keeps the earlier records
+            base = default_data_dir() / "matches"
+            name = f"{args.variant}-{args.ns}-vs-{args.ew}-{args.deals}-seed{args.seed}"
+            records, k = base / name, 1
+            while any(records.glob("game*.json")):
+                k += 1
+                records = base / f"{name}-{k}"
         result = run_match(
             args.variant,
             ns=args.ns,
@@ -242,11 +247,21 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .bots import DEFAULT_LEVEL, play_level
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .bots import DEFAULT_LEVEL, LEVELS, play_level
+    from .match import match_levels
 
     parser = argparse.ArgumentParser(
-        prog="whistkit", description="The whist family of card games: play, replay, solve."
+        prog="whistkit",
+        description="The whist family of card games: play against bots, bot matches,"
+        " game records, a double-dummy solver.",
     )
+    try:
+        own_version = version("whistkit")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        own_version = "unknown (not installed)"
+    parser.add_argument("--version", action="version", version=f"whistkit {own_version}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = sub.add_parser("play", help="play a game against bots")
@@ -259,8 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, help="terminal game: seed for the deals and the bots")
     play.add_argument(
         "--level",
-        help=f"bot level (terminal game: default {play_level()}, the strongest that answers"
-        f" quickly here; web game: the dialog's first choice, default {DEFAULT_LEVEL})",
+        type=str.lower,
+        help=f"bot level: {', '.join(LEVELS)} (terminal game: default {play_level()}, the"
+        " strongest that answers quickly here; web game: the dialog's first choice, default"
+        f" {DEFAULT_LEVEL})",
     )
     play.add_argument(
         "--option",
@@ -279,14 +296,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     match = sub.add_parser("match", help="a duplicate match between two bot levels")
     match.add_argument("--variant", default="felagsvist", help="variant name (default felagsvist)")
-    match.add_argument("--ns", required=True, help="level of the N-S pair at table a")
-    match.add_argument("--ew", required=True, help="level of the E-W pair at table a")
+    levels = ", ".join(match_levels())
+    match.add_argument(
+        "--ns", required=True, type=str.lower, help=f"level of the N-S pair at table a: {levels}"
+    )
+    match.add_argument("--ew", required=True, type=str.lower, help="level of the E-W pair")
     match.add_argument("--deals", type=int, required=True, help="number of deals")
     match.add_argument("--seed", type=int, default=1, help="seed of the deals and the bots")
     match.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     match.add_argument("--json", action="store_true", help="print the result as one JSON line")
-    match.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
-    match.add_argument("--records", help="folder for the records (default: user data dir)")
+    match.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rule option, as in play (repeatable; `whistkit variants` lists them)",
+    )
+    match.add_argument(
+        "--records",
+        help="a new or empty folder for the records (default: a new one under the user data dir)",
+    )
     match.set_defaults(func=cmd_match)
 
     var = sub.add_parser(

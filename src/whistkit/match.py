@@ -282,7 +282,8 @@ def run_match(
     """Play a duplicate match of ``deals`` deals; write every game's record to ``records``.
 
     ``progress(done, total)`` is called as deals finish. Raises ``ValueError`` naming a
-    bad argument (unknown level, fewer than 2 deals, fewer than 1 job) and
+    bad argument (unknown level, fewer than 2 deals, fewer than 1 job, a records folder
+    that already holds match records) and
     ``RuntimeError`` if a level needs the solver and it is missing.
     """
     v = get_variant(variant, options)
@@ -303,6 +304,13 @@ def run_match(
             raise ValueError(
                 f"cannot use {records} as the records folder: {e.strerror or e}"
             ) from None
+        earlier = sum(1 for _ in records.glob("game*.json"))
+        if earlier:
+            # never overwrite or mix with another match's records
+            raise ValueError(
+                f"the records folder {records} already holds {earlier} match records;"
+                " give --records a new or empty folder"
+            )
     specs = list(_specs(v, options or {}, ns, ew, deals, seed, records))
     results: list[list[DealResult]] = []
     done = 0

@@ -50,6 +50,7 @@ class TextGame:
     def _new_game(self, seed: int) -> Game:
         bots = {seat: make_bot(self.level) for seat in range(4) if seat != HUMAN}
         self.seed = seed
+        self.acted = False  # has the player played a card or made a choice in this game?
         return Game(self.variant, self.options, seed=seed, bots=bots)
 
     def say(self, text: str = "") -> None:
@@ -109,15 +110,21 @@ class TextGame:
         )
         while True:
             outcome = self.play_one()
-            path = self.save()
-            if outcome == "quit":
-                if path is None:
+            if outcome in ("quit", "new") and not self.acted:
+                path = None  # nothing of the player's to keep
+                self.say("Nothing played, so no record.")
+            else:
+                path = self.save()
+                if path is None and outcome == "quit":
                     return 1  # the record went to the terminal
-                self.say(f"Game saved to {path}")
+            if outcome == "quit":
+                if path:
+                    self.say(f"Game saved to {path}")
                 return 0
             if outcome == "new":
-                self.say(f"Game saved to {path}. New game." if path else "New game.")
-                self.game = self._new_game(random.Random(self.seed).randrange(1 << 31))
+                if path:
+                    self.say(f"Game saved to {path}.")
+                self.new_game()
                 continue
             s = self.game.state
             self.say()
@@ -136,7 +143,21 @@ class TextGame:
             answer = self.read_line()
             if answer is None or answer.strip().lower() != "n":
                 return 0
-            self.game = self._new_game(random.Random(self.seed).randrange(1 << 31))
+            self.new_game()
+
+    def new_game(self) -> None:
+        """The next game, seeded from this one's seed (so a whole session replays)."""
+        self.game = self._new_game(random.Random(self.seed).randrange(1 << 31))
+        self.say(f"New game. Seed {self.seed}.")
+
+    def interrupted(self) -> None:
+        """Ctrl-C: keep the game played so far, as ``q`` would."""
+        self.say()
+        if not self.acted:
+            return
+        path = self.save()
+        if path:
+            self.say(f"Game saved to {path}")
 
     def play_one(self) -> str:
         """Play until the game ends ("over"), or the player asks for "new" or "quit"."""
@@ -230,27 +251,48 @@ class TextGame:
             except IllegalAction as e:
                 self.say(f"Refused: {e}")
                 continue
+            self.acted = True
             if state.phase == BID:
                 self.say(f"S commits {card_name(card)} as bottom card")
             else:
                 self.say(f"S plays {card_name(card)}")
                 irr = state.irregular
                 if irr is not None and not lawful_mask(state, HUMAN, irr) >> card & 1:
-                    self.offer_correction()
+                    return self.offer_correction()
             return "played"
 
-    def offer_correction(self) -> None:
+    def offer_correction(self) -> str:
         """Right after a revoke, before the bots play on: take it back now or never.
 
         The bots would turn the trick at once, which establishes the revoke (§6.2).
+        Returns "played", or "new" / "quit" when the player asks for that instead.
         """
-        self.say("That is a revoke: type 'correct CARD' to take it back, or Enter to play on.")
-        self.out.write("Correct? ")
-        self.out.flush()
-        line = self.read_line()
-        word, _, rest = (line or "").strip().lower().partition(" ")
-        if word == "correct" and rest:
-            self.irregular(word, rest)
+        self.say(
+            "That is a revoke: type the card to play instead (e.g. 5H) to take it back,"
+            " or Enter to let it stand."
+        )
+        while True:
+            self.out.write("Correct? ")
+            self.out.flush()
+            line = self.read_line()
+            if line is None:
+                self.say()
+                return "quit"
+            text = line.strip().lower()
+            if not text:
+                return "played"
+            if text in ("q", "quit", "n", "new"):
+                return "quit" if text.startswith("q") else "new"
+            word, _, rest = text.partition(" ")
+            card_text = rest if word == "correct" and rest else text
+            if card_text in ("?", "h", "help") or card_text.isdigit():
+                self.say(
+                    "Type the card to play instead (a card of the led suit, e.g. 5H),"
+                    " Enter to let the revoke stand, n for a new game, q to quit."
+                )
+                continue
+            if self.irregular("correct", card_text):
+                return "played"
 
     def decide(self, choices: list[Action]) -> str:
         """A decision the rules ask of the human (laws mode): pick one by number."""
@@ -268,24 +310,27 @@ class TextGame:
             if text.isdigit() and 1 <= int(text) <= len(choices):
                 action = choices[int(text) - 1]
                 self.game.act(action)
+                self.acted = True
                 self.say(f"S {action}")
                 return "played"
             self.say(f"Refused: type a number from 1 to {len(choices)}")
 
-    def irregular(self, word: str, text: str) -> None:
-        """``correct CARD`` or ``expose CARD`` (laws mode, RULES.md §6)."""
+    def irregular(self, word: str, text: str) -> bool:
+        """``correct CARD`` or ``expose CARD`` (laws mode, RULES.md §6); False if refused."""
         try:
             card = parse_card(text)
         except CardError as e:
             self.say(f"Refused: {e}")
-            return
+            return False
         action: Action = Correct(HUMAN, card) if word == "correct" else Expose(HUMAN, card)
         try:
             self.game.act(action)
         except IllegalAction as e:
             self.say(f"Refused: {e}")
-            return
+            return False
+        self.acted = True
         self.say(f"S {action}")
+        return True
 
     def parse_answer(self, text: str) -> int | None:
         _, cards = self.hand_line()

@@ -71,6 +71,7 @@ def test_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         (["--ns", "wizard", "--ew", "club", "--deals", "4"], "unknown level 'wizard'"),
         (["--ns", "club", "--ew", "club", "--deals", "1"], "at least 2 deals"),
         (["--ns", "club", "--ew", "club", "--deals", "4", "--variant", "poker"], "poker"),
+        (["--ns", "club", "--ew", "club", "--deals", "4", "--seed", "-5"], "--seed must be"),
     ],
 )
 def test_cli_errors_name_the_problem(
@@ -109,3 +110,26 @@ def test_missing_solver_is_reported_before_play(
     assert main([*args, "--records", str(tmp_path)]) == 2
     assert "need the double-dummy solver" in capsys.readouterr().err
     assert not list(tmp_path.glob("*.json"))
+
+
+def test_records_are_never_overwritten_or_mixed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["match", "--ns", "Club", "--ew", "BEGINNER", "--deals", "2", "--json"]
+    assert main([*args, "--records", str(tmp_path)]) == 0  # levels in any case
+    kept = {p: p.read_text() for p in tmp_path.glob("*.json")}
+    assert len(kept) == 2
+    capsys.readouterr()
+    assert main([*args, "--records", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"whistkit match: the records folder {tmp_path} already holds 2 match records;"
+        " give --records a new or empty folder\n"
+    )
+    assert {p: p.read_text() for p in tmp_path.glob("*.json")} == kept
+    # without --records each run gets a new folder under the user data directory
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert main(args) == 0 and main(args) == 0
+    runs = sorted(p.name for p in (tmp_path / "data").glob("*/matches/*"))
+    base = "felagsvist-club-vs-beginner-2-seed1"
+    assert runs == [base, f"{base}-2"]

@@ -42,7 +42,7 @@ def test_position_validation() -> None:
     # a discard while still holding the led suit is a revoke
     e = parse_hand("QS")
     s = parse_hand("TS")
-    with pytest.raises(ValueError, match="discarded"):
+    with pytest.raises(ValueError, match=r"^E played 2H but holds a spade \(must follow suit\)$"):
         Position((n, e, s, h[3]), (parse_card("AS"), parse_card("2H"), parse_card("9S")))
 
 

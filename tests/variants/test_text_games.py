@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
-# card numbers 1..13 again and again: each refused number is simply retried
-ANSWERS = "\n".join(str(k) for _ in range(600) for k in range(1, 14)) + "\n"
+# card numbers 1..13 again and again: each refused number is simply retried; the empty
+# line after each lets a revoke stand (laws mode asks at once) and is skipped otherwise
+ANSWERS = "".join(f"{k}\n\n" for _ in range(600) for k in range(1, 14))
 
 
 def run(args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
@@ -121,3 +122,53 @@ def test_text_game_revoke_and_correct(tmp_path):
     assert summary["winner"] in ("NS", "EW")
     assert all("revokes" not in h for h in summary["hands"])  # corrected: no penalty
     assert '"type": "correct"' in record
+
+
+@pytest.mark.parametrize("then", ["q", "card"])
+def test_the_correction_prompt_takes_a_card_help_or_quit(tmp_path, then):
+    """After a revoke: '?' explains, a non-card is refused, then q quits (the game is kept)
+    or the card itself (no 'correct' needed) takes the revoke back."""
+    import io
+
+    from whistkit.cards import SUIT_MASKS, card_name, iter_cards
+    from whistkit.text_game import TextGame
+
+    out = io.StringIO()
+    box: list[TextGame] = []
+    script: list[str] = []
+
+    def read_line() -> str | None:
+        if script:
+            return script.pop(0) + "\n"
+        s = box[0].game.state
+        if "Correct? " in out.getvalue():
+            return None  # asked once only
+        hand = s.holdings[2]
+        if s.trick:
+            follow = hand & SUIT_MASKS[s.trick[0] // 13]
+            off = [c for c in iter_cards(hand) if not follow >> c & 1]
+            if follow and off:
+                fix = card_name(next(iter_cards(follow)))
+                script.extend(["?", "zz", "q" if then == "q" else fix.lower()])
+                return card_name(off[0]) + "\n"
+        legal = s.legal_actions()
+        return (card_name(legal[0]) if type(legal[0]) is int else "1") + "\n"
+
+    game = TextGame(
+        variant="american",
+        options={"play_mode": "laws"},
+        seed=5,
+        level="beginner",
+        records_dir=tmp_path,
+        out=out,
+        read_line=read_line,
+    )
+    box.append(game)
+    assert game.run() == 0
+    text = out.getvalue()
+    assert "Type the card to play instead (a card of the led suit" in text
+    assert "Refused: not a card: 'zz'" in text
+    if then == "q":
+        assert "S corrects" not in text and "Game saved to" in text
+    else:
+        assert "S corrects the revoke with" in text

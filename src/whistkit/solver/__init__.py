@@ -109,8 +109,9 @@ class Position:
             for i, c in enumerate(self.trick[1:], start=1):
                 seat = (self.leader + i) & 3
                 if c // 13 != lead and self.hands[seat] & _SUIT_MASKS[lead]:
+                    suit = ("a spade", "a heart", "a diamond", "a club")[lead]
                     raise ValueError(
-                        f"{_SEATS[seat]} discarded {_name(c)} but still holds the led suit"
+                        f"{_SEATS[seat]} played {_name(c)} but holds {suit} (must follow suit)"
                     )
 
     def legal_cards(self) -> list[int]:
