@@ -189,3 +189,20 @@ def test_text_game_ctrl_c_keeps_the_game(
     (saved,) = tmp_path.glob("*.json")
     assert f"Game saved to {saved}" in capsys.readouterr().out
     assert replay(loads(saved.read_text())).played
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--text", "--port", "8080"], "--port is for the web game, not the terminal game"),
+        (["--text", "--no-browser", "--db", "x.db"], "--db, --no-browser are for the web game"),
+        (["--seed", "3"], "--seed is for the terminal game, not the web game (its new-game"),
+        (["--records", "r"], "--records is for the terminal game, not the web game"),
+    ],
+)
+def test_play_refuses_options_of_the_other_mode(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["play", *argv]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and message in out.err and out.err.count("\n") == 1

@@ -136,6 +136,20 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.seed is not None and not 0 <= args.seed < 2**63:
         print(f"whistkit play: --seed must be from 0 to 2**63-1, not {args.seed}", file=sys.stderr)
         return EXIT_USAGE
+    # an option of the other mode would be silently ignored: say so instead
+    web_only = {"--host": args.host, "--port": args.port, "--db": args.db}
+    web_only["--no-browser"] = args.no_browser or None
+    text_only = {"--seed": args.seed, "--records": args.records}
+    unused = [k for k, v in (web_only if args.text else text_only).items() if v is not None]
+    if unused:
+        mode, other = ("terminal", "web") if args.text else ("web", "terminal")
+        print(
+            f"whistkit play: {', '.join(unused)} {'is' if len(unused) == 1 else 'are'} for the"
+            f" {other} game, not the {mode} game"
+            + (" (its new-game dialog takes a seed)" if "--seed" in unused else ""),
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if not args.text:
         return _play_web(args)
     from .bots import LEVELS, play_level
@@ -202,7 +216,9 @@ def _play_web(args: argparse.Namespace) -> int:
 
     try:
         preset = Preset(args.variant, args.level or DEFAULT_LEVEL, _parse_options(args.option))
-        serve(db, host=args.host, port=args.port, preset=preset, ready=ready)
+        host = "127.0.0.1" if args.host is None else args.host
+        port = 8000 if args.port is None else args.port
+        serve(db, host=host, port=port, preset=preset, ready=ready)
     except KeyboardInterrupt:
         pass
     except (OSError, ValueError) as e:
@@ -288,8 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
         "`whistkit variants` lists them)",
     )
     play.add_argument("--records", help="folder for saved records (default: user data dir)")
-    play.add_argument("--host", default="127.0.0.1", help="web game: address to listen on")
-    play.add_argument("--port", type=int, default=8000, help="web game: port (default 8000)")
+    play.add_argument("--host", help="web game: address to listen on (default 127.0.0.1)")
+    play.add_argument("--port", type=int, help="web game: port (default 8000)")
     play.add_argument("--db", help="web game: SQLite file of games (default: user data dir)")
     play.add_argument("--no-browser", action="store_true", help="web game: do not open a browser")
     play.set_defaults(func=cmd_play)

@@ -66,8 +66,11 @@ class TextGame:
     def show_table(self) -> None:
         s = self.game.state
         self.say()
-        self.say(f"{s.variant.describe(s)}   (dealer {seat_name(s.dealer)})")
+        header = s.variant.describe(s)
+        self.say(f"{header}   (dealer {seat_name(s.dealer)})")
         for key, value in s.variant.public_info(s, HUMAN).items():
+            if f"{key} {_plain(value)}" in header:
+                continue  # said in the header already ("Spades trumps (turned 7S)")
             self.say(f"  {key}: {_plain(value)}")
         self.say(
             f"Score: NS {s.score[0]}  EW {s.score[1]}   this hand: NS {_tricks(s.tricks[0])},"

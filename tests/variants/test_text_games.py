@@ -32,8 +32,8 @@ def run(args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
     ("variant", "options", "expect"),
     [
         ("swedish", [], ["reveals", "bottom card", "(game to 13)"]),
-        ("english", [], ["turned:", "Honours:", "Rubber to", "Rubber:"]),
-        ("american", [], ["turned:", "Game to"]),
+        ("english", [], ["(turned ", "Honours:", "Rubber to", "Rubber:"]),
+        ("american", [], ["(turned ", "Game to"]),
         ("american", ["--option", "american_match=rubber"], ["Rubber:"]),
         # laws mode: the piped numbers make S revoke, and the record keeps the revokes
         ("swedish", ["--option", "play_mode=laws"], ["That is a revoke"]),
@@ -62,6 +62,7 @@ def test_text_game_to_the_end(tmp_path, variant, options, expect):
     assert "win (" in out
     for text in expect:
         assert text in out, text
+    assert "\n  turned:" not in out  # the header says it already
     files = sorted(records.glob("*.json"))
     assert len(files) == 1
     rep = run(["replay", str(files[0])], "")
