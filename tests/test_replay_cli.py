@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -31,6 +32,18 @@ def run_replay(
     code = main(["replay", str(path)])
     out = capsys.readouterr()
     return code, out.out, out.err
+
+
+def refused(
+    tmp_path: Path, record: dict[str, Any], corrupt: Any, capsys: pytest.CaptureFixture[str]
+) -> str:
+    """Replay a corrupted copy of ``record``: exit 2, nothing on standard output, and the
+    one line of standard error that is returned."""
+    rec = copy.deepcopy(record)
+    corrupt(rec)
+    code, out, err = run_replay(tmp_path, rec, capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    return err.strip()
 
 
 def test_complete_game(
@@ -212,15 +225,8 @@ def test_invalid_records(
     corrupt: Any,
     pattern: str,
 ) -> None:
-    rec = copy.deepcopy(game)
-    corrupt(rec)
-    code, out, err = run_replay(tmp_path, rec, capsys)
-    assert code == 2
-    assert out == ""
-    assert err.count("\n") == 1
-    import re
-
-    assert re.match(pattern, err.strip()), err
+    err = refused(tmp_path, game, corrupt, capsys)
+    assert re.match(pattern, err), err
 
 
 def test_truncated_json(
@@ -337,13 +343,8 @@ def test_bad_laws_events(
     corrupt: Any,
     pattern: str,
 ) -> None:
-    import re
-
-    rec = copy.deepcopy(laws_game)
-    corrupt(rec)
-    code, out, err = run_replay(tmp_path, rec, capsys)
-    assert code == 2 and out == "" and err.count("\n") == 1
-    assert re.match(pattern, err.strip()), err
+    err = refused(tmp_path, laws_game, corrupt, capsys)
+    assert re.match(pattern, err), err
 
 
 def test_events_in_a_strict_record(

@@ -204,20 +204,11 @@ class TextGame:
         if choices and not any(isinstance(a, BottomCard) for a in choices):
             return self.decide(choices)
         while True:
-            self.out.write("Your card (? for help): ")
-            self.out.flush()
-            line = self.read_line()
-            if line is None:
-                self.say()
-                return "quit"
-            text = line.strip()
-            if not text:
+            leave, low = self.prompt("Your card (? for help): ")
+            if leave:
+                return leave
+            if not low:
                 continue
-            low = text.lower()
-            if low in ("q", "quit"):
-                return "quit"
-            if low in ("n", "new"):
-                return "new"
             if low in ("?", "h", "help"):
                 # cards to play, or in Swedish bidding the cards that may be the bottom card
                 legal = [
@@ -241,7 +232,7 @@ class TextGame:
             if word in ("correct", "expose") and rest and self.game.variant.laws:
                 self.irregular(word, rest)
                 continue
-            card = self.parse_answer(text)
+            card = self.parse_answer(low)
             if card is None:
                 continue
             state = self.game.state
@@ -275,17 +266,11 @@ class TextGame:
             " or Enter to let it stand."
         )
         while True:
-            self.out.write("Correct? ")
-            self.out.flush()
-            line = self.read_line()
-            if line is None:
-                self.say()
-                return "quit"
-            text = line.strip().lower()
+            leave, text = self.prompt("Correct? ")
+            if leave:
+                return leave
             if not text:
                 return "played"
-            if text in ("q", "quit", "n", "new"):
-                return "quit" if text.startswith("q") else "new"
             word, _, rest = text.partition(" ")
             card_text = rest if word == "correct" and rest else text
             if card_text in ("?", "h", "help") or card_text.isdigit():
@@ -297,19 +282,27 @@ class TextGame:
             if self.irregular("correct", card_text):
                 return "played"
 
+    def prompt(self, question: str) -> tuple[str | None, str]:
+        """Ask and read one answer: ("quit", "") at the end of input, ("quit" or "new", "")
+        for q or n, else (None, the answer stripped and in lower case)."""
+        self.out.write(question)
+        self.out.flush()
+        line = self.read_line()
+        if line is None:
+            self.say()
+            return "quit", ""
+        text = line.strip().lower()
+        if text in ("q", "quit", "n", "new"):
+            return ("quit" if text.startswith("q") else "new"), ""
+        return None, text
+
     def decide(self, choices: list[Action]) -> str:
         """A decision the rules ask of the human (laws mode): pick one by number."""
         self.say("You decide: " + "  ".join(f"{i}) {a}" for i, a in enumerate(choices, 1)))
         while True:
-            self.out.write("Your choice: ")
-            self.out.flush()
-            line = self.read_line()
-            if line is None:
-                self.say()
-                return "quit"
-            text = line.strip().lower()
-            if text in ("q", "quit", "n", "new"):
-                return "quit" if text.startswith("q") else "new"
+            leave, text = self.prompt("Your choice: ")
+            if leave:
+                return leave
             if text.isdigit() and 1 <= int(text) <= len(choices):
                 action = choices[int(text) - 1]
                 self.game.act(action)

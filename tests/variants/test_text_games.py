@@ -76,29 +76,30 @@ def test_text_game_to_the_end(tmp_path, variant, options, expect):
     assert final == f"NS {summary['score']['NS']}, EW {summary['score']['EW']}."
 
 
-def test_text_game_revoke_and_correct(tmp_path):
-    """In laws mode S revokes once and takes it back with 'correct CARD'."""
+def revoke_once(tmp_path, answers):
+    """An American laws-mode game (seed 5, beginner bots) in which S revokes at the first
+    chance, then gives ``answers`` ("{fix}": a card of the led suit), then plays its first
+    legal card until the game ends. Returns the exit code and the output."""
     import io
 
     from whistkit.cards import SUIT_MASKS, card_name, iter_cards
-    from whistkit.record import loads, replay, summarize
     from whistkit.text_game import TextGame
 
     out = io.StringIO()
-    done: dict[str, str] = {}
     box: list[TextGame] = []
+    script: list[str] = []
 
     def read_line() -> str | None:
+        if script:
+            return script.pop(0) + "\n"
         s = box[0].game.state
         hand = s.holdings[2]
-        if "correct" in done and "said" not in done:
-            done["said"] = "yes"
-            return done["correct"] + "\n"
-        if s.trick and "correct" not in done:
+        if s.trick and "That is a revoke" not in out.getvalue():
             follow = hand & SUIT_MASKS[s.trick[0] // 13]
             off = [c for c in iter_cards(hand) if not follow >> c & 1]
             if follow and off:
-                done["correct"] = "correct " + card_name(next(iter_cards(follow)))
+                fix = card_name(next(iter_cards(follow)))
+                script.extend(a.replace("{fix}", fix) for a in answers)
                 return card_name(off[0]) + "\n"
         legal = s.legal_actions()
         if not legal:
@@ -115,8 +116,15 @@ def test_text_game_revoke_and_correct(tmp_path):
         read_line=read_line,
     )
     box.append(game)
-    assert game.run() == 0
-    text = out.getvalue()
+    return game.run(), out.getvalue()
+
+
+def test_text_game_revoke_and_correct(tmp_path):
+    """In laws mode S revokes once and takes it back with 'correct CARD'."""
+    from whistkit.record import loads, replay, summarize
+
+    code, text = revoke_once(tmp_path, ["correct {fix}"])
+    assert code == 0
     assert "That is a revoke" in text and "S corrects the revoke with" in text
     record = next(tmp_path.glob("*.json")).read_text()
     summary = summarize(replay(loads(record)))
@@ -125,48 +133,12 @@ def test_text_game_revoke_and_correct(tmp_path):
     assert '"type": "correct"' in record
 
 
-@pytest.mark.parametrize("then", ["q", "card"])
+@pytest.mark.parametrize("then", ["q", "{fix}"])
 def test_the_correction_prompt_takes_a_card_help_or_quit(tmp_path, then):
     """After a revoke: '?' explains, a non-card is refused, then q quits (the game is kept)
     or the card itself (no 'correct' needed) takes the revoke back."""
-    import io
-
-    from whistkit.cards import SUIT_MASKS, card_name, iter_cards
-    from whistkit.text_game import TextGame
-
-    out = io.StringIO()
-    box: list[TextGame] = []
-    script: list[str] = []
-
-    def read_line() -> str | None:
-        if script:
-            return script.pop(0) + "\n"
-        s = box[0].game.state
-        if "Correct? " in out.getvalue():
-            return None  # asked once only
-        hand = s.holdings[2]
-        if s.trick:
-            follow = hand & SUIT_MASKS[s.trick[0] // 13]
-            off = [c for c in iter_cards(hand) if not follow >> c & 1]
-            if follow and off:
-                fix = card_name(next(iter_cards(follow)))
-                script.extend(["?", "zz", "q" if then == "q" else fix.lower()])
-                return card_name(off[0]) + "\n"
-        legal = s.legal_actions()
-        return (card_name(legal[0]) if type(legal[0]) is int else "1") + "\n"
-
-    game = TextGame(
-        variant="american",
-        options={"play_mode": "laws"},
-        seed=5,
-        level="beginner",
-        records_dir=tmp_path,
-        out=out,
-        read_line=read_line,
-    )
-    box.append(game)
-    assert game.run() == 0
-    text = out.getvalue()
+    code, text = revoke_once(tmp_path, ["?", "zz", then])
+    assert code == 0
     assert "Type the card to play instead (a card of the led suit" in text
     assert "Refused: not a card: 'zz'" in text
     if then == "q":
