@@ -228,7 +228,7 @@ def _play_web(args: argparse.Namespace) -> int:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from .match import main_json, run_match, terminal_progress
+    from .match import main_json, match_records, run_match, terminal_progress
 
     try:
         options = _parse_options(args.option)
@@ -241,7 +241,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             base = default_data_dir() / "matches"
             name = f"{args.variant}-{args.ns}-vs-{args.ew}-{args.deals}-seed{args.seed}"
             records, k = base / name, 1
-            while any(records.glob("game*.json")):
+            while match_records(records):
                 k += 1
                 records = base / f"{name}-{k}"
         result = run_match(

@@ -267,6 +267,11 @@ def _specs(
         )
 
 
+def match_records(folder: Path) -> list[Path]:
+    """The match records (``game0000a.json``, ...) already in ``folder``."""
+    return sorted(folder.glob("game*.json"))
+
+
 def run_match(
     variant: str = "felagsvist",
     *,
@@ -304,7 +309,7 @@ def run_match(
             raise ValueError(
                 f"cannot use {records} as the records folder: {e.strerror or e}"
             ) from None
-        earlier = sum(1 for _ in records.glob("game*.json"))
+        earlier = len(match_records(records))
         if earlier:
             # never overwrite or mix with another match's records
             raise ValueError(
@@ -362,6 +367,7 @@ __all__ = [
     "main_json",
     "make_player",
     "match_levels",
+    "match_records",
     "run_match",
     "terminal_progress",
 ]

@@ -25,6 +25,7 @@ from typing import Any, Literal, overload
 
 from ..cards import FULL_DECK as _FULL
 from ..cards import SUIT_MASKS as _SUIT_MASKS
+from ..cards import SUIT_NAMES as _SUIT_NAMES
 from ..cards import cards_of
 
 _SEATS = "NESW"
@@ -109,9 +110,9 @@ class Position:
             for i, c in enumerate(self.trick[1:], start=1):
                 seat = (self.leader + i) & 3
                 if c // 13 != lead and self.hands[seat] & _SUIT_MASKS[lead]:
-                    suit = ("a spade", "a heart", "a diamond", "a club")[lead]
                     raise ValueError(
-                        f"{_SEATS[seat]} played {_name(c)} but holds {suit} (must follow suit)"
+                        f"{_SEATS[seat]} played {_name(c)} but holds a"
+                        f" {_SUIT_NAMES[lead][:-1]} (must follow suit)"
                     )
 
     def legal_cards(self) -> list[int]:
