@@ -47,19 +47,24 @@ def _parse_options(items: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+def _read_input(name: str, command: str) -> str | None:
+    """The text of file ``name`` (``-``: standard input), or None after a one-line error."""
+    try:
+        if name == "-":
+            return sys.stdin.read()
+        return Path(name).read_text(encoding="utf-8")
+    except OSError as e:
+        print(f"whistkit {command}: cannot read {name}: {e.strerror}", file=sys.stderr)
+    except UnicodeDecodeError:
+        print(f"whistkit {command}: {name} is not UTF-8 text", file=sys.stderr)
+    return None
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from .record import RecordError, loads, replay, summarize
 
-    try:
-        if args.file == "-":
-            text = sys.stdin.read()
-        else:
-            text = Path(args.file).read_text(encoding="utf-8")
-    except OSError as e:
-        print(f"whistkit replay: cannot read {args.file}: {e.strerror}", file=sys.stderr)
-        return EXIT_USAGE
-    except UnicodeDecodeError:
-        print(f"whistkit replay: {args.file} is not UTF-8 text", file=sys.stderr)
+    text = _read_input(args.file, "replay")
+    if text is None:
         return EXIT_USAGE
     try:
         state = replay(loads(text))
@@ -68,6 +73,43 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     json.dump(summarize(state), sys.stdout, ensure_ascii=False, indent=None if args.compact else 2)
     sys.stdout.write("\n")
+    return 0
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from .analysis import analyse, report
+    from .match import terminal_progress
+    from .record import RecordError, loads
+
+    if args.node_limit < 1:
+        print(
+            f"whistkit analyse: --node-limit must be at least 1, not {args.node_limit}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    text = _read_input(args.file, "analyse")
+    if text is None:
+        return EXIT_USAGE
+    try:
+        record = loads(text)
+        result = analyse(
+            record,
+            node_limit=args.node_limit,
+            hands=set(args.hand) if args.hand else None,
+            progress=None if args.json else terminal_progress("analysing"),
+        )
+    except (RecordError, ValueError, RuntimeError) as e:
+        print(
+            f"whistkit analyse: {e}" if not isinstance(e, RecordError) else str(e), file=sys.stderr
+        )
+        return EXIT_USAGE
+    if args.json:
+        json.dump(
+            result.to_json(), sys.stdout, ensure_ascii=False, indent=None if args.compact else 2
+        )
+        sys.stdout.write("\n")
+    else:
+        print(report(result))
     return 0
 
 
@@ -345,6 +387,32 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("file", help="record file, or - for standard input")
     rep.add_argument("--compact", action="store_true", help="one line of JSON")
     rep.set_defaults(func=cmd_replay)
+
+    from .analysis import NODE_LIMIT
+
+    ana = sub.add_parser(
+        "analyse",
+        aliases=["analyze"],
+        help="double-dummy review of a record: the cards that gave tricks away",
+        description="Solve every position of a game record double dummy and list, hand by"
+        " hand, the cards that gave up tricks against the best card (in Nóló and nollspel:"
+        " took more), with each hand's par and a summary per seat.",
+    )
+    ana.add_argument("file", help="record file, or - for standard input")
+    ana.add_argument(
+        "--hand", type=int, action="append", metavar="N", help="only hand N (repeat for more)"
+    )
+    ana.add_argument(
+        "--node-limit",
+        type=int,
+        default=NODE_LIMIT,
+        metavar="N",
+        help=f"search nodes per position; positions needing more are left unjudged"
+        f" (default {NODE_LIMIT:,}, about a second)",
+    )
+    ana.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    ana.add_argument("--compact", action="store_true", help="with --json: one line")
+    ana.set_defaults(func=cmd_analyse)
 
     from .solver.cli import add_parser as add_solve_parser
 

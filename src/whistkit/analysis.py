@@ -1,0 +1,349 @@
+"""Double-dummy review of a played game: which cards gave tricks away.
+
+For every card of a record played from a choice of two or more legal cards, the
+position just before it is solved double-dummy (every hand open, the hand's contract
+kind, misère included) for each legal card. A card's *loss* is the tricks its side gives
+up against the best card: in trumps and no-trump the most tricks the side can still
+take, in misère (Nóló, nollspel) the fewest. A hand's *par* is the N-S tricks with best
+play by all four seats from the opening lead. This is the yardstick of double-dummy
+analysis: a card can lose tricks double-dummy and still be the right card for a player
+who cannot see the other hands.
+
+Positions whose search needs more than ``node_limit`` nodes (deep misère positions
+above all) are left unjudged and counted, so an analysis takes a bounded time and gives
+the same result on every machine. In laws mode a card that is a revoke or follows one in
+its trick, or is played while penalty cards, a called card, a named suit or a lead out
+of turn restrict the play, is no double-dummy move; such cards are counted, unjudged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from . import solver
+from .cards import Card, card_name, cards_of
+from .record import Record, replay
+from .seats import SEATS, Seat, side_of
+from .state import PLAY, State, new_game
+
+# about a second of search per position on the project's 2-core machine
+NODE_LIMIT = 10_000_000
+SHOW_BEST = 5  # best cards listed per mistake in the text report
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One card played from a choice, with every legal card's double-dummy value.
+
+    ``values`` maps each legal card to the tricks the player's side takes from here (the
+    current trick included) if it plays that card and all four seats then play
+    double-dummy; ``None`` when the position was beyond the node budget.
+    """
+
+    hand: int
+    trick: int
+    seat: Seat
+    card: Card
+    legal: tuple[Card, ...]
+    misere: bool
+    values: Mapping[Card, int] | None = field(default=None)
+    # the solver's position just before the card (to look further with whistkit.solver)
+    position: solver.Position | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def solved(self) -> bool:
+        return self.values is not None
+
+    @property
+    def best_value(self) -> int | None:
+        """The side's value with its best card (the fewest tricks in misère)."""
+        if self.values is None:
+            return None
+        return min(self.values.values()) if self.misere else max(self.values.values())
+
+    @property
+    def best(self) -> list[Card]:
+        """The legal cards that reach the best value (empty when unsolved)."""
+        v = self.best_value
+        if self.values is None or v is None:
+            return []
+        return [c for c in self.legal if self.values[c] == v]
+
+    @property
+    def loss(self) -> int | None:
+        """Tricks the card played gives up against the best card."""
+        v = self.best_value
+        if self.values is None or v is None:
+            return None
+        return abs(self.values[self.card] - v)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "trick": self.trick,
+            "seat": SEATS[self.seat],
+            "card": card_name(self.card),
+        }
+        if self.values is None:
+            out["solved"] = False
+            return out
+        out["value"] = self.values[self.card]
+        out["best_value"] = self.best_value
+        out["best"] = [card_name(c) for c in self.best]
+        out["loss"] = self.loss
+        out["values"] = {card_name(c): self.values[c] for c in self.legal}
+        return out
+
+
+@dataclass
+class HandAnalysis:
+    """One hand: its contract, N-S tricks taken and at par, and the judged cards."""
+
+    number: int
+    contract: str
+    title: str
+    dealer: Seat
+    leader: Seat
+    tricks_ns: int | None = None  # None while the hand is unfinished
+    judgements: list[Judgement] = field(default_factory=list)
+    forced: int = 0  # cards played with no choice
+    irregular: int = 0  # laws mode: revokes, cards out of turn, penalty cards, ...
+
+    @property
+    def par_ns(self) -> int | None:
+        """N-S tricks with best play by all from the opening lead (None: unknown)."""
+        first = self.judgements[0] if self.judgements else None
+        if first is None or first.trick != 1 or first.seat != self.leader:
+            return None
+        v = first.best_value
+        if v is None:
+            return None
+        return v if side_of(first.seat) == 0 else 13 - v
+
+    @property
+    def mistakes(self) -> list[Judgement]:
+        return [j for j in self.judgements if j.loss]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "contract": self.contract,
+            "dealer": SEATS[self.dealer],
+            "leader": SEATS[self.leader],
+            "tricks_ns": self.tricks_ns,
+            "par_ns": self.par_ns,
+            "forced": self.forced,
+            "irregular": self.irregular,
+            "cards": [j.to_json() for j in self.judgements],
+        }
+
+
+@dataclass
+class SeatSummary:
+    judged: int = 0  # cards solved
+    unsolved: int = 0  # cards beyond the node budget
+    mistakes: int = 0  # solved cards that gave up at least one trick
+    tricks_lost: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "judged": self.judged,
+            "unsolved": self.unsolved,
+            "mistakes": self.mistakes,
+            "tricks_lost": self.tricks_lost,
+        }
+
+
+@dataclass
+class GameAnalysis:
+    variant: str
+    title: str
+    node_limit: int
+    hands: list[HandAnalysis]
+
+    def seats(self) -> dict[Seat, SeatSummary]:
+        out = {s: SeatSummary() for s in range(4)}
+        for h in self.hands:
+            for j in h.judgements:
+                s = out[j.seat]
+                if j.loss is None:
+                    s.unsolved += 1
+                    continue
+                s.judged += 1
+                if j.loss:
+                    s.mistakes += 1
+                    s.tricks_lost += j.loss
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "node_limit": self.node_limit,
+            "hands": [h.to_json() for h in self.hands],
+            "seats": {SEATS[s]: v.to_json() for s, v in self.seats().items()},
+        }
+
+
+def _plain(state: State, card: Card) -> bool:
+    """Is playing ``card`` now a double-dummy move? Not in laws mode when the card is a
+    revoke, a revoke stands in the current trick, a seat plays out of turn, or exposed
+    cards, a called card or a named suit restrict the play."""
+    if not state.variant.laws:
+        return True
+    irr = state.irregular
+    if irr is None or irr.pending is not None or irr.wrong_lead is not None:
+        return False
+    if any(irr.exposed) or irr.called is not None or irr.named_suit is not None:
+        return False
+    if state.to_play != (state.leader + len(state.trick)) & 3:
+        return False
+    if not state.legal_mask() >> card & 1:
+        return False  # a revoke
+    try:
+        _position(state)
+    except ValueError:
+        return False  # an earlier card of this trick is a revoke
+    return True
+
+
+def _position(state: State) -> solver.Position:
+    c = state.contract
+    assert c is not None
+    h = state.holdings
+    return solver.Position(
+        hands=(h[0], h[1], h[2], h[3]),
+        trick=state.trick,
+        leader=state.leader,
+        trump=c.trump,
+        misere=c.misere,
+        aces_low=c.aces_low,
+    )
+
+
+def analyse(
+    record: Record,
+    *,
+    node_limit: int = NODE_LIMIT,
+    hands: set[int] | None = None,
+    threads: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+) -> GameAnalysis:
+    """Judge every card of ``record`` played from a choice (``hands``: only those hand
+    numbers). Raises :class:`~whistkit.record.RecordError` for an invalid record,
+    ``ValueError`` for a bad argument and ``RuntimeError`` without the solver's
+    compiled core (the pure-Python solver would take hours on whole hands)."""
+    if node_limit < 1:
+        raise ValueError(f"the node limit must be at least 1, not {node_limit}")
+    if not solver.has_core():
+        raise RuntimeError(
+            "the analysis needs the solver's compiled core (whistkit.solver._dd), which is"
+            " not built; reinstall whistkit with a C compiler present"
+        )
+    final = replay(record)
+    if hands is not None:
+        missing = sorted(n for n in hands if not 1 <= n <= len(record.hands))
+        if missing:
+            played = len(record.hands)
+            raise ValueError(
+                f"the record has no hand {missing[0]} (it holds {played}"
+                f" hand{'s' if played != 1 else ''})"
+            )
+    state = new_game(final.variant, dealer=record.hands[0].dealer if record.hands else 0)
+    out: list[HandAnalysis] = []
+    pending: list[tuple[HandAnalysis, solver.Position, Judgement]] = []
+    current: HandAnalysis | None = None
+    for action in final.actions():
+        if state.phase == PLAY and type(action) is int and state.contract is not None:
+            number = state.hand_number
+            if current is None or current.number != number:
+                current = HandAnalysis(
+                    number=number,
+                    contract=state.contract.code,
+                    title=state.contract.title or state.contract.code,
+                    dealer=state.dealer,
+                    leader=state.first_leader,
+                )
+                if hands is None or number in hands:
+                    out.append(current)
+            if hands is None or number in hands:
+                legal = cards_of(state.legal_mask())
+                if not _plain(state, action):
+                    current.irregular += 1
+                elif len(legal) < 2:
+                    current.forced += 1
+                else:
+                    pos = _position(state)
+                    j = Judgement(
+                        hand=number,
+                        trick=state.trick_number,
+                        seat=state.to_play,
+                        card=action,
+                        legal=tuple(legal),
+                        misere=state.contract.misere,
+                        position=pos,
+                    )
+                    pending.append((current, pos, j))
+        state = state.apply(action)
+    for r in final.results:
+        for h in out:
+            if h.number == r.number:
+                h.tricks_ns = r.tricks[0]
+    by_hand: dict[int, list[tuple[HandAnalysis, solver.Position, Judgement]]] = {}
+    for item in pending:
+        by_hand.setdefault(item[0].number, []).append(item)
+    done = 0
+    total = len(pending)
+    for items in by_hand.values():
+        results = solver.solve_batch_limited([p for _, p, _ in items], node_limit, threads=threads)
+        for (h, _, j), res in zip(items, results, strict=True):
+            values = None if res is None else {c: res[c] for c in j.legal}
+            h.judgements.append(replace(j, values=values))
+        done += len(items)
+        if progress:
+            progress(done, total)
+    return GameAnalysis(
+        variant=final.variant.name, title=final.variant.title, node_limit=node_limit, hands=out
+    )
+
+
+def report(a: GameAnalysis) -> str:
+    """The analysis as text: each hand's par and its cards that gave tricks away."""
+    lines = [f"{a.title}: double-dummy review (node limit {a.node_limit:,} per position)"]
+    for h in a.hands:
+        par = "?" if h.par_ns is None else str(h.par_ns)
+        took = "unfinished" if h.tricks_ns is None else f"N-S took {h.tricks_ns}"
+        lines.append("")
+        lines.append(
+            f"Hand {h.number} - {h.title} (dealer {SEATS[h.dealer]}, {SEATS[h.leader]} leads):"
+            f" par N-S {par}, {took}"
+        )
+        for j in h.mistakes:
+            best = " ".join(card_name(c) for c in j.best[:SHOW_BEST])
+            if len(j.best) > SHOW_BEST:
+                best += f" and {len(j.best) - SHOW_BEST} more"
+            n = j.loss
+            lines.append(
+                f"  trick {j.trick:>2}  {SEATS[j.seat]} played {card_name(j.card)}:"
+                f" {n} trick{'s' if n != 1 else ''} given up (best {best})"
+            )
+        unsolved = sum(1 for j in h.judgements if not j.solved)
+        if not h.mistakes:
+            lines.append("  no card gave a trick away" + (" of those judged" if unsolved else ""))
+        notes = []
+        if unsolved:
+            notes.append(f"{unsolved} beyond the node limit")
+        if h.irregular:
+            notes.append(f"{h.irregular} played under the laws of irregularities")
+        if notes:
+            lines.append("  not judged: " + ", ".join(notes))
+    lines.append("")
+    lines.append("seat  judged  mistakes  tricks given up  beyond the node limit")
+    for s, v in a.seats().items():
+        lines.append(
+            f"  {SEATS[s]}   {v.judged:>6}  {v.mistakes:>8}  {v.tricks_lost:>15}  {v.unsolved:>21}"
+        )
+    return "\n".join(lines)
+
+
+__all__ = ["NODE_LIMIT", "GameAnalysis", "HandAnalysis", "Judgement", "analyse", "report"]

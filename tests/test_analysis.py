@@ -1,0 +1,183 @@
+"""``whistkit.analysis`` and ``whistkit analyse``: the double-dummy review of a record.
+
+Oracle tests: a game played double-dummy by all four seats gives up no trick and every
+hand ends at par; each judged ending matches the pure-Python solver; a laws-mode game
+with irregularities leaves exactly the irregular cards unjudged.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from variants.test_conformance_laws import play_laws_game
+from whisthelp import random_game
+from whistkit.analysis import analyse, report
+from whistkit.bots import make_bot
+from whistkit.bots.pimc import OracleBot
+from whistkit.cli import main
+from whistkit.deal import deal_cards
+from whistkit.game import Game
+from whistkit.record import dumps, loads, record_of
+from whistkit.solver import reference
+from whistkit.state import Deal, State, new_game
+
+
+def oracle_game(variant: str, seed: int) -> State:
+    """A whole game with the oracle at every seat."""
+    rng = random.Random(seed)
+    oracle = OracleBot()
+    s = new_game(variant, dealer=rng.randrange(4))
+    while not s.is_over:
+        if s.needs_deal:
+            dealt = deal_cards(rng, s.dealer)
+            s = s.apply(Deal(dealt.hands, dealt.last_card if s.variant.uses_turned_card else None))
+        else:
+            s = s.apply(oracle.act(s, s.to_play, rng))
+    return s
+
+
+def bot_record(variant: str, seed: int, level: str = "beginner") -> str:
+    g = Game(variant, seed=seed, bots={s: make_bot(level) for s in range(4)})
+    g.run_bots()
+    return dumps(g.state)
+
+
+@pytest.mark.parametrize("variant", ["felagsvist", "english"])
+def test_double_dummy_play_gives_nothing_away(variant: str) -> None:
+    a = analyse(record_of(oracle_game(variant, seed=3)))
+    checked = 0
+    for h in a.hands:
+        if h.contract == "NOLO":
+            continue  # the oracle plays deep misère by the club rules
+        assert h.par_ns == h.tricks_ns, f"hand {h.number}"
+        for j in h.judgements:
+            assert j.loss == 0, f"hand {h.number}, trick {j.trick}: {j}"
+            checked += 1
+    assert checked > 100
+
+
+def test_beginners_give_tricks_away_and_the_losses_add_up() -> None:
+    a = analyse(loads(bot_record("felagsvist", seed=11)), node_limit=300_000)
+    seats = a.seats()
+    assert sum(v.tricks_lost for v in seats.values()) > 10
+    for h in a.hands:
+        for j in h.judgements:
+            if j.values is None:
+                continue
+            assert j.card in j.values and set(j.values) == set(j.legal)
+            assert j.best and all(j.values[c] == j.best_value for c in j.best)
+            assert j.loss == abs(j.values[j.card] - j.values[j.best[0]])
+            # misère: the best card takes the fewest tricks
+            worse = [v for v in j.values.values() if v != j.best_value]
+            if j.misere:
+                assert all(v > j.best_value for v in worse)  # type: ignore[operator]
+            else:
+                assert all(v < j.best_value for v in worse)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("variant,seed", [("felagsvist", 21), ("swedish", 23), ("american", 23)])
+def test_endings_match_the_reference_solver(variant: str, seed: int) -> None:
+    a = analyse(loads(bot_record(variant, seed)), node_limit=300_000)
+    checked = misere = 0
+    for h in a.hands:
+        for j in h.judgements:
+            pos = j.position
+            assert pos is not None
+            if pos.tricks_left > 3:
+                continue
+            assert j.values is not None
+            assert dict(j.values) == reference.solve_cards(pos), f"hand {h.number} {pos}"
+            checked += 1
+            misere += j.misere
+    assert checked > 20
+    if variant != "american":
+        assert misere > 0
+
+
+def test_laws_game_leaves_the_irregular_cards_unjudged() -> None:
+    irregular = judged = 0
+    for seed in range(6):
+        state, _ = play_laws_game("english", {}, seed)
+        a = analyse(record_of(state))
+        for h in a.hands:
+            irregular += h.irregular
+            for j in h.judgements:
+                assert j.values is None or set(j.values) == set(j.legal)
+                judged += 1
+    assert irregular > 0 and judged > 100
+
+
+def test_node_limit_leaves_deep_positions_unjudged() -> None:
+    record = loads(bot_record("felagsvist", seed=5))
+    a = analyse(record, node_limit=200, hands={1})
+    assert [h.number for h in a.hands] == [1]
+    unsolved = [j for j in a.hands[0].judgements if not j.solved]
+    assert unsolved and all(j.position is not None for j in unsolved)
+    assert all(j.position.tricks_left > 2 for j in unsolved if j.position)
+    assert a.seats()[0].unsolved + a.seats()[2].unsolved > 0
+    assert "beyond the node limit" in report(a)
+
+
+def test_unfinished_game() -> None:
+    state = random_game("felagsvist", seed=8)
+    g = new_game("felagsvist", dealer=state.results[0].dealer)
+    for action in state.actions()[:80]:  # hand 2 stops in its 7th trick
+        g = g.apply(action)
+    a = analyse(record_of(g))
+    assert [h.tricks_ns is None for h in a.hands] == [False, True]
+    assert "unfinished" in report(a)
+
+
+def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["analyse", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(bot_record("felagsvist", seed=2), encoding="utf-8")
+    code, out, err = run(tmp_path, capsys, str(path), "--hand", "1", "--hand", "2")
+    assert code == 0, err
+    assert "Hand 1 - Hearts" in out and "Hand 2 - Spades" in out and "Hand 3" not in out
+    assert "given up (best" in out and "seat  judged" in out
+    code, out, err = run(tmp_path, capsys, str(path), "--json", "--compact", "--hand", "6")
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    assert out.count("\n") == 1
+    (hand,) = data["hands"]
+    assert hand["contract"] == "NOLO" and hand["number"] == 6
+    card = next(c for c in hand["cards"] if c.get("solved", True))
+    assert set(card) == {"trick", "seat", "card", "value", "best_value", "best", "loss", "values"}
+    assert set(data["seats"]) == {"N", "E", "S", "W"}
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["missing.json"], "whistkit analyse: cannot read missing.json"),
+        (["{game}", "--hand", "13"], "the record has no hand 13 (it holds 12 hands)"),
+        (["{game}", "--node-limit", "0"], "--node-limit must be at least 1, not 0"),
+        (["{bad}"], "hand 1, trick 1: "),
+    ],
+)
+def test_cli_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    game = tmp_path / "game.json"
+    game.write_text(bot_record("felagsvist", seed=4), encoding="utf-8")
+    data = json.loads(game.read_text(encoding="utf-8"))
+    # the second seat of hand 1 plays the leader's card
+    play = data["hands"][0]["play"]
+    play[0], play[1] = play[1], play[0]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    args = [a.format(game=game, bad=bad) for a in args]
+    code, out, err = run(tmp_path, capsys, *args)
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1
