@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import solver
+from .bots.lookahead import position
 from .cards import Card, card_name, cards_of
 from .record import Record, replay
 from .seats import SEATS, Seat, side_of
@@ -208,17 +209,11 @@ def _plain(state: State, card: Card) -> bool:
 
 
 def _position(state: State) -> solver.Position:
-    c = state.contract
-    assert c is not None
-    h = state.holdings
-    return solver.Position(
-        hands=(h[0], h[1], h[2], h[3]),
-        trick=state.trick,
-        leader=state.leader,
-        trump=c.trump,
-        misere=c.misere,
-        aces_low=c.aces_low,
+    assert state.contract is not None
+    pos: solver.Position = position(
+        solver, state.holdings, state.trick, state.leader, state.contract
     )
+    return pos
 
 
 def analyse(
