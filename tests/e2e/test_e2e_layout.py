@@ -166,6 +166,33 @@ def test_table_in_each_language(
         assert label and any(w in label.lower() for w in rank_words), (lang, label)
 
 
+@pytest.mark.parametrize("lang", ["fr", "ru"])
+def test_a_trick_you_won_is_said_in_the_second_person(
+    browser: Browser, server: ServerProcess, lang: str
+) -> None:
+    # "{seat} remporte le pli" is third person: with "Vous" it needs "remportez"
+    tr = strings(lang)
+    page = browser.new_page(viewport=DESKTOP)
+    open_page(page, server.url, lang)
+    start_by_keyboard(page, seed=3)
+    last = ""
+    for _ in range(60):
+        assert wait_my_turn(page, last)
+        if page.locator('[data-trick].done .winner[data-seat="S"]').count():
+            break
+        last = version(page)
+        page.locator('#hand [data-legal="true"]').first.click()
+    else:
+        raise AssertionError("S never won a trick")
+    wrong = tr["trick_won_by"].replace("{seat}", tr["you"])
+    assert tr["you_won_trick"] in page.locator("#status").inner_text()
+    page.keyboard.press("l")
+    page.wait_for_selector("#dlg-last[open]")
+    assert tr["you_won_trick"] in page.locator("#dlg-last").inner_text()
+    assert wrong not in page.locator("body").inner_text()
+    page.close()
+
+
 def test_language_is_switchable_and_remembered(browser: Browser, server: ServerProcess) -> None:
     page = browser.new_page(viewport=DESKTOP, locale="fr-FR")
     page.goto(server.url)

@@ -67,6 +67,11 @@ function seatName(seat) {
   return t(`seat_${seat}`);
 }
 
+// "West won the trick", or in the second person for you (the verb agrees in most languages)
+function trickWonText(seat) {
+  return seat === app.seat ? t("you_won_trick") : t("trick_won_by", { seat: seatName(seat) });
+}
+
 function sideOf(seat) {
   return "NS".includes(seat) ? "NS" : "EW";
 }
@@ -474,7 +479,7 @@ function renderStatus(v) {
   } else if (v.to_play) text = t("turn_of", { seat: seatName(v.to_play) });
   else text = t("waiting");
   if (!app.message && v.trick.length === 0 && app.doneTrick && app.doneTrick.winner) {
-    text = `${t("trick_won_by", { seat: seatName(app.doneTrick.winner) })} · ${text}`;
+    text = `${trickWonText(app.doneTrick.winner)} · ${text}`;
   }
   if (!app.message && app.handNote && v.played_count === 0) text = `${app.handNote} · ${text}`;
   $("#status").textContent = text;
@@ -592,7 +597,7 @@ function renderLast() {
   }
   if (last.winner) {
     const p = document.createElement("p");
-    p.textContent = t("trick_won_by", { seat: seatName(last.winner) });
+    p.textContent = trickWonText(last.winner);
     body.append(p);
   }
 }
