@@ -234,6 +234,42 @@ def test_final_result_and_full_score_sheet_fit_a_phone(
 
 
 @pytest.mark.parametrize(("size", "viewport"), [("phone", PHONE), ("desktop", DESKTOP)])
+def test_score_sheet_with_honours_and_a_revoke_fits(
+    browser: Browser, server: ServerProcess, size: str, viewport: dict[str, int]
+) -> None:
+    """English laws mode: S revokes once; the first hand's row then names honours,
+    penalties and the revoke, and the sheet still fits with its Score column."""
+    page = browser.new_page(viewport=viewport)
+    open_page(page, server.url)
+    start_by_clicks(page, "english", {"play_mode": "laws"}, seed=11)
+    revoked = False
+    last = ""
+    while (
+        wait_my_turn(page, last) and page.locator("[data-hand]").get_attribute("data-hand") == "1"
+    ):
+        last = version(page)
+        revoke = page.locator('#hand [data-irregular="true"]')
+        if not revoked and revoke.count():
+            revoke.first.click()
+            revoked = True
+        else:
+            page.locator('#hand [data-legal="true"]').first.click()
+    assert revoked
+    page.keyboard.press("s")
+    page.wait_for_selector("#dlg-sheet[open]")
+    row = page.locator("#dlg-sheet tbody tr").first.inner_text()
+    assert "Honours" in row and "Penalties" in row and "revoke: You" in row, row
+    check_dialog_fits(page, "#dlg-sheet", f"{size}/sheet")
+    score = page.locator("#dlg-sheet tbody tr td.col-score").first
+    assert score.is_visible()
+    box, dlg = score.bounding_box(), page.locator("#dlg-sheet").bounding_box()
+    assert box is not None and dlg is not None
+    assert box["x"] + box["width"] <= dlg["x"] + dlg["width"], "the Score column is cut off"
+    page.screenshot(path=str(SHOTS / f"sheet-revoke-{size}-en.png"))
+    page.close()
+
+
+@pytest.mark.parametrize(("size", "viewport"), [("phone", PHONE), ("desktop", DESKTOP)])
 @pytest.mark.parametrize("variant", ["swedish", "english"])
 def test_variant_tables_fit(
     browser: Browser, server: ServerProcess, variant: str, size: str, viewport: dict[str, int]

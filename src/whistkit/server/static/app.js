@@ -634,7 +634,13 @@ function renderSheet() {
     if (r.extra && Array.isArray(r.extra.revokes) && r.extra.revokes.length) {
       extras.push(t("revokes_by", { seats: r.extra.revokes.map((x) => seatName(x.seat)).join(", ") }));
     }
-    if (extras.length) row.cells[4].textContent += ` (${extras.join(", ")})`;
+    if (extras.length) {
+      // on a line of their own under the points, so that the Score column stays in view
+      const extra = document.createElement("span");
+      extra.className = "extra";
+      extra.textContent = extras.join(", ");
+      row.cells[4].append(extra);
+    }
   }
   const cap = table.createCaption();
   cap.textContent = `${t("side_ns")} – ${t("side_ew")}`;
