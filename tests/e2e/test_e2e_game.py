@@ -262,6 +262,29 @@ def test_record_of_unfinished_game_is_refused(browser: Browser, server: ServerPr
     page.close()
 
 
+def test_new_game_dialog_says_what_is_wrong(browser: Browser, server: ServerProcess) -> None:
+    """A seed too long for the page is refused saying why; the message goes once the
+    dialog is changed, and an empty number option is not started as 0."""
+    page = browser.new_page(viewport=DESKTOP)
+    open_page(page, server.url)
+    page.wait_for_selector("#dlg-new[open]")
+    page.locator("#new-seed").fill("99999999999999999999")
+    page.locator("#new-start").click()
+    error = page.locator("#new-error")
+    assert "whole number of at most 15 digits" in error.inner_text()
+    page.locator("#new-seed").fill("12")
+    assert error.inner_text() == ""
+    page.select_option("#new-variant", "english")
+    page.locator('[data-option="english_target"]').fill("")
+    page.locator("#new-start").click()
+    assert page.locator("#dlg-new[open]").count() == 1  # the browser asks for a number
+    assert "not 0" not in error.inner_text()
+    page.locator('[data-option="english_target"]').fill("5")
+    page.locator("#new-start").click()
+    page.wait_for_selector("#hand .card")
+    page.close()
+
+
 def test_laws_mode_revoke_and_correction_by_clicks(browser: Browser, tmp_path: Path) -> None:
     """Laws mode: a card that does not follow suit can be played (a revoke), and then
     corrected by picking a lawful card, before the next trick is led."""

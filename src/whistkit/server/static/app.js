@@ -706,6 +706,8 @@ function fillOptions() {
       input = document.createElement("input");
       input.type = "number";
       input.min = "1";
+      input.step = "1";
+      input.required = true; // empty would be sent as 0
       input.value = String(opt.default);
       label.append(span, input);
     } else {
@@ -776,7 +778,7 @@ async function startNew() {
   const body = { variant: $("#new-variant").value, level: $("#new-level").value, options };
   if (seedText) {
     if (!/^\d{1,15}$/.test(seedText)) {
-      $("#new-error").textContent = t("error", { message: `${t("seed")}: ${seedText}` });
+      $("#new-error").textContent = t("bad_seed", { seed: seedText });
       return;
     }
     body.seed = Number(seedText);
@@ -889,6 +891,8 @@ async function main() {
   $("#new-variant").addEventListener("change", fillOptions);
   $("#new-cancel").addEventListener("click", () => $("#dlg-new").close());
   $("#new-form").addEventListener("submit", (e) => { e.preventDefault(); startNew(); });
+  // an error names what was wrong with the last try; it goes once the dialog is changed
+  $("#new-form").addEventListener("input", () => { $("#new-error").textContent = ""; });
   for (const b of document.querySelectorAll("dialog .close")) b.addEventListener("click", () => b.closest("dialog").close());
   document.addEventListener("keydown", onKey);
   // Space activates a button on key-up: the card was already played on key-down
