@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page
@@ -244,6 +245,13 @@ def test_english_rubber_by_clicks(browser: Browser, server: ServerProcess) -> No
     assert page.locator("[data-result]").get_attribute("data-result") in ("NS", "EW")
     line = page.locator("#public-info").inner_text()
     assert "Games: " in line and "win the rubber" in line
+    # each game names its winner with the winner's score first: "E–W 6–1 (2)"
+    games = re.findall(r"(N–S|E–W) (\d+)–(\d+)", line.split("Games: ")[1])
+    assert games and all(int(won) > int(lost) for _, won, lost in games), line
+    assert "E–W" in {side for side, _, _ in games}  # seed 5: the line gave E–W 1–6
+    # the result is the rubber's, not only the last game's score
+    assert "win the rubber" in page.locator("#dlg-result").inner_text()
+    assert "win the rubber" in page.locator("#result-banner").inner_text()
     page.keyboard.press("Escape")
     page.keyboard.press("s")
     page.wait_for_selector("#dlg-sheet[open]")

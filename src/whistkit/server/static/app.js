@@ -301,7 +301,11 @@ function renderPublicInfo(v) {
   }
   const match = v.match || {};
   if (Array.isArray(match.games) && match.games.length) {
-    const games = match.games.map((g) => `${formatValue(g.winner)} ${g.score ? `${g.score.NS}–${g.score.EW}` : ""}${g.value ? ` (${g.value})` : ""}`);
+    // each game as its winner and the winner's score first: "E–W 6–1 (2)"
+    const games = match.games.map((g) => {
+      const score = g.score ? (g.winner === "EW" ? `${g.score.EW}–${g.score.NS}` : `${g.score.NS}–${g.score.EW}`) : "";
+      return `${formatValue(g.winner)} ${score}${g.value ? ` (${g.value})` : ""}`;
+    });
     parts.push(`${t("public_games")}: ${games.join(", ")}`);
   }
   if (match.rubber && match.rubber.winner) {
@@ -503,7 +507,10 @@ function renderResult(v) {
   }
   const mine = sideOf(app.seat);
   const text = v.winner === "draw" ? t("result_draw") : v.winner === mine ? t("result_win") : t("result_loss");
-  const score = t("final_score", { ns: `${t("side_ns")} ${v.score.NS}`, ew: `${v.score.EW} ${t("side_ew")}` });
+  let score = t("final_score", { ns: `${t("side_ns")} ${v.score.NS}`, ew: `${v.score.EW} ${t("side_ew")}` });
+  // a rubber is won by games, not by the last game's score: say so
+  const rubber = v.match && v.match.rubber;
+  if (rubber && rubber.winner) score = `${t("rubber_won", { side: formatValue(rubber.winner), net: rubber.net })} · ${score}`;
   $("#result-text").textContent = text;
   $("#result-score").textContent = score;
   banner.dataset.result = v.winner;
