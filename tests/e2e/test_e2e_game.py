@@ -197,6 +197,8 @@ def test_swedish_game_by_clicks(browser: Browser, server: ServerProcess) -> None
         phase = page.locator("#table").get_attribute("data-phase")
         if phase == "bid":
             assert "bottom card" in page.locator("#status").inner_text()
+            # the bottom cards decide who leads (sw_spel_leader): not named before
+            assert "First lead" not in page.locator("#roles").inner_text()
             assert len(legal_cards(page)) == len(hand_cards(page))  # any card may be it
             hand_no = page.locator("[data-hand]").get_attribute("data-hand")
             page.locator('#hand [data-legal="true"]').nth(acts % 13).click()
@@ -213,6 +215,7 @@ def test_swedish_game_by_clicks(browser: Browser, server: ServerProcess) -> None
                 contract = page.locator("#hand-info").get_attribute("data-contract")
                 assert contract in ("SPEL", "NOLLSPEL")
                 assert page.locator("[data-hand]").get_attribute("data-hand") == hand_no
+                assert "First lead: " in page.locator("#roles").inner_text()
                 hands_checked += 1
         else:
             legal = legal_cards(page)

@@ -203,7 +203,10 @@ function render() {
   weEl.textContent = mySide === "NS" ? `${t("we")} (${t("side_ns")})` : `${t("they")} (${t("side_ns")})`;
   theyEl.textContent = mySide === "EW" ? `${t("we")} (${t("side_ew")})` : `${t("they")} (${t("side_ew")})`;
 
-  $("#roles").textContent = `${t("dealt_by", { seat: seatName(v.dealer) })} · ${t("leader_is", { seat: seatName(v.first_leader) })}`;
+  // while bidding (Swedish bottom cards) the first leader is not known yet
+  const roles = [t("dealt_by", { seat: seatName(v.dealer) })];
+  if (v.phase !== "bid") roles.push(t("leader_is", { seat: seatName(v.first_leader) }));
+  $("#roles").textContent = roles.join(" · ");
 
   renderSeats(v);
   renderPublicInfo(v);
