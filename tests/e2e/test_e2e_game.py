@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page
@@ -196,6 +197,8 @@ def test_swedish_game_by_clicks(browser: Browser, server: ServerProcess) -> None
         phase = page.locator("#table").get_attribute("data-phase")
         if phase == "bid":
             assert "bottom card" in page.locator("#status").inner_text()
+            # the bottom cards decide who leads (sw_spel_leader): not named before
+            assert "First lead" not in page.locator("#roles").inner_text()
             assert len(legal_cards(page)) == len(hand_cards(page))  # any card may be it
             hand_no = page.locator("[data-hand]").get_attribute("data-hand")
             page.locator('#hand [data-legal="true"]').nth(acts % 13).click()
@@ -212,6 +215,7 @@ def test_swedish_game_by_clicks(browser: Browser, server: ServerProcess) -> None
                 contract = page.locator("#hand-info").get_attribute("data-contract")
                 assert contract in ("SPEL", "NOLLSPEL")
                 assert page.locator("[data-hand]").get_attribute("data-hand") == hand_no
+                assert "First lead: " in page.locator("#roles").inner_text()
                 hands_checked += 1
         else:
             legal = legal_cards(page)
@@ -244,6 +248,13 @@ def test_english_rubber_by_clicks(browser: Browser, server: ServerProcess) -> No
     assert page.locator("[data-result]").get_attribute("data-result") in ("NS", "EW")
     line = page.locator("#public-info").inner_text()
     assert "Games: " in line and "win the rubber" in line
+    # each game names its winner with the winner's score first: "E–W 6–1 (2)"
+    games = re.findall(r"(N–S|E–W) (\d+)–(\d+)", line.split("Games: ")[1])
+    assert games and all(int(won) > int(lost) for _, won, lost in games), line
+    assert "E–W" in {side for side, _, _ in games}  # seed 5: the line gave E–W 1–6
+    # the result is the rubber's, not only the last game's score
+    assert "win the rubber" in page.locator("#dlg-result").inner_text()
+    assert "win the rubber" in page.locator("#result-banner").inner_text()
     page.keyboard.press("Escape")
     page.keyboard.press("s")
     page.wait_for_selector("#dlg-sheet[open]")
@@ -259,6 +270,29 @@ def test_record_of_unfinished_game_is_refused(browser: Browser, server: ServerPr
     r = page.request.get(f"{server.url}api/games/{game}/record")
     assert r.status == 409
     assert "hidden cards" in json.loads(r.text())["error"]
+    page.close()
+
+
+def test_new_game_dialog_says_what_is_wrong(browser: Browser, server: ServerProcess) -> None:
+    """A seed too long for the page is refused saying why; the message goes once the
+    dialog is changed, and an empty number option is not started as 0."""
+    page = browser.new_page(viewport=DESKTOP)
+    open_page(page, server.url)
+    page.wait_for_selector("#dlg-new[open]")
+    page.locator("#new-seed").fill("99999999999999999999")
+    page.locator("#new-start").click()
+    error = page.locator("#new-error")
+    assert "whole number of at most 15 digits" in error.inner_text()
+    page.locator("#new-seed").fill("12")
+    assert error.inner_text() == ""
+    page.select_option("#new-variant", "english")
+    page.locator('[data-option="english_target"]').fill("")
+    page.locator("#new-start").click()
+    assert page.locator("#dlg-new[open]").count() == 1  # the browser asks for a number
+    assert "not 0" not in error.inner_text()
+    page.locator('[data-option="english_target"]').fill("5")
+    page.locator("#new-start").click()
+    page.wait_for_selector("#hand .card")
     page.close()
 
 

@@ -166,6 +166,33 @@ def test_table_in_each_language(
         assert label and any(w in label.lower() for w in rank_words), (lang, label)
 
 
+@pytest.mark.parametrize("lang", ["fr", "ru"])
+def test_a_trick_you_won_is_said_in_the_second_person(
+    browser: Browser, server: ServerProcess, lang: str
+) -> None:
+    # "{seat} remporte le pli" is third person: with "Vous" it needs "remportez"
+    tr = strings(lang)
+    page = browser.new_page(viewport=DESKTOP)
+    open_page(page, server.url, lang)
+    start_by_keyboard(page, seed=3)
+    last = ""
+    for _ in range(60):
+        assert wait_my_turn(page, last)
+        if page.locator('[data-trick].done .winner[data-seat="S"]').count():
+            break
+        last = version(page)
+        page.locator('#hand [data-legal="true"]').first.click()
+    else:
+        raise AssertionError("S never won a trick")
+    wrong = tr["trick_won_by"].replace("{seat}", tr["you"])
+    assert tr["you_won_trick"] in page.locator("#status").inner_text()
+    page.keyboard.press("l")
+    page.wait_for_selector("#dlg-last[open]")
+    assert tr["you_won_trick"] in page.locator("#dlg-last").inner_text()
+    assert wrong not in page.locator("body").inner_text()
+    page.close()
+
+
 def test_language_is_switchable_and_remembered(browser: Browser, server: ServerProcess) -> None:
     page = browser.new_page(viewport=DESKTOP, locale="fr-FR")
     page.goto(server.url)
@@ -203,6 +230,42 @@ def test_final_result_and_full_score_sheet_fit_a_phone(
     assert page.locator("#dlg-sheet tbody tr").count() == 12
     check_dialog_fits(page, "#dlg-sheet", "phone/sheet")
     page.screenshot(path=str(SHOTS / "sheet-full-phone-en.png"))
+    page.close()
+
+
+@pytest.mark.parametrize(("size", "viewport"), [("phone", PHONE), ("desktop", DESKTOP)])
+def test_score_sheet_with_honours_and_a_revoke_fits(
+    browser: Browser, server: ServerProcess, size: str, viewport: dict[str, int]
+) -> None:
+    """English laws mode: S revokes once; the first hand's row then names honours,
+    penalties and the revoke, and the sheet still fits with its Score column."""
+    page = browser.new_page(viewport=viewport)
+    open_page(page, server.url)
+    start_by_clicks(page, "english", {"play_mode": "laws"}, seed=11)
+    revoked = False
+    last = ""
+    while (
+        wait_my_turn(page, last) and page.locator("[data-hand]").get_attribute("data-hand") == "1"
+    ):
+        last = version(page)
+        revoke = page.locator('#hand [data-irregular="true"]')
+        if not revoked and revoke.count():
+            revoke.first.click()
+            revoked = True
+        else:
+            page.locator('#hand [data-legal="true"]').first.click()
+    assert revoked
+    page.keyboard.press("s")
+    page.wait_for_selector("#dlg-sheet[open]")
+    row = page.locator("#dlg-sheet tbody tr").first.inner_text()
+    assert "Honours" in row and "Penalties" in row and "revoke: You" in row, row
+    check_dialog_fits(page, "#dlg-sheet", f"{size}/sheet")
+    score = page.locator("#dlg-sheet tbody tr td.col-score").first
+    assert score.is_visible()
+    box, dlg = score.bounding_box(), page.locator("#dlg-sheet").bounding_box()
+    assert box is not None and dlg is not None
+    assert box["x"] + box["width"] <= dlg["x"] + dlg["width"], "the Score column is cut off"
+    page.screenshot(path=str(SHOTS / f"sheet-revoke-{size}-en.png"))
     page.close()
 
 

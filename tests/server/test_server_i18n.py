@@ -7,7 +7,9 @@ import re
 
 import pytest
 
+from whistkit.bots import LEVELS
 from whistkit.server.app import STATIC_DIR
+from whistkit.variants import VARIANTS, describe
 
 I18N = STATIC_DIR / "i18n"
 LANGS = ["en", "is", "sv", "it", "fr", "ru"]
@@ -67,3 +69,16 @@ def test_card_faces_are_packaged() -> None:
     assert {r + s for r in "AKQJT98765432" for s in "SHDC"} | {"back"} == names
     credits = (cards / "CREDITS").read_text(encoding="utf-8")
     assert "Adrian Kennard" in credits and "CC0" in credits
+
+
+def test_names_the_page_builds_from_the_server_exist_in_english() -> None:
+    # the new-game dialog labels levels, variants, options and their choices by key
+    en = strings("en")
+    keys = [f"level_{level}" for level in LEVELS]
+    for cls in VARIANTS.values():
+        keys.append(f"variant_{cls.name}")
+        for opt in describe(cls)["options"]:
+            keys.append(f"opt_{opt['key']}")
+            if opt["kind"] == "choice":
+                keys += [f"opt_{opt['key']}_{choice}" for choice in opt["choices"]]
+    assert sorted(k for k in keys if k not in en) == []

@@ -105,6 +105,7 @@ def test_same_seed_same_game(client: TestClient) -> None:
         ('{"type": "play", "card": "QH"}', "not_joined"),
         ('{"type": "join"}', "malformed"),
         ('{"type": "join", "game": "nope"}', "unknown_game"),
+        ("[" * 100_000 + "]" * 100_000, "malformed"),  # too deep for the JSON reader
     ],
 )
 def test_malformed_and_unknown(client: TestClient, raw: str, code: str) -> None:
@@ -244,11 +245,18 @@ def test_http_errors(client: TestClient) -> None:
         ({"seed": 10**30}, "'seed' must be an integer"),
         ({"seed": -1}, "'seed' must be an integer"),
         ({"options": []}, "'options' must be an object"),
+        ({"level": []}, "unknown bot level []"),
+        ({"level": ""}, "unknown bot level ''"),
+        ({"level": 0}, "unknown bot level 0"),
+        ({"varient": "swedish"}, "unknown field 'varient'; known: variant, options, level"),
+        ({"seeds": 1, "lvl": "club"}, "unknown fields 'lvl', 'seeds'"),
     ]:
         r = client.post("/api/games", json=body)
         assert r.status_code == 400 and text in r.json()["error"], (body, r.text)
-    r = client.post("/api/games", content=b"{", headers={"content-type": "application/json"})
-    assert r.status_code == 400
+    for raw, text in [(b"{", "must be JSON"), (b"[" * 100_000, "nested too deeply")]:
+        r = client.post("/api/games", content=raw, headers={"content-type": "application/json"})
+        assert r.status_code == 400 and text in r.json()["error"], (raw[:10], r.text)
+    assert server_of(client).store.list() == []  # no refused body made a game
     assert client.get("/api/games/zzz/record").status_code == 404
     game = new_game(client)
     r = client.get(f"/api/games/{game}/record")

@@ -39,6 +39,7 @@ from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables
 STATIC_DIR = Path(__file__).parent / "static"
 BOT_DELAY_ENV = "WHISTKIT_BOT_DELAY"
 DEFAULT_BOT_DELAY = 0.7  # seconds between bot cards, so a person can follow the play
+NEW_GAME_FIELDS = ("variant", "options", "level", "seed")  # of a POST /api/games body
 
 
 def default_bot_delay() -> float:
@@ -122,18 +123,27 @@ def create_app(
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
             return JSONResponse({"error": "the request body must be JSON"}, status_code=400)
+        except RecursionError:
+            return JSONResponse({"error": "the request body is nested too deeply to read"}, 400)
         if not isinstance(body, dict):
             return JSONResponse({"error": "the request body must be a JSON object"}, 400)
+        unknown = sorted(set(body) - set(NEW_GAME_FIELDS))
+        if unknown:
+            fields = ", ".join(repr(k) for k in unknown)
+            known = ", ".join(NEW_GAME_FIELDS)
+            word = "field" if len(unknown) == 1 else "fields"
+            return JSONResponse({"error": f"unknown {word} {fields}; known: {known}"}, 400)
         variant = body.get("variant", "felagsvist")
         options = body.get("options")
         options = {} if options is None else options
-        level = body.get("level") or DEFAULT_LEVEL
+        level = body.get("level")
+        level = DEFAULT_LEVEL if level is None else level
         seed = body.get("seed")
         if not isinstance(variant, str):
             return JSONResponse({"error": "'variant' must be a string"}, 400)
         if not isinstance(options, dict):
             return JSONResponse({"error": "'options' must be an object"}, 400)
-        if level not in LEVELS:
+        if not isinstance(level, str) or level not in LEVELS:
             known = ", ".join(LEVELS)
             return JSONResponse({"error": f"unknown bot level {level!r}; known: {known}"}, 400)
         if seed is not None and (

@@ -198,6 +198,8 @@ def parse_message(text: str | bytes) -> dict[str, Any]:
         data = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ProtocolError("malformed", f"message is not JSON: {e}") from None
+    except RecursionError:
+        raise ProtocolError("malformed", "message is nested too deeply to read") from None
     if not isinstance(data, dict):
         raise ProtocolError("malformed", "message must be a JSON object")
     kind = data.get("type")

@@ -67,6 +67,11 @@ function seatName(seat) {
   return t(`seat_${seat}`);
 }
 
+// "West won the trick", or in the second person for you (the verb agrees in most languages)
+function trickWonText(seat) {
+  return seat === app.seat ? t("you_won_trick") : t("trick_won_by", { seat: seatName(seat) });
+}
+
 function sideOf(seat) {
   return "NS".includes(seat) ? "NS" : "EW";
 }
@@ -198,7 +203,10 @@ function render() {
   weEl.textContent = mySide === "NS" ? `${t("we")} (${t("side_ns")})` : `${t("they")} (${t("side_ns")})`;
   theyEl.textContent = mySide === "EW" ? `${t("we")} (${t("side_ew")})` : `${t("they")} (${t("side_ew")})`;
 
-  $("#roles").textContent = `${t("dealt_by", { seat: seatName(v.dealer) })} · ${t("leader_is", { seat: seatName(v.first_leader) })}`;
+  // while bidding (Swedish bottom cards) the first leader is not known yet
+  const roles = [t("dealt_by", { seat: seatName(v.dealer) })];
+  if (v.phase !== "bid") roles.push(t("leader_is", { seat: seatName(v.first_leader) }));
+  $("#roles").textContent = roles.join(" · ");
 
   renderSeats(v);
   renderPublicInfo(v);
@@ -296,7 +304,11 @@ function renderPublicInfo(v) {
   }
   const match = v.match || {};
   if (Array.isArray(match.games) && match.games.length) {
-    const games = match.games.map((g) => `${formatValue(g.winner)} ${g.score ? `${g.score.NS}–${g.score.EW}` : ""}${g.value ? ` (${g.value})` : ""}`);
+    // each game as its winner and the winner's score first: "E–W 6–1 (2)"
+    const games = match.games.map((g) => {
+      const score = g.score ? (g.winner === "EW" ? `${g.score.EW}–${g.score.NS}` : `${g.score.NS}–${g.score.EW}`) : "";
+      return `${formatValue(g.winner)} ${score}${g.value ? ` (${g.value})` : ""}`;
+    });
     parts.push(`${t("public_games")}: ${games.join(", ")}`);
   }
   if (match.rubber && match.rubber.winner) {
@@ -474,7 +486,7 @@ function renderStatus(v) {
   } else if (v.to_play) text = t("turn_of", { seat: seatName(v.to_play) });
   else text = t("waiting");
   if (!app.message && v.trick.length === 0 && app.doneTrick && app.doneTrick.winner) {
-    text = `${t("trick_won_by", { seat: seatName(app.doneTrick.winner) })} · ${text}`;
+    text = `${trickWonText(app.doneTrick.winner)} · ${text}`;
   }
   if (!app.message && app.handNote && v.played_count === 0) text = `${app.handNote} · ${text}`;
   $("#status").textContent = text;
@@ -498,7 +510,10 @@ function renderResult(v) {
   }
   const mine = sideOf(app.seat);
   const text = v.winner === "draw" ? t("result_draw") : v.winner === mine ? t("result_win") : t("result_loss");
-  const score = t("final_score", { ns: `${t("side_ns")} ${v.score.NS}`, ew: `${v.score.EW} ${t("side_ew")}` });
+  let score = t("final_score", { ns: `${t("side_ns")} ${v.score.NS}`, ew: `${v.score.EW} ${t("side_ew")}` });
+  // a rubber is won by games, not by the last game's score: say so
+  const rubber = v.match && v.match.rubber;
+  if (rubber && rubber.winner) score = `${t("rubber_won", { side: formatValue(rubber.winner), net: rubber.net })} · ${score}`;
   $("#result-text").textContent = text;
   $("#result-score").textContent = score;
   banner.dataset.result = v.winner;
@@ -592,7 +607,7 @@ function renderLast() {
   }
   if (last.winner) {
     const p = document.createElement("p");
-    p.textContent = t("trick_won_by", { seat: seatName(last.winner) });
+    p.textContent = trickWonText(last.winner);
     body.append(p);
   }
 }
@@ -629,7 +644,13 @@ function renderSheet() {
     if (r.extra && Array.isArray(r.extra.revokes) && r.extra.revokes.length) {
       extras.push(t("revokes_by", { seats: r.extra.revokes.map((x) => seatName(x.seat)).join(", ") }));
     }
-    if (extras.length) row.cells[4].textContent += ` (${extras.join(", ")})`;
+    if (extras.length) {
+      // on a line of their own under the points, so that the Score column stays in view
+      const extra = document.createElement("span");
+      extra.className = "extra";
+      extra.textContent = extras.join(", ");
+      row.cells[4].append(extra);
+    }
   }
   const cap = table.createCaption();
   cap.textContent = `${t("side_ns")} – ${t("side_ew")}`;
@@ -695,6 +716,8 @@ function fillOptions() {
       input = document.createElement("input");
       input.type = "number";
       input.min = "1";
+      input.step = "1";
+      input.required = true; // empty would be sent as 0
       input.value = String(opt.default);
       label.append(span, input);
     } else {
@@ -765,7 +788,7 @@ async function startNew() {
   const body = { variant: $("#new-variant").value, level: $("#new-level").value, options };
   if (seedText) {
     if (!/^\d{1,15}$/.test(seedText)) {
-      $("#new-error").textContent = t("error", { message: `${t("seed")}: ${seedText}` });
+      $("#new-error").textContent = t("bad_seed", { seed: seedText });
       return;
     }
     body.seed = Number(seedText);
@@ -878,6 +901,8 @@ async function main() {
   $("#new-variant").addEventListener("change", fillOptions);
   $("#new-cancel").addEventListener("click", () => $("#dlg-new").close());
   $("#new-form").addEventListener("submit", (e) => { e.preventDefault(); startNew(); });
+  // an error names what was wrong with the last try; it goes once the dialog is changed
+  $("#new-form").addEventListener("input", () => { $("#new-error").textContent = ""; });
   for (const b of document.querySelectorAll("dialog .close")) b.addEventListener("click", () => b.closest("dialog").close());
   document.addEventListener("keydown", onKey);
   // Space activates a button on key-up: the card was already played on key-down
