@@ -8,6 +8,8 @@ Routes:
   ``{"id", "seat", "token"}`` (the token joins that seat).
 - ``GET /api/games``: stored games (``?finished=1`` for the finished ones).
 - ``GET /api/games/{id}/record``: a finished game's record (shared/RECORD.md) as a download.
+- ``GET /api/games/{id}/analysis``: a finished game's double-dummy review
+  (:func:`whistkit.analysis.analyse`, as JSON), computed once per game and kept in memory.
 - ``WS /ws``: the play protocol of :mod:`whistkit.server.protocol`.
 """
 
@@ -23,13 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from .. import analysis
 from ..bots import DEFAULT_LEVEL, LEVELS
+from ..record import RecordError, loads
 from ..seats import SOUTH, Seat, seat_name
 from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_variant
 from .protocol import ProtocolError, error, parse_message, read_card, read_seat, read_since
@@ -40,6 +45,7 @@ STATIC_DIR = Path(__file__).parent / "static"
 BOT_DELAY_ENV = "WHISTKIT_BOT_DELAY"
 DEFAULT_BOT_DELAY = 0.7  # seconds between bot cards, so a person can follow the play
 NEW_GAME_FIELDS = ("variant", "options", "level", "seed")  # of a POST /api/games body
+NODE_LIMIT_ENV = "WHISTKIT_ANALYSIS_NODE_LIMIT"
 
 
 def default_bot_delay() -> float:
@@ -56,12 +62,47 @@ def default_bot_delay() -> float:
     return value
 
 
-class Server:
-    """The app's state: the store and the tables in memory."""
+def default_node_limit() -> int:
+    """The review's node limit per position: ``$WHISTKIT_ANALYSIS_NODE_LIMIT`` if set,
+    else :data:`whistkit.analysis.NODE_LIMIT`."""
+    raw = os.environ.get(NODE_LIMIT_ENV)
+    if raw is None:
+        return analysis.NODE_LIMIT
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{NODE_LIMIT_ENV} must be a whole number, not {raw!r}") from None
+    if value < 1:
+        raise ValueError(f"{NODE_LIMIT_ENV} must be at least 1, not {raw!r}")
+    return value
 
-    def __init__(self, db: str | Path, bot_delay: float) -> None:
+
+class Server:
+    """The app's state: the store, the tables in memory and the finished games' reviews."""
+
+    def __init__(self, db: str | Path, bot_delay: float, node_limit: int) -> None:
         self.store = Store(db)
         self.tables = Tables(self.store, bot_delay)
+        self.node_limit = node_limit
+        # game id -> its review (a finished game never changes): a task while computing,
+        # so that requests arriving meanwhile wait for the same analysis
+        self.analyses: dict[str, asyncio.Task[dict[str, Any]]] = {}
+
+    async def analysis_of(self, game_id: str, record: str) -> dict[str, Any]:
+        """The review of the finished game ``game_id`` (whose record is ``record``), run
+        off the event loop the first time and then served from memory."""
+        task = self.analyses.get(game_id)
+        if task is None:
+            task = asyncio.create_task(run_in_threadpool(_analyse_json, record, self.node_limit))
+            self.analyses[game_id] = task
+
+            def forget_failure(t: asyncio.Task[dict[str, Any]]) -> None:
+                if t.cancelled() or t.exception() is not None:
+                    self.analyses.pop(game_id, None)  # a later request tries again
+
+            task.add_done_callback(forget_failure)
+        # shielded: a request that goes away does not stop the analysis for the others
+        return await asyncio.shield(task)
 
     async def close(self) -> None:
         await self.tables.close()
@@ -103,14 +144,29 @@ class Preset:
         }
 
 
+def _analyse_json(record: str, node_limit: int) -> dict[str, Any]:
+    return analysis.analyse(loads(record), node_limit=node_limit, threads=2).to_json()
+
+
 def create_app(
-    db: str | Path, *, bot_delay: float | None = None, preset: Preset | None = None
+    db: str | Path,
+    *,
+    bot_delay: float | None = None,
+    preset: Preset | None = None,
+    node_limit: int | None = None,
 ) -> Starlette:
     """The web game's ASGI app storing games in the SQLite file ``db``; ``preset`` is
-    what the new-game dialog offers first."""
+    what the new-game dialog offers first; ``node_limit`` bounds the review's search
+    per position (default :func:`default_node_limit`)."""
     preset = preset or Preset()
     preset.check()
-    server = Server(db, default_bot_delay() if bot_delay is None else bot_delay)
+    if node_limit is not None and node_limit < 1:
+        raise ValueError(f"the node limit must be at least 1, not {node_limit}")
+    server = Server(
+        db,
+        default_bot_delay() if bot_delay is None else bot_delay,
+        default_node_limit() if node_limit is None else node_limit,
+    )
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
@@ -197,6 +253,24 @@ def create_app(
             headers={"Content-Disposition": f'attachment; filename="whistkit-{game_id}.json"'},
         )
 
+    async def review(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        row = server.store.get(game_id)
+        if row is None:
+            return JSONResponse({"error": f"unknown game {game_id!r}"}, 404)
+        if not row.finished:
+            return JSONResponse(
+                {"error": f"game {game_id} is not finished; its review would show hidden cards"},
+                409,
+            )
+        try:
+            result = await server.analysis_of(game_id, row.record)
+        except RecordError as e:
+            return JSONResponse({"error": f"game {game_id}: {e}"}, 500)
+        except RuntimeError as e:  # the solver's compiled core is missing
+            return JSONResponse({"error": str(e)}, 503)
+        return JSONResponse(result)
+
     async def websocket(ws: WebSocket) -> None:
         await ws.accept()
         out: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -238,6 +312,7 @@ def create_app(
             Route("/api/games", new_game, methods=["POST"]),
             Route("/api/games", list_games, methods=["GET"]),
             Route("/api/games/{game_id}/record", record),
+            Route("/api/games/{game_id}/analysis", review),
             WebSocketRoute("/ws", websocket),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
@@ -311,4 +386,12 @@ class Connection:
         table.wake_bots()
 
 
-__all__ = ["BOT_DELAY_ENV", "Connection", "Server", "create_app", "default_bot_delay"]
+__all__ = [
+    "BOT_DELAY_ENV",
+    "NODE_LIMIT_ENV",
+    "Connection",
+    "Server",
+    "create_app",
+    "default_bot_delay",
+    "default_node_limit",
+]

@@ -1,0 +1,128 @@
+"""``GET /api/games/{id}/analysis``: a finished game's double-dummy review."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from whistkit import analysis
+from whistkit.bots import make_bot
+from whistkit.game import Game
+from whistkit.record import dumps
+from whistkit.server.app import create_app
+
+from .helpers import server_of
+
+pytestmark = pytest.mark.timeout(120)
+
+NODE_LIMIT = 20_000  # small: positions beyond it are left unjudged, quickly
+
+
+@pytest.fixture
+def client(db_path: Path) -> Iterator[TestClient]:
+    app = create_app(db_path, bot_delay=0, node_limit=NODE_LIMIT)
+    with TestClient(app) as c:
+        yield c
+
+
+def store_finished_game(client: TestClient, game_id: str = "done1", seed: int = 4) -> str:
+    """A whole Félagsvist game played by bots, stored as a finished web game."""
+    g = Game("felagsvist", seed=seed, bots={s: make_bot("beginner") for s in range(4)})
+    g.run_bots()
+    store = server_of(client).store
+    store.create(
+        game_id, "felagsvist", seed, {"N": "bot", "E": "bot", "S": "human", "W": "bot"}, {}
+    )
+    s = g.state
+    score = {"NS": s.score[0], "EW": s.score[1]}
+    store.save(game_id, dumps(s), 1, finished=True, winner=s.winner, score=score)
+    return game_id
+
+
+def test_finished_game_review_shape(client: TestClient) -> None:
+    game = store_finished_game(client)
+    r = client.get(f"/api/games/{game}/analysis")
+    assert r.status_code == 200, r.text
+    body: dict[str, Any] = r.json()
+    assert body["variant"] == "felagsvist" and body["node_limit"] == NODE_LIMIT
+    assert [h["number"] for h in body["hands"]] == list(range(1, 13))
+    assert [h["contract"] for h in body["hands"][:6]] == ["H", "S", "NT", "D", "C", "NOLO"]
+    judged = lost = 0
+    for h in body["hands"]:
+        assert 0 <= h["tricks_ns"] <= 13
+        assert h["par_ns"] is None or 0 <= h["par_ns"] <= 13
+        for c in h["cards"]:
+            assert {"trick", "seat", "card"} <= set(c)
+            if c.get("solved") is False:
+                continue
+            judged += 1
+            assert set(c) >= {"value", "best_value", "best", "loss", "values"}
+            assert c["card"] in c["values"] and c["best"]
+            assert all(c["values"][b] == c["best_value"] for b in c["best"])
+            lost += c["loss"]
+    assert judged > 100
+    assert set(body["seats"]) == {"N", "E", "S", "W"}
+    for v in body["seats"].values():
+        assert set(v) == {"judged", "mistakes", "tricks_lost", "unsolved"}
+    assert sum(v["judged"] for v in body["seats"].values()) == judged
+    assert sum(v["tricks_lost"] for v in body["seats"].values()) == lost
+
+
+def test_unfinished_and_unknown_games_are_refused(client: TestClient) -> None:
+    assert client.get("/api/games/zzz/analysis").status_code == 404
+    r = client.post("/api/games", json={"seed": 7})
+    game = r.json()["id"]
+    r = client.get(f"/api/games/{game}/analysis")
+    assert r.status_code == 409 and "not finished" in r.json()["error"]
+    # refused exactly as the record download is
+    assert client.get(f"/api/games/{game}/record").status_code == 409
+
+
+def test_second_request_is_served_from_memory(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    real = analysis.analyse
+
+    def counting(*args: Any, **kwargs: Any) -> analysis.GameAnalysis:
+        calls.append(kwargs["node_limit"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(analysis, "analyse", counting)
+    game = store_finished_game(client)
+    first = client.get(f"/api/games/{game}/analysis")
+    second = client.get(f"/api/games/{game}/analysis")
+    assert first.status_code == second.status_code == 200
+    assert first.json() == second.json()
+    assert calls == [NODE_LIMIT]
+    other = store_finished_game(client, "done2", seed=5)
+    assert client.get(f"/api/games/{other}/analysis").status_code == 200
+    assert len(calls) == 2  # cached per game
+
+
+def test_a_failed_analysis_is_not_cached(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> analysis.GameAnalysis:
+        raise RuntimeError("the analysis needs the solver's compiled core")
+
+    monkeypatch.setattr(analysis, "analyse", broken)
+    game = store_finished_game(client)
+    r = client.get(f"/api/games/{game}/analysis")
+    assert r.status_code == 503 and "compiled core" in r.json()["error"]
+    monkeypatch.undo()
+    assert client.get(f"/api/games/{game}/analysis").status_code == 200
+
+
+def test_node_limit_from_the_environment(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WHISTKIT_ANALYSIS_NODE_LIMIT", "1234")
+    server = create_app(db_path, bot_delay=0).state.server
+    assert server.node_limit == 1234
+    server.store.close()
+    monkeypatch.setenv("WHISTKIT_ANALYSIS_NODE_LIMIT", "lots")
+    with pytest.raises(ValueError, match="whole number"):
+        create_app(db_path, bot_delay=0)
