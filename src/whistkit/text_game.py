@@ -51,6 +51,7 @@ class TextGame:
         bots = {seat: make_bot(self.level) for seat in range(4) if seat != HUMAN}
         self.seed = seed
         self.acted = False  # has the player played a card or made a choice in this game?
+        self.saved: Path | None = None  # where this game's record was last written
         return Game(self.variant, self.options, seed=seed, bots=bots)
 
     def say(self, text: str = "") -> None:
@@ -346,25 +347,32 @@ class TextGame:
         """Write the game's record into the records folder under a new name; returns its
         path. If the folder cannot take it, the record goes to the terminal instead (the
         game is not lost) and the result is None."""
-        s = self.game.state
-        text = dumps(s, PLAYERS)
         try:
-            self.records_dir.mkdir(parents=True, exist_ok=True)
-            n = len(list(self.records_dir.glob("*.json")))
-            while True:  # never overwrite a record already there
-                n += 1
-                path = self.records_dir / f"{s.variant.name}-seed{self.seed}-{n:04d}.json"
-                try:
-                    with path.open("x", encoding="utf-8") as f:
-                        f.write(text)
-                    return path
-                except FileExistsError:
-                    continue
+            return self.write_record()
         except OSError as e:
             self.say(f"Could not save the record in {self.records_dir}: {e.strerror or e}.")
             self.say("The record follows; keep it as a .json file to replay it:")
-            self.say(text)
+            self.say(self.record_text())
             return None
+
+    def record_text(self) -> str:
+        return dumps(self.game.state, PLAYERS)
+
+    def write_record(self) -> Path:
+        """Write the record into the records folder under a new name (raises OSError)."""
+        text = self.record_text()
+        self.records_dir.mkdir(parents=True, exist_ok=True)
+        n = len(list(self.records_dir.glob("*.json")))
+        while True:  # never overwrite a record already there
+            n += 1
+            path = self.records_dir / f"{self.game.variant.name}-seed{self.seed}-{n:04d}.json"
+            try:
+                with path.open("x", encoding="utf-8") as f:
+                    f.write(text)
+            except FileExistsError:
+                continue
+            self.saved = path
+            return path
 
 
 def _tricks(n: int) -> str:
