@@ -3,16 +3,21 @@ and nothing already stored is lost."""
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from whisthelp import random_game
 from whistkit.cards import card_name, iter_cards
 from whistkit.cli import main
-from whistkit.record import loads, replay
+from whistkit.record import dumps, loads, replay
 from whistkit.server import Listening, listen
 from whistkit.server.store import Store
 from whistkit.text_game import TextGame
@@ -206,3 +211,64 @@ def test_play_refuses_options_of_the_other_mode(
     assert main(["play", *argv]) == 2
     out = capsys.readouterr()
     assert out.out == "" and message in out.err and out.err.count("\n") == 1
+
+
+# -- standard output that takes no more: one line, exit 1, the game kept ---------------
+
+
+def test_output_to_a_full_disk_or_a_closed_stdout(tmp_path: Path) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    record = tmp_path / "game.json"
+    record.write_text(dumps(random_game("felagsvist", seed=42)), encoding="utf-8")
+    for argv in (["replay", str(record)], ["variants"], ["solve", "W:AK... Q2... J3... T4..."]):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run(
+                [sys.executable, "-m", "whistkit.cli", *argv],
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                check=False,
+            )
+        assert done.returncode == 1, argv
+        assert done.stderr == "whistkit: cannot write to standard output: No space left on device\n"
+    closed = subprocess.run(  # started with standard output closed
+        ["sh", "-c", '"$0" -m whistkit.cli replay "$1" >&-', sys.executable, str(record)],
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    assert closed.returncode == 1 and closed.stderr == "whistkit: standard output is closed\n"
+
+
+def test_text_game_whose_output_fails_keeps_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Keyboard:
+        """Card numbers 1..13 over and over (one is legal)."""
+
+        def __init__(self) -> None:
+            self.answers = iter([f"{k}\n" for _ in range(50) for k in range(1, 14)])
+
+        def readline(self) -> str:
+            return next(self.answers)
+
+    class Full(io.StringIO):
+        """A terminal that takes no more once the player has played a card."""
+
+        def write(self, text: str) -> int:
+            if "S plays" in self.getvalue():
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return super().write(text)
+
+    monkeypatch.setattr("sys.stdin", Keyboard())
+    monkeypatch.setattr("sys.stdout", Full())
+    argv = ["play", "--text", "--level", "club", "--seed", "4", "--records", str(tmp_path)]
+    assert main(argv) == 1
+    (saved,) = tmp_path.glob("*.json")
+    err = capsys.readouterr().err
+    assert err == (
+        "whistkit play: cannot write to standard output: No space left on device;"
+        f" the game so far is saved in {saved}\n"
+    )
+    assert replay(loads(saved.read_text())).played

@@ -303,8 +303,12 @@ def _corrected_revoke() -> dict[str, Any]:
 
 
 def _event(hand: int, **event: Any) -> Callable[[dict[str, Any]], None]:
+    return _events(hand, event)
+
+
+def _events(hand: int, *events: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     def corrupt(rec: dict[str, Any]) -> None:
-        rec["hands"][hand - 1]["events"] = [event]
+        rec["hands"][hand - 1]["events"] = list(events)
 
     return corrupt
 
@@ -333,6 +337,28 @@ def _event(hand: int, **event: Any) -> Callable[[dict[str, Any]], None]:
         (
             _event(1, at=3, type="expose", seat="N", card=True),
             r"^hand 1, trick 1: event 1 \(expose at 3\) cannot be read: card is true, not a string",
+        ),
+        (
+            # a claim the rules refuse mid-hand is named like any other event
+            _event(1, at=20, type="claim", seat="N"),
+            r"^hand 1, trick 6: event 1 \(claim at 20\): nobody is asked to decide",
+        ),
+        (
+            _events(
+                1,
+                {"at": 9, "type": "expose", "seat": "N", "card": "AS"},
+                {"at": 4, "type": "call", "seat": "E", "card": "AS"},
+            ),
+            r"^hand 1: event 2 \(call at 4\) comes after event 1 \(expose at 9\) \(events are in",
+        ),
+        (
+            # play[20] is before the second event, so its at cannot be 20 too
+            _events(
+                1,
+                {"at": 20, "type": "correct", "seat": "N"},
+                {"at": 20, "type": "expose", "seat": "N", "card": "AS"},
+            ),
+            r"^hand 1: event 2 \(expose at 20\) comes after event 1 \(correct at 20\), which",
         ),
     ],
 )
@@ -368,6 +394,21 @@ def test_corrected_revoke_event_out_of_range(
     assert code == 2 and out == ""
     assert err.startswith("hand 1: event 1 (correct at 999) was never reached:"), err
     assert "does not hold it" not in err
+
+
+def test_swedish_hand_played_before_every_bottom_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rec = _swap_variant("swedish")
+    bottom = rec["hands"][0]["bottom"]
+    last = list(bottom)[-1]  # the last seat to commit
+    del bottom[last]
+    code, out, err = run_replay(tmp_path, rec, capsys)
+    assert code == 2 and out == ""
+    assert err == (
+        f"hand 1: {last} has no bottom card, but the play has begun"
+        " (every seat commits a bottom card before play (§3.3))\n"
+    )
 
 
 def _swap_variant(variant: str, seed: int = 3) -> dict[str, Any]:

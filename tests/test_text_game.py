@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from whistkit.cards import card_name
 from whistkit.record import loads, replay, summarize
+from whistkit.text_game import TextGame
 
 
 def numbers_until_legal() -> str:
@@ -86,3 +91,98 @@ def test_new_game_and_bad_options(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "nolo_aces_low" in bad.stderr and bad.stdout == ""
     unknown = run_play(tmp_path, "", "--variant", "bridge")
     assert unknown.returncode == 2 and "unknown variant 'bridge'" in unknown.stderr
+
+
+# -- in process: what the player is asked and told ---------------------------------------
+
+
+def club_game(records: Path, answer: Callable[[TextGame, str], str | None], **kw: Any) -> str:
+    """A club-level Félagsvist game at seed 4 whose player answers ``answer(game, output)``;
+    returns the whole output."""
+    out = io.StringIO()
+    box: list[TextGame] = []
+    game = TextGame(
+        variant="felagsvist",
+        options=kw,
+        seed=4,
+        level="club",
+        records_dir=records,
+        out=out,
+        read_line=lambda: answer(box[0], out.getvalue()),
+    )
+    box.append(game)
+    game.run()
+    return out.getvalue()
+
+
+def lawful(game: TextGame) -> list[int]:
+    return [a for a in game.game.state.legal_actions() if type(a) is int]
+
+
+def test_only_legal_card_is_played_without_asking(tmp_path: Path) -> None:
+    asked: list[int] = []  # the number of legal cards at each question
+
+    def first_legal(game: TextGame, out: str) -> str | None:
+        if out.endswith("Type n for a new game, anything else quits.\n"):
+            return None
+        asked.append(len(lawful(game)))
+        return card_name(lawful(game)[0])
+
+    out = club_game(tmp_path, first_legal)
+    assert "Game over." in out
+    assert min(asked) >= 2  # never asked for a card that is the only legal one
+    # every hand's last card at least, announced as the player's
+    assert re.search(r"^S plays \w\w \(your only legal card\)$", out, re.M)
+    assert out.count("(your only legal card)") >= 12
+    assert len(re.findall(r"\bS plays ", out)) == 12 * 13
+
+
+def test_laws_mode_asks_even_for_one_lawful_card(tmp_path: Path) -> None:
+    # the player may revoke: with one card of the led suit and others he is still asked
+    asked: list[tuple[int, int]] = []
+
+    def first_legal(game: TextGame, out: str) -> str | None:
+        if "Hand 2 of 12" in out:
+            return "q"
+        state = game.game.state
+        asked.append((len(lawful(game)), state.holdings[2].bit_count()))
+        return card_name(lawful(game)[0])
+
+    out = club_game(tmp_path, first_legal, play_mode="laws")
+    assert (1, 1) not in asked and any(n == 1 for n, _ in asked)
+    assert "(your only legal card)" in out  # the hand's last card
+
+
+def test_hand_result_comes_before_the_next_hands_cards(tmp_path: Path) -> None:
+    def first_legal(game: TextGame, out: str) -> str | None:
+        if "Hand 4 of 12" in out:
+            return "q"
+        return card_name(lawful(game)[0])
+
+    out = club_game(tmp_path, first_legal)
+    for k in (1, 2, 3):
+        before = out[: out.index(f"Hand {k} over:")]
+        # all of hand k's cards and none of hand k+1's (whose leader may be a bot)
+        assert len(re.findall(r"\b[NESW] plays ", before)) == 52 * k
+
+
+def test_hand_result_names_the_revokes(tmp_path: Path) -> None:
+    revoked: list[str] = []
+
+    def revoke_once(game: TextGame, out: str) -> str | None:
+        if "Hand 2 of 12" in out:
+            return "q"
+        if out.endswith("Correct? "):
+            return ""  # the revoke stands
+        state = game.game.state
+        others = [c for c in range(52) if state.holdings[2] >> c & 1 and c not in lawful(game)]
+        if not revoked and state.trick and others and state.trick_number < 12:
+            revoked.append(card_name(others[0]))
+            return revoked[0]
+        return card_name(lawful(game)[0])
+
+    out = club_game(tmp_path, revoke_once, play_mode="laws")
+    assert revoked
+    line = re.search(r"^Revokes: S (\w\w) \(trick (\d+)\); penalised: 1\.$", out, re.M)
+    assert line and line.group(1) == revoked[0], out[-1500:]
+    assert out.index("Hand 1 over:") < line.start()

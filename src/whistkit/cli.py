@@ -235,6 +235,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         game.interrupted()  # the record of the game so far is kept, as with q
         return 130
+    except OSError as e:  # the terminal went away (a closed pipe, a full disk)
+        _drop_stdout()
+        kept = ""
+        if game.saved is not None:
+            kept = f"; the game is saved in {game.saved}"
+        elif game.acted:
+            try:
+                kept = f"; the game so far is saved in {game.write_record()}"
+            except OSError:
+                kept = "; the game so far follows:\n" + game.record_text()
+        print(f"whistkit play: {_output_error(e)}{kept}", file=sys.stderr)
+        return 1
 
 
 def _play_web(args: argparse.Namespace) -> int:
@@ -420,16 +432,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _output_error(e: OSError) -> str:
+    return f"cannot write to standard output: {e.strerror or e}"
+
+
+def _drop_stdout() -> None:
+    """Send what is left in standard output's buffer to /dev/null, so that the exit does
+    not fail again (and print a traceback) on a pipe or a disk that took no more."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (tests capture it)
+        return
+    os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if sys.stdout is None:  # started with standard output closed (`>&-`)
+        print("whistkit: standard output is closed", file=sys.stderr)
+        return 1
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         result: int = args.func(args)
+        sys.stdout.flush()
     except BrokenPipeError:
         # the reader went away (e.g. `| head`): stop quietly, as Unix tools do
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_stdout()
+        return 1
+    except OSError as e:
+        if e.filename is not None:  # a file's error, not the output's
+            raise
+        _drop_stdout()  # e.g. a full disk (`> /dev/full`): one line, not a traceback
+        print(f"whistkit: {_output_error(e)}", file=sys.stderr)
         return 1
     return result
 

@@ -45,12 +45,14 @@ class TextGame:
         self.read_line = read_line
         self.seed = seed
         self.game = self._new_game(seed)
+        self.shown_results = 0  # the hand results said so far in this game
         self.reveals_shown: tuple[int, int] | None = None  # the hand whose reveals we showed
 
     def _new_game(self, seed: int) -> Game:
         bots = {seat: make_bot(self.level) for seat in range(4) if seat != HUMAN}
         self.seed = seed
         self.acted = False  # has the player played a card or made a choice in this game?
+        self.saved: Path | None = None  # where this game's record was last written
         return Game(self.variant, self.options, seed=seed, bots=bots)
 
     def say(self, text: str = "") -> None:
@@ -101,6 +103,11 @@ class TextGame:
             f"Hand {r.number} over: tricks NS {r.tricks[0]}, EW {r.tricks[1]};"
             f" points NS +{r.points[0]}, EW +{r.points[1]}; score NS {r.score[0]}, EW {r.score[1]}"
         )
+        revokes = ", ".join(
+            f"{v['seat']} {v['card']} (trick {v['trick']})" for v in r.extra.get("revokes", ())
+        )
+        if revokes:  # (a void deal needs revokes by both sides; bots never revoke)
+            self.say(f"Revokes: {revokes}; penalised: {r.extra.get('penalised', 0)}.")
         for line in self.game.variant.describe_result(r):
             self.say(line)
 
@@ -164,8 +171,9 @@ class TextGame:
 
     def play_one(self) -> str:
         """Play until the game ends ("over"), or the player asks for "new" or "quit"."""
-        shown_results = 0
+        self.shown_results = 0
         while True:
+            self.show_new_results()  # a hand the player's card ended
             while self.game.bot_to_act() is not None:
                 seat, action = self.game.bot_step()
                 if type(action) is int:
@@ -173,10 +181,8 @@ class TextGame:
                     self.say(f"{seat_name(seat)} plays {card_name(action)}")
                 else:
                     self.say(f"{seat_name(seat)}: {action}")
+                self.show_new_results()  # before the next hand's first cards
             s = self.game.state
-            while shown_results < len(s.results):
-                self.show_hand_result(s.results[shown_results])
-                shown_results += 1
             if s.is_over:
                 return "over"
             self.show_reveals()
@@ -184,6 +190,13 @@ class TextGame:
             answer = self.ask()
             if answer in ("quit", "new"):
                 return answer
+
+    def show_new_results(self) -> None:
+        """The results of the hands finished since the last call, in order."""
+        results = self.game.state.results
+        while self.shown_results < len(results):
+            self.show_hand_result(results[self.shown_results])
+            self.shown_results += 1
 
     def show_reveals(self) -> None:
         """After bidding: the revealed bottom cards and the contract they made."""
@@ -203,6 +216,12 @@ class TextGame:
         choices = [a for a in self.game.state.legal_actions() if type(a) is not int]
         if choices and not any(isinstance(a, BottomCard) for a in choices):
             return self.decide(choices)
+        forced = self.forced_card()
+        if forced is not None:
+            self.game.act(forced)
+            self.acted = True
+            self.say(f"S plays {card_name(forced)} (your only legal card)")
+            return "played"
         while True:
             leave, low = self.prompt("Your card (? for help): ")
             if leave:
@@ -254,6 +273,19 @@ class TextGame:
                 if irr is not None and not lawful_mask(state, HUMAN, irr) >> card & 1:
                     return self.offer_correction()
             return "played"
+
+    def forced_card(self) -> int | None:
+        """The card to play without asking: the only legal one. In laws mode a revoke is
+        the player's to make, so only the last card of the hand is played for him."""
+        state = self.game.state
+        if state.phase == BID:
+            return None
+        cards = [a for a in state.legal_actions() if type(a) is int]
+        if len(cards) != 1:
+            return None
+        if self.game.variant.laws and state.holdings[HUMAN] != 1 << cards[0]:
+            return None  # he may revoke with another card
+        return cards[0]
 
     def offer_correction(self) -> str:
         """Right after a revoke, before the bots play on: take it back now or never.
@@ -346,25 +378,32 @@ class TextGame:
         """Write the game's record into the records folder under a new name; returns its
         path. If the folder cannot take it, the record goes to the terminal instead (the
         game is not lost) and the result is None."""
-        s = self.game.state
-        text = dumps(s, PLAYERS)
         try:
-            self.records_dir.mkdir(parents=True, exist_ok=True)
-            n = len(list(self.records_dir.glob("*.json")))
-            while True:  # never overwrite a record already there
-                n += 1
-                path = self.records_dir / f"{s.variant.name}-seed{self.seed}-{n:04d}.json"
-                try:
-                    with path.open("x", encoding="utf-8") as f:
-                        f.write(text)
-                    return path
-                except FileExistsError:
-                    continue
+            return self.write_record()
         except OSError as e:
             self.say(f"Could not save the record in {self.records_dir}: {e.strerror or e}.")
             self.say("The record follows; keep it as a .json file to replay it:")
-            self.say(text)
+            self.say(self.record_text())
             return None
+
+    def record_text(self) -> str:
+        return dumps(self.game.state, PLAYERS)
+
+    def write_record(self) -> Path:
+        """Write the record into the records folder under a new name (raises OSError)."""
+        text = self.record_text()
+        self.records_dir.mkdir(parents=True, exist_ok=True)
+        n = len(list(self.records_dir.glob("*.json")))
+        while True:  # never overwrite a record already there
+            n += 1
+            path = self.records_dir / f"{self.game.variant.name}-seed{self.seed}-{n:04d}.json"
+            try:
+                with path.open("x", encoding="utf-8") as f:
+                    f.write(text)
+            except FileExistsError:
+                continue
+            self.saved = path
+            return path
 
 
 def _tricks(n: int) -> str:

@@ -911,6 +911,7 @@ def check_events(hand: HandRecord) -> None:
     """Check every event's ``type`` and ``at`` before the hand is replayed, so that an event
     replay would skip (an ``at`` beyond the play list) is refused by name."""
     end = len(hand.play)
+    earliest, previous = 0, ""  # the least ``at`` the next event may have, and why
     for number, event in enumerate(hand.events or (), 1):
         kind, at = event.get("type"), event.get("at")
         if kind not in CARD_EVENTS and kind not in CARDLESS:
@@ -931,6 +932,17 @@ def check_events(hand: HandRecord) -> None:
                 f"{_event_name(number, event)} has no card: play has {end} cards",
                 "laws-mode event",
             )
+        if at < earliest:
+            raise IllegalAction(
+                f"{_event_name(number, event)} comes after {previous}",
+                "events are in the order they happened; at counts the cards played before each",
+            )
+        # after a card event the next event has that card before it
+        previous = _event_name(number, event)
+        if kind in CARD_EVENTS:
+            earliest, previous = at + 1, f"{previous}, which played card {at + 1} of play"
+        else:
+            earliest = at
 
 
 def _events_at(hand: HandRecord, index: int) -> list[tuple[int, dict[str, Any]]]:
@@ -945,14 +957,23 @@ def replay_card(state: State, card: Card, hand: HandRecord) -> State:
     carrying = None
     for number, event in _events_at(hand, index):
         if event.get("type") in CARDLESS:
-            state = state.apply(event_action(event, None, number))
+            state = _apply_event(state, event, None, number)
         elif carrying is None:
             carrying = (number, event)
         else:
             raise IllegalAction(f"two card events at play index {index}", "laws-mode event")
     if carrying is not None:
-        return state.apply(event_action(carrying[1], card, carrying[0]))
+        return _apply_event(state, carrying[1], card, carrying[0])
     return state.apply(card)
+
+
+def _apply_event(state: State, event: dict[str, Any], card: Card | None, number: int) -> State:
+    """Apply a recorded event; a refusal by the rules names the event."""
+    action = event_action(event, card, number)
+    try:
+        return state.apply(action)
+    except IllegalAction as e:
+        raise IllegalAction(f"{_event_name(number, event)}: {e.detail}", e.rule) from None
 
 
 def replay_end(state: State, hand: HandRecord) -> State:
@@ -963,7 +984,7 @@ def replay_end(state: State, hand: HandRecord) -> State:
         number, event = events.pop(0)
         if event.get("type") not in CARDLESS:
             raise IllegalAction(f"{_event_name(number, event)} has no card", "laws-mode event")
-        state = state.apply(event_action(event, None, number))
+        state = _apply_event(state, event, None, number)
     if events:
         number, event = events[0]
         raise IllegalAction(

@@ -162,7 +162,7 @@ class Swedish(Variant):
         who = seat_name(seat)
         if not isinstance(action, BottomCard):
             raise IllegalAction(
-                f"{who} is to commit a bottom card, not {action!r}",
+                f"{who} is to commit a bottom card, not {_what(action)}",
                 "every seat commits a bottom card before play (§3.3)",
             )
         if action.seat != seat:
@@ -268,6 +268,11 @@ class Swedish(Variant):
         missing = False
         for i in range(4):
             seat = (forehand + i) & 3
+            if seat not in bottom and hand.play:
+                raise IllegalAction(
+                    f"{seat_name(seat)} has no bottom card, but the play has begun",
+                    "every seat commits a bottom card before play (§3.3)",
+                )
             if seat not in bottom:
                 missing = True
             elif missing:
@@ -294,6 +299,11 @@ class Swedish(Variant):
 
 def _name(card: int) -> str:
     return card_name(card) if 0 <= card < 52 else repr(card)
+
+
+def _what(action: Action) -> str:
+    """An action in a message: a card is "to play 7C", not its number."""
+    return f"to play {_name(action)}" if type(action) is int else repr(action)
 
 
 __all__ = [
