@@ -33,11 +33,19 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from .. import analysis
-from ..bots import DEFAULT_LEVEL, LEVELS
+from ..bots import DEFAULT_LEVEL, LEVELS, play_level
 from ..record import RecordError, loads
 from ..seats import SOUTH, Seat, seat_name
 from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_variant
-from .protocol import ProtocolError, error, parse_message, read_card, read_seat, read_since
+from .protocol import (
+    ProtocolError,
+    action_to_json,
+    error,
+    parse_message,
+    read_card,
+    read_seat,
+    read_since,
+)
 from .store import Store
 from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables
 
@@ -80,10 +88,14 @@ def default_node_limit() -> int:
 class Server:
     """The app's state: the store, the tables in memory and the finished games' reviews."""
 
-    def __init__(self, db: str | Path, bot_delay: float, node_limit: int) -> None:
+    def __init__(
+        self, db: str | Path, bot_delay: float, node_limit: int, hint_level: str | None = None
+    ) -> None:
         self.store = Store(db)
         self.tables = Tables(self.store, bot_delay)
         self.node_limit = node_limit
+        # the level whose choice a hint is: expert, or club without the solver's core
+        self.hint_level = hint_level or play_level()
         # game id -> its review (a finished game never changes): a task while computing,
         # so that requests arriving meanwhile wait for the same analysis
         self.analyses: dict[str, asyncio.Task[dict[str, Any]]] = {}
@@ -154,18 +166,24 @@ def create_app(
     bot_delay: float | None = None,
     preset: Preset | None = None,
     node_limit: int | None = None,
+    hint_level: str | None = None,
 ) -> Starlette:
     """The web game's ASGI app storing games in the SQLite file ``db``; ``preset`` is
     what the new-game dialog offers first; ``node_limit`` bounds the review's search
-    per position (default :func:`default_node_limit`)."""
+    per position (default :func:`default_node_limit`); ``hint_level`` is the bot level
+    whose choice a hint is (default :func:`whistkit.bots.play_level`: ``expert``, or
+    ``club`` without the solver's compiled core)."""
     preset = preset or Preset()
     preset.check()
     if node_limit is not None and node_limit < 1:
         raise ValueError(f"the node limit must be at least 1, not {node_limit}")
+    if hint_level is not None and hint_level not in LEVELS:
+        raise ValueError(f"unknown hint level {hint_level!r}; known: {', '.join(LEVELS)}")
     server = Server(
         db,
         default_bot_delay() if bot_delay is None else bot_delay,
         default_node_limit() if node_limit is None else node_limit,
+        hint_level,
     )
 
     async def index(request: Request) -> Response:
@@ -274,7 +292,7 @@ def create_app(
     async def websocket(ws: WebSocket) -> None:
         await ws.accept()
         out: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        conn = Connection(server.tables, out)
+        conn = Connection(server.tables, out, server.hint_level)
 
         async def pump() -> None:
             while True:
@@ -330,16 +348,23 @@ async def _drain(queue: asyncio.Queue[dict[str, Any]]) -> None:
 class Connection:
     """One WebSocket client: the seat it joined and its outgoing queue."""
 
-    def __init__(self, tables: Tables, out: asyncio.Queue[dict[str, Any]]) -> None:
+    def __init__(
+        self, tables: Tables, out: asyncio.Queue[dict[str, Any]], hint_level: str | None = None
+    ) -> None:
         self.tables = tables
         self.out = out
         self.table: Table | None = None
         self.seat: Seat = SOUTH
+        self.hint_level = hint_level
+        # hints being worked out (kept so that they are not collected before they answer)
+        self.hints: set[asyncio.Task[None]] = set()
 
     def send(self, msg: dict[str, Any]) -> None:
         self.out.put_nowait(msg)
 
     def leave(self) -> None:
+        for task in self.hints:
+            task.cancel()
         if self.table is not None:
             self.table.unsubscribe(self.out)
             self.table = None
@@ -357,6 +382,9 @@ class Connection:
                 table = self.table
                 if table is None:
                     raise ProtocolError("not_joined", "join a game before playing")
+                if kind == "hint":
+                    self.hint(table)
+                    return
                 if kind == "play":
                     version = table.act(self.seat, read_card(msg.get("card")))
                 else:
@@ -364,6 +392,24 @@ class Connection:
                 self.send({"type": "ack", "v": version})
         except (ProtocolError, TableError) as e:
             self.send(error(e.code, e.message))
+
+    def hint(self, table: Table) -> None:
+        """Start working out a hint for this seat; a refusal raises :class:`TableError`
+        at once, the answer comes later (the bot thinks off the event loop, so that the
+        other tables keep playing meanwhile)."""
+        version, job = table.hint_job(self.seat, self.hint_level)
+
+        async def answer() -> None:
+            try:
+                action = await run_in_threadpool(job)
+            except Exception as e:  # a bot's failure is this hint's error, not the server's
+                self.send(error("hint_failed", f"no hint could be worked out: {e}"))
+                return
+            self.send({"type": "hint", "v": version, "action": action_to_json(action)})
+
+        task = asyncio.get_running_loop().create_task(answer())
+        self.hints.add(task)
+        task.add_done_callback(self.hints.discard)
 
     def join(self, msg: dict[str, Any]) -> None:
         game_id = msg.get("game")

@@ -9,6 +9,9 @@ Client to server (one JSON object per message):
 - ``{"type": "action", "action": {...}}``: a non-card action (Swedish bottom card, laws
   claims), written exactly as the server listed it in the view's ``legal`` or, in laws
   mode, ``irregular`` (also when it is not the seat's turn).
+- ``{"type": "hint"}``: ask what a strong player would do now (the seat's turn only:
+  a card, or the Swedish bottom card); answered by a ``hint`` message. The game and its
+  record do not change.
 - ``{"type": "ping"}``.
 
 Server to client:
@@ -19,10 +22,15 @@ Server to client:
 - ``{"type": "state", "v": V, "view": {...}}``: the seat's whole view at version ``V``.
 - ``{"type": "ack", "v": V}``: the action was stored and applied; ``V`` is the version
   after it.
+- ``{"type": "hint", "v": V, "action": {...}}``: the ``expert`` level's choice (``club``
+  without the solver's compiled core) from this seat's view alone at version ``V``, in
+  the form the client sends it: ``{"type": "play", "card": "QH"}`` or ``{"type":
+  "action", "action": {...}}``. The same position always gives the same hint.
 - ``{"type": "error", "code": C, "message": M}``: nothing changed. Codes: ``malformed``,
   ``unknown_type``, ``unknown_game``, ``not_joined``, ``bad_seat``, ``forbidden``,
   ``not_your_turn``,
-  ``illegal``, ``game_over``, ``storage`` (the server could not store the action).
+  ``illegal``, ``game_over``, ``storage`` (the server could not store the action),
+  ``hint_failed`` (the bot could not work out a hint).
 - ``{"type": "pong"}``.
 """
 
@@ -44,6 +52,8 @@ CARD_KEYS = frozenset(
     {"card", "cards", "turned", "bottom", "revealed", "reveals", "exposed", "called"}
 )
 SEAT_KEYS = frozenset({"seat", "declarer", "offender", "claimant", "caller", "leader", "winner"})
+# the types of the client's messages
+MESSAGE_TYPES = ("join", "play", "action", "hint", "ping")
 
 
 class ProtocolError(ValueError):
@@ -205,9 +215,10 @@ def parse_message(text: str | bytes) -> dict[str, Any]:
     kind = data.get("type")
     if not isinstance(kind, str):
         raise ProtocolError("malformed", "message has no 'type' string")
-    if kind not in ("join", "play", "action", "ping"):
+    if kind not in MESSAGE_TYPES:
         raise ProtocolError(
-            "unknown_type", f"unknown message type {kind!r}; known: join, play, action, ping"
+            "unknown_type",
+            f"unknown message type {kind!r}; known: {', '.join(MESSAGE_TYPES)}",
         )
     return data
 
@@ -250,6 +261,7 @@ def read_since(value: Any) -> int:
 
 
 __all__ = [
+    "MESSAGE_TYPES",
     "ProtocolError",
     "action_to_json",
     "contract_json",

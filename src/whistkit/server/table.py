@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bots import DEFAULT_LEVEL, LEVELS, Bot, make_bot
+from ..bots import DEFAULT_LEVEL, LEVELS, Bot, make_bot, play_level
 from ..cards import card_name, iter_cards, sorted_for_display
 from ..deal import deal_cards
 from ..record import dumps, loads, replay
@@ -251,6 +251,31 @@ class Table:
         self._act(seat, action)
         self.wake_bots()
         return self.version
+
+    def hint_job(self, seat: Seat, level: str | None = None) -> tuple[int, Callable[[], Action]]:
+        """What a strong player would do at ``seat`` now: ``(version, job)``, where
+        ``job()`` (slow: run it off the event loop) returns the action a ``level`` bot
+        (default :func:`whistkit.bots.play_level`: ``expert``, or ``club`` without the
+        solver's compiled core) chooses from the seat's view alone.
+
+        The bot gets ``state.view(seat)`` and a random generator seeded by the game, the
+        seat and the version, so the same position gives the same hint; nothing of the
+        game changes. Raises :class:`TableError` unless ``seat`` is a person's and is to
+        act in a game that is not over.
+        """
+        state = self.state
+        if state.is_over:
+            raise TableError("game_over", f"game {self.id} is over ({state.winner})")
+        if self.seats.get(seat) != HUMAN:
+            raise TableError("bad_seat", f"seat {seat_name(seat)} is played by a bot")
+        if state.to_play != seat or not state.legal_actions():
+            raise TableError(
+                "not_your_turn", "a hint is given on your turn only: " + self._turn_text(seat)
+            )
+        view = state.view(seat)
+        rng = random.Random(f"{self.id}:hint:{seat_name(seat)}:{self.version}")
+        bot = make_bot(level or play_level())
+        return self.version, lambda: bot.choose(view, rng)
 
     def parse_action(self, seat: Seat, message: Mapping[str, Any]) -> Action:
         """The legal special action equal to a message's ``action`` object."""

@@ -28,6 +28,8 @@ const app = {
   resultShown: null, // the game whose result dialog has been shown
   handNote: null, // the last hand's points, shown until the next hand's first card
   picking: null, // laws mode: the kind of action whose card is being chosen ("Correct")
+  hint: null, // the server's hint for this position: { v, action }, until the position changes
+  hintAsked: -1, // the version a hint was asked for (one request per position)
 };
 
 // public facts drawn as a card beside a seat: the turned-up trump beside the dealer,
@@ -120,9 +122,15 @@ function onMessage(msg) {
       openNew();
       return;
     }
+    app.hintAsked = -1; // a refused or failed hint may be asked again
     showMessage(refusalText(msg));
   } else if (msg.type === "ack") {
     app.message = null;
+  } else if (msg.type === "hint") {
+    if (msg.v !== app.version) return; // the position has changed since: stale
+    app.hint = { v: msg.v, action: msg.action };
+    app.message = null;
+    render();
   }
 }
 
@@ -182,6 +190,7 @@ function setView(view) {
 function render() {
   const v = app.view;
   if (!v) return;
+  if (app.hint && (app.hint.v !== app.version || v.to_play !== app.seat)) app.hint = null;
   const table = $("#table");
   table.dataset.turn = v.to_play || "";
   table.dataset.myTurn = String(v.to_play === app.seat);
@@ -418,6 +427,7 @@ function renderHand(v) {
     else if (irregular.has(code)) b.dataset.irregular = "true"; // laws mode: playable, unlawful
     else b.setAttribute("aria-disabled", "true");
     if (i === app.selected) b.classList.add("selected");
+    if (hintCard() === code) { b.classList.add("hint"); b.dataset.hint = "true"; }
     b.append(cardImg(code));
     b.addEventListener("click", () => { app.selected = i; playCard(code); });
     hand.append(b);
@@ -489,6 +499,7 @@ function renderStatus(v) {
     text = `${trickWonText(app.doneTrick.winner)} · ${text}`;
   }
   if (!app.message && app.handNote && v.played_count === 0) text = `${app.handNote} · ${text}`;
+  if (!app.message && app.hint && !v.winner) text = hintText(app.hint.action);
   $("#status").textContent = text;
 }
 
@@ -524,6 +535,35 @@ function renderResult(v) {
     app.resultShown = app.game;
     dlg.showModal();
   }
+}
+
+// -- hints -------------------------------------------------------------------------------
+
+// the card of the hint in our hand (a card to play, or the Swedish bottom card to show)
+function hintCard() {
+  if (!app.hint) return null;
+  const a = app.hint.action;
+  if (a.type === "play") return a.card;
+  return a.type === "action" && typeof a.action.card === "string" ? a.action.card : null;
+}
+
+function hintText(a) {
+  if (a.type === "play") return t("hint_card", { card: shortCard(a.card) });
+  if (a.action.kind === "BottomCard") return t("hint_bottom", { card: shortCard(a.action.card) });
+  return t("hint_action", { action: actionLabel(a.action) });
+}
+
+// H or the Hint button: ask the server what a strong player would do now
+function askHint() {
+  const v = app.view;
+  if (!v) return;
+  if (v.winner) return showMessage(t("refused_over"));
+  if (v.to_play !== app.seat || !v.legal.length) return showMessage(t("hint_not_turn"));
+  if (app.hint) { render(); return; } // already shown for this position
+  if (app.hintAsked === app.version) return; // on its way
+  app.hintAsked = app.version;
+  showMessage(t("hint_working"));
+  send({ type: "hint" });
 }
 
 // -- playing -------------------------------------------------------------------------------
@@ -919,6 +959,8 @@ function startGame(id, seat, token) {
   app.selected = 0;
   app.message = null;
   app.picking = null;
+  app.hint = null;
+  app.hintAsked = -1;
   localStorage.setItem(GAME_KEY, id);
   if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
   connect();
@@ -965,6 +1007,7 @@ function onKey(e) {
   if (upper === "N") { e.preventDefault(); openNew(); return; }
   if (upper === "L") { e.preventDefault(); renderLast(); openDialog("#dlg-last"); return; }
   if (upper === "S") { e.preventDefault(); renderSheet(); openDialog("#dlg-sheet"); return; }
+  if (upper === "H") { e.preventDefault(); askHint(); return; }
   if (upper === "1") { app.typed = "1"; app.typedAt = now; return; }
   if (upper === "0" && app.typed === "1") { app.typed = "T"; app.typedAt = now; return; }
   if (upper.length === 1 && RANKS.includes(upper)) { e.preventDefault(); app.typed = upper; app.typedAt = now; }
@@ -997,6 +1040,7 @@ async function main() {
   $("#btn-new").addEventListener("click", openNew);
   $("#btn-last").addEventListener("click", () => { renderLast(); openDialog("#dlg-last"); });
   $("#btn-sheet").addEventListener("click", () => { renderSheet(); openDialog("#dlg-sheet"); });
+  $("#btn-hint").addEventListener("click", askHint);
   $("#btn-help").addEventListener("click", () => openDialog("#dlg-help"));
   $("#btn-games").addEventListener("click", openGames);
   $("#result-new").addEventListener("click", openNew);
