@@ -11,7 +11,8 @@ from helpers_bots import late_positions
 
 from whistkit import solver
 from whistkit.bots import ExpertBot
-from whistkit.bots.lookahead import OBSERVE, Lookahead
+from whistkit.bots.club import ClubBot
+from whistkit.bots.lookahead import OBSERVE, Lookahead, _Line
 from whistkit.bots.pimc import hand_scorer
 from whistkit.bots.sampling import sample_deals
 from whistkit.seats import side_of
@@ -179,3 +180,36 @@ def test_an_unknown_observation_is_refused() -> None:
         _lookahead(view, worlds, cards, 2, "suits")
     with pytest.raises(ValueError, match="observe must be one of coarse, cards, not 'all'"):
         ExpertBot(observe="all")
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_club_answers_are_the_club_bots_cards(variant: str) -> None:
+    # respond="club": in the real deal, each other seat's answer until the expert's next
+    # turn is the card the club bot plays from that seat's real view (the look-ahead's
+    # reconstructed public knowledge, trick winners and hand sizes included)
+    compared = 0
+    for i, state in enumerate(late_positions(variant, 30, seed=11, tricks_left=6)):
+        me = state.to_play
+        view = state.view(me)
+        cards = [a for a in view.legal if type(a) is int]
+        if view.contract is None or len(cards) < 2:
+            continue
+        ahead = Lookahead(solver, view, float, respond="club")
+        root = _Line(state.holdings, tuple(state.trick), state.leader, 0, ())
+        for card in cards:
+            line, real = ahead._play(root, card), state.apply(card)
+            while not (line.over or line.to_play == me) and real.phase == "play":
+                seat = line.to_play
+                assert real.to_play == seat and real.holdings == line.hands
+                expected = ClubBot().choose(real.view(seat), random.Random(i))
+                legal = real.legal_mask()
+                got = ahead._club(line) if legal & (legal - 1) else expected
+                assert got == expected, f"{variant} position {i}, {seat} after {card}"
+                compared += legal & (legal - 1) != 0
+                line, real = ahead._play(line, got), real.apply(got)
+    assert compared > 30
+
+
+def test_respond_is_checked() -> None:
+    with pytest.raises(ValueError, match="respond must be one of dd, club, club-opponents"):
+        ExpertBot(respond="smart")

@@ -27,14 +27,28 @@ unlimited and exact.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from ..cards import SUIT_MASKS, Card, cards_of
 from ..seats import Seat, side_of
 from ..state import RANK_KEY_ACES_LOW, RANK_KEY_HIGH, Contract, View, trick_winner_index
+from .club import club_card
+from .knowledge import Knowledge
 
 Scorer = Callable[[int], float]
 OBSERVE = ("coarse", "cards")
+
+
+RESPOND = ("dd", "club", "club-opponents")
+
+
+def check_respond(respond: str) -> str:
+    """``respond`` if it names how the other seats answer (:data:`RESPOND`), else a
+    ``ValueError``."""
+    if respond not in RESPOND:
+        raise ValueError(f"respond must be one of {', '.join(RESPOND)}, not {respond!r}")
+    return respond
 
 
 def check_observe(observe: str) -> str:
@@ -79,6 +93,8 @@ class _Line(NamedTuple):
     leader: Seat
     won: int
     seen: tuple[int, ...]
+    since: tuple[Card, ...] = ()  # every card played since the decision, in order
+    winners: tuple[Seat, ...] = ()  # winners of the tricks completed since the decision
 
     @property
     def to_play(self) -> Seat:
@@ -99,9 +115,13 @@ class Lookahead:
         score: Scorer,
         threads: int = 2,
         observe: str = "coarse",
+        respond: str = "dd",
     ) -> None:
         assert view.contract is not None
         self.coarse = check_observe(observe) == "coarse"
+        self.respond = check_respond(respond)
+        # the club rules' public knowledge after each line of cards since the decision
+        self._club_views: dict[tuple[Seat, tuple[Card, ...]], tuple[View, Knowledge]] = {}
         self.solver = solver
         self.contract: Contract = view.contract
         self.view = view
@@ -192,13 +212,24 @@ class Lookahead:
             leader = (leader + trick_winner_index(trick, self.contract)) & 3
             won += side_of(leader) == self.side
             trick = ()
+        winners = line.winners
+        if not trick:
+            winners = (*winners, leader)
         if seat == self.me:
             seen = line.seen
         elif self.coarse:  # the seat, the suit, and honour (J, Q, K, A) or spot
             seen = (*line.seen, seat * 8 + (card // 13) * 2 + (card % 13 >= 9))
         else:
             seen = (*line.seen, card)
-        return _Line((hands[0], hands[1], hands[2], hands[3]), trick, leader, won, seen)
+        return _Line(
+            (hands[0], hands[1], hands[2], hands[3]),
+            trick,
+            leader,
+            won,
+            seen,
+            (*line.since, card),
+            winners,
+        )
 
     def _advance(self, lines: list[_Line]) -> list[_Line]:
         """Let the other seats play double-dummy until the expert's turn or the end."""
@@ -217,13 +248,61 @@ class Lookahead:
                     choosing.append(line)
                 else:  # a single legal card: no need to ask the solver
                     moved.append(self._play(line, legal.bit_length() - 1))
-            if choosing:
-                for line, row in zip(choosing, self._solve(choosing), strict=True):
+            solving = choosing
+            if self.respond != "dd":
+                solving = []
+                for line in choosing:
+                    if self._club_answers(line.to_play):
+                        moved.append(self._play(line, self._club(line)))
+                    else:
+                        solving.append(line)
+            if solving:
+                for line, row in zip(solving, self._solve(solving), strict=True):
                     best = min(row.values()) if misere else max(row.values())
                     # the lowest of the equally good cards, the same in every world
                     moved.append(self._play(line, min(c for c, v in row.items() if v == best)))
             pending = moved
         return done
+
+    def _club_answers(self, seat: Seat) -> bool:
+        """Does ``seat`` answer by the club rules (``respond``) rather than double-dummy?"""
+        if self.respond == "club":
+            return True
+        return self.respond == "club-opponents" and side_of(seat) != self.side
+
+    def _club(self, line: _Line) -> Card:
+        """The club rules' card for the seat to play in ``line``, from its hand in this
+        world and the public play so far (the view's plus the line's cards)."""
+        seat = line.to_play
+        key = (seat, line.since)
+        cached = self._club_views.get(key)
+        if cached is None:
+            view = self.view
+            played = (*view.played, *line.since)
+            then = replace(
+                view,
+                seat=seat,
+                hand=0,
+                played=played,
+                trick=line.trick,
+                trick_winners=(*view.trick_winners, *line.winners),
+                leader=line.leader,
+                to_play=seat,
+                legal=(),
+                hand_sizes=(
+                    line.hands[0].bit_count(),
+                    line.hands[1].bit_count(),
+                    line.hands[2].bit_count(),
+                    line.hands[3].bit_count(),
+                ),
+            )
+            cached = (then, Knowledge.from_view(then))
+            self._club_views[key] = cached
+        then, know = cached
+        hand = line.hands[seat]
+        return club_card(
+            then, cards_of(_legal_mask(line)), know.with_hand(hand, know.unseen & ~hand)
+        )
 
     def _solve(self, lines: list[_Line]) -> list[dict[Card, int]]:
         """Every legal card's value (tricks of the side to play from here) per line."""
@@ -237,4 +316,4 @@ class Lookahead:
         return rows
 
 
-__all__ = ["OBSERVE", "Lookahead", "check_observe", "position"]
+__all__ = ["OBSERVE", "RESPOND", "Lookahead", "check_observe", "check_respond", "position"]

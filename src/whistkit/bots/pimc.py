@@ -33,7 +33,7 @@ from ..variants.swedish import score_swedish
 from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
 from .inference import MISS, PARTNER_MISS, policy_weight, world_weight
-from .lookahead import Lookahead, check_observe, position
+from .lookahead import Lookahead, check_observe, check_respond, position
 from .sampling import World, sampler_for
 
 Scorer = Callable[[int], float]
@@ -59,6 +59,10 @@ MAX_TRIES = 100
 # cards (OBSERVE); with exact cards the look-ahead from 8 tricks left played worse.
 LOOKAHEAD = {8: 2, 7: 2, 6: 2, 5: 2, 4: 2, 3: 2}
 OBSERVE = "coarse"
+# How the other seats answer inside the look-ahead until the expert's next turn:
+# double-dummy ("dd"), or by the club rules from their hands in each world ("club"; or
+# "club-opponents" with partner double-dummy), the model the inference already uses.
+RESPONSE = "dd"
 
 
 def default_solver() -> Any:
@@ -188,7 +192,9 @@ class ExpertBot:
     facts. ``lookahead(tricks_left, misere)`` gives the own moves held consistent across
     the worlds (1: plain PIMC; see :func:`default_lookahead`), which group the worlds by
     what the expert would see, ``observe`` (``"coarse"`` or ``"cards"``,
-    :mod:`whistkit.bots.lookahead`). ``bidding``
+    :mod:`whistkit.bots.lookahead`); ``respond`` says how the other seats answer there
+    until the expert's next turn (``"dd"`` double-dummy, ``"club"`` by the club rules
+    from their hands in each world, ``"club-opponents"`` the opponents only). ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
     ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
@@ -216,6 +222,7 @@ class ExpertBot:
         partner_miss: float = PARTNER_MISS,
         lookahead: Callable[[int, bool], int] | None = None,
         observe: str = OBSERVE,
+        respond: str = RESPONSE,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
@@ -239,6 +246,7 @@ class ExpertBot:
         self.lookahead = lookahead or default_lookahead
         # checked here: the look-ahead's errors are caught in play (laws-mode revokes)
         self.observe = check_observe(observe)
+        self.respond = check_respond(respond)
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -375,7 +383,7 @@ class ExpertBot:
         """The card with the best summed score when ``depth`` own moves are held
         consistent across the worlds (:mod:`whistkit.bots.lookahead`)."""
         try:
-            ahead = Lookahead(self.solver, view, score, self.threads, self.observe)
+            ahead = Lookahead(self.solver, view, score, self.threads, self.observe, self.respond)
             totals = ahead.values(worlds, cards, depth)
         except ValueError:
             # laws mode: a revoke in the current trick is no double-dummy position
