@@ -46,7 +46,7 @@ from .protocol import (
     read_seat,
     read_since,
 )
-from .store import Store
+from .store import Store, StoredGame
 from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -255,16 +255,24 @@ def create_app(
             ]
         )
 
-    async def record(request: Request) -> Response:
+    def finished_row(request: Request, what: str) -> tuple[str, StoredGame | Response]:
+        """The game id and its stored row, or an error response when the game is unknown
+        or unfinished (its record or review would show hidden cards)."""
         game_id = request.path_params["game_id"]
         row = server.store.get(game_id)
         if row is None:
-            return JSONResponse({"error": f"unknown game {game_id!r}"}, 404)
+            return game_id, JSONResponse({"error": f"unknown game {game_id!r}"}, 404)
         if not row.finished:
-            return JSONResponse(
-                {"error": f"game {game_id} is not finished; its record would show hidden cards"},
+            return game_id, JSONResponse(
+                {"error": f"game {game_id} is not finished; its {what} would show hidden cards"},
                 409,
             )
+        return game_id, row
+
+    async def record(request: Request) -> Response:
+        game_id, row = finished_row(request, "record")
+        if isinstance(row, Response):
+            return row
         return Response(
             row.record,
             media_type="application/json",
@@ -272,15 +280,9 @@ def create_app(
         )
 
     async def review(request: Request) -> Response:
-        game_id = request.path_params["game_id"]
-        row = server.store.get(game_id)
-        if row is None:
-            return JSONResponse({"error": f"unknown game {game_id!r}"}, 404)
-        if not row.finished:
-            return JSONResponse(
-                {"error": f"game {game_id} is not finished; its review would show hidden cards"},
-                409,
-            )
+        game_id, row = finished_row(request, "review")
+        if isinstance(row, Response):
+            return row
         try:
             result = await server.analysis_of(game_id, row.record)
         except RecordError as e:
