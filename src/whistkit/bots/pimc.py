@@ -62,7 +62,7 @@ OBSERVE = "coarse"
 # How the other seats answer inside the look-ahead until the expert's next turn:
 # double-dummy ("dd"), or by the club rules from their hands in each world ("club"; or
 # "club-opponents" with partner double-dummy), the model the inference already uses.
-RESPONSE = "dd"
+RESPONSE = "club"
 
 
 def default_solver() -> Any:
