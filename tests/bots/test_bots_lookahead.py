@@ -15,8 +15,9 @@ from whistkit.bots.club import ClubBot
 from whistkit.bots.lookahead import OBSERVE, Lookahead, _Line
 from whistkit.bots.pimc import hand_scorer
 from whistkit.bots.sampling import sample_deals
+from whistkit.game import Game
 from whistkit.seats import side_of
-from whistkit.state import Contract, View
+from whistkit.state import Contract, State, View
 from whistkit.variants import VARIANTS
 
 
@@ -182,13 +183,37 @@ def test_an_unknown_observation_is_refused() -> None:
         ExpertBot(observe="all")
 
 
-@pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_club_answers_are_the_club_bots_cards(variant: str) -> None:
+def _laws_positions(variant: str, n: int, seed: int) -> Iterator[State]:
+    """Play positions of laws-mode games of club bots (views name each trick's leader)."""
+    rng = random.Random(seed)
+    for k in range(n):
+        g = Game(variant, {"play_mode": "laws"}, seed=seed * 100 + k, bots={})
+        bot = ClubBot()
+        for _ in range(rng.randrange(20, 52)):
+            s = g.state
+            if s.phase not in ("bid", "play"):
+                break
+            g.act(bot.choose(s.view(s.to_play), rng))
+        if g.state.phase == "play":
+            yield g.state
+
+
+@pytest.mark.parametrize(
+    "variant,laws",
+    [(v, False) for v in sorted(VARIANTS)] + [("english", True), ("felagsvist", True)],
+)
+def test_club_answers_are_the_club_bots_cards(variant: str, laws: bool) -> None:
     # respond="club": in the real deal, each other seat's answer until the expert's next
     # turn is the card the club bot plays from that seat's real view (the look-ahead's
-    # reconstructed public knowledge, trick winners and hand sizes included)
+    # reconstructed public knowledge, trick winners, laws mode's trick leaders and hand
+    # sizes included)
     compared = 0
-    for i, state in enumerate(late_positions(variant, 30, seed=11, tricks_left=6)):
+    states = (
+        _laws_positions(variant, 30, seed=11)
+        if laws
+        else late_positions(variant, 30, seed=11, tricks_left=6)
+    )
+    for i, state in enumerate(states):
         me = state.to_play
         view = state.view(me)
         cards = [a for a in view.legal if type(a) is int]

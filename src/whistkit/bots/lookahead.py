@@ -31,7 +31,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from ..cards import SUIT_MASKS, Card, cards_of
-from ..seats import Seat, side_of
+from ..seats import SEATS, Seat, side_of
 from ..state import RANK_KEY_ACES_LOW, RANK_KEY_HIGH, Contract, View, trick_winner_index
 from .club import club_card
 from .knowledge import Knowledge
@@ -279,8 +279,14 @@ class Lookahead:
         if cached is None:
             view = self.view
             played = (*view.played, *line.since)
+            public = view.public
+            leaders = public.get("trick leaders")
+            if leaders is not None:
+                # laws mode names each trick's leader: the line's winners lead the next
+                public = {**public, "trick leaders": [*leaders, *(SEATS[w] for w in line.winners)]}
             then = replace(
                 view,
+                public=public,
                 seat=seat,
                 hand=0,
                 played=played,
