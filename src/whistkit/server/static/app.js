@@ -1068,7 +1068,7 @@ async function main() {
     showMessage(t("connecting"));
     connect();
   } else {
-    openNew();
+    await openNew(); // ready means ready to use: the new-game dialog is already open
   }
   document.body.dataset.ready = "true";
 }
