@@ -50,6 +50,8 @@ def test_text_game_to_the_end(tmp_path, variant, options, expect):
             variant,
             "--seed",
             "1",
+            "--level",
+            "club",  # the game's flow is tested here; expert bots take minutes under load
             "--records",
             str(records),
             *options,
