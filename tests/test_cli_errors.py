@@ -217,8 +217,7 @@ def test_play_refuses_options_of_the_other_mode(
 
 
 def test_output_to_a_full_disk_or_a_closed_stdout(tmp_path: Path) -> None:
-    if not Path("/dev/full").exists():
-        pytest.skip("no /dev/full")
+    # /dev/full (Linux, the machines this runs on) refuses every write with ENOSPC
     record = tmp_path / "game.json"
     record.write_text(dumps(random_game("felagsvist", seed=42)), encoding="utf-8")
     for argv in (["replay", str(record)], ["variants"], ["solve", "W:AK... Q2... J3... T4..."]):

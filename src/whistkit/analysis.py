@@ -49,9 +49,9 @@ class Judgement:
     card: Card
     legal: tuple[Card, ...]
     misere: bool
-    values: Mapping[Card, int] | None = field(default=None)
     # the solver's position just before the card (to look further with whistkit.solver)
-    position: solver.Position | None = field(default=None, compare=False, repr=False)
+    position: solver.Position = field(compare=False, repr=False)
+    values: Mapping[Card, int] | None = field(default=None)
 
     @property
     def solved(self) -> bool:
@@ -246,7 +246,7 @@ def analyse(
             )
     state = new_game(final.variant, dealer=record.hands[0].dealer if record.hands else 0)
     out: list[HandAnalysis] = []
-    pending: list[tuple[HandAnalysis, solver.Position, Judgement]] = []
+    pending: dict[int, list[tuple[HandAnalysis, Judgement]]] = {}  # by hand number
     current: HandAnalysis | None = None
     for action in final.actions():
         if state.phase == PLAY and type(action) is int and state.contract is not None:
@@ -268,7 +268,6 @@ def analyse(
                 elif len(legal) < 2:
                     current.forced += 1
                 else:
-                    pos = _position(state)
                     j = Judgement(
                         hand=number,
                         trick=state.trick_number,
@@ -276,22 +275,20 @@ def analyse(
                         card=action,
                         legal=tuple(legal),
                         misere=state.contract.misere,
-                        position=pos,
+                        position=_position(state),
                     )
-                    pending.append((current, pos, j))
+                    pending.setdefault(number, []).append((current, j))
         state = state.apply(action)
     for r in final.results:
         for h in out:
             if h.number == r.number:
                 h.tricks_ns = r.tricks[0]
-    by_hand: dict[int, list[tuple[HandAnalysis, solver.Position, Judgement]]] = {}
-    for item in pending:
-        by_hand.setdefault(item[0].number, []).append(item)
     done = 0
-    total = len(pending)
-    for items in by_hand.values():
-        results = solver.solve_batch_limited([p for _, p, _ in items], node_limit, threads=threads)
-        for (h, _, j), res in zip(items, results, strict=True):
+    total = sum(len(items) for items in pending.values())
+    for items in pending.values():
+        positions = [j.position for _, j in items]
+        results = solver.solve_batch_limited(positions, node_limit, threads=threads)
+        for (h, j), res in zip(items, results, strict=True):
             values = None if res is None else {c: res[c] for c in j.legal}
             h.judgements.append(replace(j, values=values))
         done += len(items)

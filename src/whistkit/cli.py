@@ -60,6 +60,12 @@ def _read_input(name: str, command: str) -> str | None:
     return None
 
 
+def _print_json(data: Any, compact: bool) -> None:
+    """``data`` as JSON on standard output: indented, or on one line with ``compact``."""
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=None if compact else 2)
+    sys.stdout.write("\n")
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from .record import RecordError, loads, replay, summarize
 
@@ -71,8 +77,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except RecordError as e:
         print(str(e), file=sys.stderr)
         return EXIT_USAGE
-    json.dump(summarize(state), sys.stdout, ensure_ascii=False, indent=None if args.compact else 2)
-    sys.stdout.write("\n")
+    _print_json(summarize(state), args.compact)
     return 0
 
 
@@ -104,10 +109,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     if args.json:
-        json.dump(
-            result.to_json(), sys.stdout, ensure_ascii=False, indent=None if args.compact else 2
-        )
-        sys.stdout.write("\n")
+        _print_json(result.to_json(), args.compact)
     else:
         print(report(result))
     return 0

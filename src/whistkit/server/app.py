@@ -20,9 +20,9 @@ import contextlib
 import dataclasses
 import json
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -54,35 +54,33 @@ BOT_DELAY_ENV = "WHISTKIT_BOT_DELAY"
 DEFAULT_BOT_DELAY = 0.7  # seconds between bot cards, so a person can follow the play
 NEW_GAME_FIELDS = ("variant", "options", "level", "seed")  # of a POST /api/games body
 NODE_LIMIT_ENV = "WHISTKIT_ANALYSIS_NODE_LIMIT"
+_N = TypeVar("_N", int, float)
+
+
+def _env_number(name: str, default: _N, parse: Callable[[str], _N], kind: str, least: _N) -> _N:
+    """``$name`` read by ``parse`` (``kind`` names what it must be), at least ``least``;
+    ``default`` when it is not set. A bad value is a ``ValueError`` naming the variable."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = parse(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be {kind}, not {raw!r}") from None
+    if value < least:
+        raise ValueError(f"{name} must be at least {least:g}, not {raw!r}")
+    return value
 
 
 def default_bot_delay() -> float:
     """The bots' pause: ``$WHISTKIT_BOT_DELAY`` seconds if set, else 0.7."""
-    raw = os.environ.get(BOT_DELAY_ENV)
-    if raw is None:
-        return DEFAULT_BOT_DELAY
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{BOT_DELAY_ENV} must be a number of seconds, not {raw!r}") from None
-    if value < 0:
-        raise ValueError(f"{BOT_DELAY_ENV} must be >= 0, not {raw!r}")
-    return value
+    return _env_number(BOT_DELAY_ENV, DEFAULT_BOT_DELAY, float, "a number of seconds", 0.0)
 
 
 def default_node_limit() -> int:
     """The review's node limit per position: ``$WHISTKIT_ANALYSIS_NODE_LIMIT`` if set,
     else :data:`whistkit.analysis.NODE_LIMIT`."""
-    raw = os.environ.get(NODE_LIMIT_ENV)
-    if raw is None:
-        return analysis.NODE_LIMIT
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{NODE_LIMIT_ENV} must be a whole number, not {raw!r}") from None
-    if value < 1:
-        raise ValueError(f"{NODE_LIMIT_ENV} must be at least 1, not {raw!r}")
-    return value
+    return _env_number(NODE_LIMIT_ENV, analysis.NODE_LIMIT, int, "a whole number", 1)
 
 
 class Server:
