@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import subprocess
 import sys
 
@@ -127,8 +128,15 @@ def test_import_is_lazy_and_fast() -> None:
         "assert 'whistkit.solver._dd' not in sys.modules; "
         "assert 'endplay' not in sys.modules; print(d)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert float(out.stdout) < 0.3
+    # the best of three fresh interpreters: one run on a loaded machine can be slow
+    # for reasons that have nothing to do with the import (it was: 0.3 s at load 3.5)
+    times = []
+    for _ in range(3):
+        run = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        times.append(float(run.stdout))
+    assert min(times) < 0.3, times
 
 
 def _run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -204,3 +212,103 @@ def test_cli_module_entry() -> None:
         check=True,
     )
     assert json.loads(out.stdout)["tricks"] == 1
+
+
+def test_position_fields_of_the_wrong_type() -> None:
+    h = parse_pbn("N:AK... QJ... T9... 87...")
+    # True and False are ints to Python, but not seats or suits
+    with pytest.raises(ValueError, match=re.escape("trump must be a suit 0..3 or None, got True")):
+        Position(h, trump=True)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=re.escape("leader must be a seat 0..3, got True")):
+        Position(h, leader=True)
+    with pytest.raises(TypeError, match="misere must be True or False, got 'no'"):
+        Position(h, misere="no")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="trick must be a tuple or list, got int"):
+        Position(h, trick=5)  # type: ignore[arg-type]
+    # lists are taken as tuples: the position stays hashable and equal
+    p = Position(list(h), [])  # type: ignore[arg-type]
+    assert p == Position(h) and hash(p) == hash(Position(h))
+
+
+def test_entry_points_name_bad_arguments() -> None:
+    p = Position(parse_pbn("N:AK... QJ... T9... 87..."))
+    with pytest.raises(TypeError, match=re.escape("expected a whistkit.solver.Position, got str")):
+        solver.solve("N:AK...")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"positions\[1\] must be a Position, got int"):
+        solver.solve_batch([p, 1])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="positions must be a sequence"):
+        solver.solve_batch(p)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="threads must be a whole number of at least 1"):
+        solver.solve_batch([p], threads=0)
+    with pytest.raises(ValueError, match="node_limit must be between 1 and"):
+        solver.solve_batch_limited([p], 10**30)
+    with pytest.raises(TypeError, match=re.escape("k must be a whole number of tricks, got 1.5")):
+        solver.can_take(p, 1.5)  # type: ignore[arg-type]
+    # more threads than the core runs are fine
+    assert solver.solve_batch([p], threads=10**9) == [solver.solve(p)]
+
+
+def test_can_take_in_misere_asks_whether_the_side_must_take_k() -> None:
+    p = Position(parse_pbn("N:.5.J6. A.3..8 ..T.AQ .A..93"), misere=True)
+    cards = solver.solve_cards(p)
+    value = solver.solve(p)
+    assert value == min(cards.values()) < max(cards.values())
+    worst = max(cards.values())
+    # a card worth `worst` exists, but best play keeps the side below it
+    assert not solver.can_take(p, worst)
+    for k in range(p.tricks_left + 2):
+        assert solver.can_take(p, k) == (value >= k)
+
+
+def test_limited_batch_of_values() -> None:
+    rng = random.Random(5)
+    ps = [random_position(rng, rng.randint(1, 4)) for _ in range(40)]
+    assert solver.solve_batch_limited(ps, 10**9, cards=False) == [solver.solve(p) for p in ps]
+    assert solver.solve_batch_limited(ps, 10**9) == [solver.solve_cards(p) for p in ps]
+
+
+def test_cli_dd_table(capsys: pytest.CaptureFixture[str]) -> None:
+    deal = "N:AK.2.. QJ.3.. T9.4.. 87.5.."
+    status, out, _ = _run_cli(["solve", deal, "--table", "--json"], capsys)
+    assert status == 0
+    data = json.loads(out)
+    assert data["tricks_of"] == "NS"
+    hands = parse_pbn(deal)
+    for name, row in data["table"].items():
+        trump = "SHDC".index(name) if name in ("S", "H", "D", "C") else None
+        for seat, tricks in row.items():
+            leader = "NESW".index(seat)
+            v = solver.solve(Position(hands, (), leader, trump, name == "NOLO"))
+            assert tricks == (v if leader % 2 == 0 else 3 - v), (name, seat)
+    assert list(data["table"]) == ["S", "H", "D", "C", "NT", "NOLO"]
+    status, out, _ = _run_cli(["solve", deal, "--table"], capsys)
+    assert status == 0 and out.splitlines()[2].split() == ["Contract", "N", "E", "S", "W"]
+
+
+def test_cli_node_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    deal = "N:KQT8.J953.63.A92 A64.A62.J94.QT65 J753.KT4.A72.KJ7 92.Q87.KQT85.843"
+    status, out, err = _run_cli(["solve", deal, "--contract", "NOLO", "--node-limit", "50"], capsys)
+    assert status == 2 and out == ""
+    assert err == "whistkit solve: error: the search needs more than 50 nodes; raise --node-limit\n"
+    status, out, _ = _run_cli(["solve", deal, "--table", "--node-limit", "1000"], capsys)
+    assert status == 0
+    assert "?: needs more than 1,000 search nodes (--node-limit)" in out
+    status, out, _ = _run_cli(["solve", deal, "--table", "--node-limit", "1000", "--json"], capsys)
+    assert None in json.loads(out)["table"]["NOLO"].values()
+
+
+@pytest.mark.parametrize(
+    "extra", [["--played", "AS"], ["--leader", "E"], ["--aces-low"], ["--contract", "H"]]
+)
+def test_cli_table_errors(extra: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _run_cli(["solve", "N:AK... QJ... T9... 87...", "--table", *extra], capsys)
+    assert status == 2 and out == ""
+    assert err.startswith("whistkit solve: error: --table ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("limit", ["0", "lots"])
+def test_cli_bad_node_limit(limit: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        _run_cli(["solve", "N:AK... QJ... T9... 87...", "--node-limit", limit], capsys)
+    assert exc.value.code == 2
+    assert "--node-limit" in capsys.readouterr().err

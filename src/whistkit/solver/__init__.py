@@ -32,6 +32,11 @@ _SEATS = "NESW"
 _RANKS = "23456789TJQKA"
 
 
+def _is_int(x: object) -> bool:
+    """A plain int (``True`` and ``False`` are ints to Python, not seats or suits)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 def _name(card: int) -> str:
     return _RANKS[card % 13] + "SHDC"[card // 13]
 
@@ -53,6 +58,11 @@ class Position:
     aces_low: bool = False
 
     def __post_init__(self) -> None:
+        # lists are taken as tuples, so that a position stays hashable
+        for name in ("hands", "trick"):
+            value = getattr(self, name)
+            if isinstance(value, list):
+                object.__setattr__(self, name, tuple(value))
         self.check()
 
     @property
@@ -66,24 +76,33 @@ class Position:
         return self.hands[self.to_play].bit_count()
 
     def check(self) -> None:
-        """Raise ``ValueError`` naming what is wrong with the position."""
+        """Raise ``ValueError`` naming what is wrong with the position (``TypeError``
+        for a field of the wrong type)."""
+        for name in ("hands", "trick"):
+            if not isinstance(getattr(self, name), tuple):
+                raise TypeError(
+                    f"{name} must be a tuple or list, got {type(getattr(self, name)).__name__}"
+                )
+        for name in ("misere", "aces_low"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if len(self.hands) != 4:
             raise ValueError(f"hands must hold 4 masks, got {len(self.hands)}")
-        if not (isinstance(self.leader, int) and 0 <= self.leader <= 3):
+        if not (_is_int(self.leader) and 0 <= self.leader <= 3):
             raise ValueError(f"leader must be a seat 0..3, got {self.leader!r}")
-        if self.trump is not None and not (isinstance(self.trump, int) and 0 <= self.trump <= 3):
+        if self.trump is not None and not (_is_int(self.trump) and 0 <= self.trump <= 3):
             raise ValueError(f"trump must be a suit 0..3 or None, got {self.trump!r}")
         if len(self.trick) > 3:
             raise ValueError(f"the current trick holds at most 3 cards, got {len(self.trick)}")
         seen = 0
         for seat, h in enumerate(self.hands):
-            if not isinstance(h, int) or h < 0 or h & ~_FULL:
+            if not _is_int(h) or h < 0 or h & ~_FULL:
                 raise ValueError(f"hand of {_SEATS[seat]} is not a 52-bit card mask")
             if seen & h:
                 raise ValueError(f"hand of {_SEATS[seat]} shares cards with another hand")
             seen |= h
         for c in self.trick:
-            if not (isinstance(c, int) and 0 <= c < 52):
+            if not (_is_int(c) and 0 <= c < 52):
                 raise ValueError(f"trick card {c!r} is not a card 0..51")
             if seen >> c & 1:
                 where = [_SEATS[i] for i, h in enumerate(self.hands) if h >> c & 1]
@@ -129,6 +148,28 @@ _core: ModuleType | None = None
 _core_checked = False
 
 
+# the core counts nodes in a signed 64-bit integer
+_NODE_LIMIT_MAX = 2**62
+
+
+def _check_position(pos: object) -> None:
+    if not isinstance(pos, Position):
+        raise TypeError(f"expected a whistkit.solver.Position, got {type(pos).__name__}")
+
+
+def _check_batch(positions: object, threads: object) -> None:
+    if isinstance(positions, Position) or not isinstance(positions, Sequence):
+        raise TypeError(
+            f"positions must be a sequence (list or tuple) of Position,"
+            f" got {type(positions).__name__}"
+        )
+    for i, p in enumerate(positions):
+        if not isinstance(p, Position):
+            raise TypeError(f"positions[{i}] must be a Position, got {type(p).__name__}")
+    if not (isinstance(threads, int) and not isinstance(threads, bool) and threads >= 1):
+        raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
+
+
 def _load_core() -> ModuleType | None:
     global _core, _core_checked
     if not _core_checked:
@@ -160,6 +201,7 @@ def _args(pos: Position) -> tuple[Any, ...]:
 
 def solve(pos: Position) -> int:
     """Tricks the side to play takes from here (the current trick included)."""
+    _check_position(pos)
     core = _load_core()
     if core is None:
         from . import reference
@@ -170,6 +212,7 @@ def solve(pos: Position) -> int:
 
 def solve_cards(pos: Position) -> dict[int, int]:
     """The value (as in :func:`solve`) of every legal card of the seat to play."""
+    _check_position(pos)
     core = _load_core()
     if core is None:
         from . import reference
@@ -180,7 +223,16 @@ def solve_cards(pos: Position) -> dict[int, int]:
 
 
 def can_take(pos: Position, k: int) -> bool:
-    """Can the side to play take at least ``k`` of the remaining tricks?"""
+    """Is the value of :func:`solve` at least ``k``: with best play by both sides, does
+    the side to play take at least ``k`` of the remaining tricks?
+
+    In normal play that is "can it take ``k``". In misère, where both sides try to take
+    as few tricks as possible, it is "must it take ``k``" (it cannot keep below ``k``),
+    so a card worth ``k`` in :func:`solve_cards` does not make it true.
+    """
+    _check_position(pos)
+    if not _is_int(k):
+        raise TypeError(f"k must be a whole number of tricks, got {k!r}")
     if k <= 0:
         return True
     if k > pos.tricks_left:
@@ -213,6 +265,7 @@ def solve_batch(
     The compiled core releases the GIL and spreads the positions over ``threads``
     worker threads.
     """
+    _check_batch(positions, threads)
     core = _load_core()
     if core is None:
         from . import reference
@@ -222,15 +275,36 @@ def solve_batch(
         return [reference.solve(p) for p in positions]
     args = [_args(p) for p in positions]
     result: list[int] | list[dict[int, int]] = core.solve_batch(
-        args, 1 if cards else 0, max(1, int(threads))
+        args, 1 if cards else 0, min(threads, 64)
     )
     return result
 
 
+@overload
 def solve_batch_limited(
-    positions: Sequence[Position], node_limit: int, *, threads: int = 2
-) -> list[dict[int, int] | None]:
-    """Every card's value for each position, or None where the search gave up.
+    positions: Sequence[Position],
+    node_limit: int,
+    *,
+    cards: Literal[True] = ...,
+    threads: int = ...,
+) -> list[dict[int, int] | None]: ...
+
+
+@overload
+def solve_batch_limited(
+    positions: Sequence[Position],
+    node_limit: int,
+    *,
+    cards: Literal[False],
+    threads: int = ...,
+) -> list[int | None]: ...
+
+
+def solve_batch_limited(
+    positions: Sequence[Position], node_limit: int, *, cards: bool = True, threads: int = 2
+) -> list[dict[int, int] | None] | list[int | None]:
+    """Every card's value for each position (with ``cards=False``: the position's value,
+    as in :func:`solve`), or None where the search gave up.
 
     Each position's search may visit at most ``node_limit`` nodes; one that would need
     more is abandoned and gives None. Node counts do not depend on the machine or on the
@@ -238,16 +312,25 @@ def solve_batch_limited(
     that keeps a caller deterministic). Without the compiled core every position is
     solved by the pure-Python oracle, which has no node budget.
     """
-    if node_limit < 1:
-        raise ValueError(f"node_limit must be at least 1, not {node_limit}")
+    _check_batch(positions, threads)
+    if not _is_int(node_limit):
+        raise TypeError(f"node_limit must be a whole number, got {node_limit!r}")
+    if not 1 <= node_limit <= _NODE_LIMIT_MAX:
+        raise ValueError(
+            f"node_limit must be between 1 and {_NODE_LIMIT_MAX:,}, not {node_limit:,}"
+        )
     core = _load_core()
     if core is None:
         from . import reference
 
-        return [reference.solve_cards(p) for p in positions]
+        if cards:
+            every: list[dict[int, int] | None] = [reference.solve_cards(p) for p in positions]
+            return every
+        values: list[int | None] = [reference.solve(p) for p in positions]
+        return values
     args = [_args(p) for p in positions]
-    result: list[dict[int, int] | None] = core.solve_batch(
-        args, 1, max(1, int(threads)), int(node_limit)
+    result: list[dict[int, int] | None] | list[int | None] = core.solve_batch(
+        args, 1 if cards else 0, min(threads, 64), node_limit
     )
     return result
 

@@ -15,6 +15,7 @@ from ..deal import parse_pbn
 from ..seats import SEATS, SIDES, SeatError, parse_seat
 
 CONTRACTS = ("S", "H", "D", "C", "NT", "NOLO")
+TABLE_ROWS = ("S", "H", "D", "C", "NT", "NOLO")
 
 _HELP = """\
 Solve a deal double dummy: the tricks the side to play takes from here with best play
@@ -40,7 +41,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("deal", metavar="DEAL", help="PBN deal string (hands may be short)")
     p.add_argument(
         "--contract",
-        default="NT",
+        default=None,
         type=str.upper,
         choices=CONTRACTS,
         help="trump suit S/H/D/C, NT (no trump) or NOLO (misère, no trump); default NT",
@@ -61,9 +62,49 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="aces rank below twos (the nolo_aces_low option; with --contract NOLO only)",
     )
+    p.add_argument(
+        "--table",
+        action="store_true",
+        help="the tricks N-S take in every contract (S H D C NT NOLO) with each seat on "
+        "lead, for a deal with no card played yet",
+    )
+    p.add_argument(
+        "--node-limit",
+        type=_node_limit,
+        default=None,
+        metavar="N",
+        help="give up on a position whose search needs more than N nodes (a whole "
+        "misère deal can take a minute); default: no limit",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
     return p
+
+
+def _node_limit(text: str) -> int:
+    try:
+        n = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
+
+
+def _values(positions: list[Any], node_limit: int | None) -> list[int | None]:
+    from . import solve_batch, solve_batch_limited
+
+    if node_limit is None:
+        return list(solve_batch(positions))
+    return solve_batch_limited(positions, node_limit, cards=False)
+
+
+def _card_values(pos: Any, node_limit: int | None) -> dict[int, int] | None:
+    from . import solve_batch_limited, solve_cards
+
+    if node_limit is None:
+        return solve_cards(pos)
+    return solve_batch_limited([pos], node_limit, threads=1)[0]
 
 
 def _fail(msg: str) -> int:
@@ -73,7 +114,7 @@ def _fail(msg: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``whistkit solve``; return the exit status (2 for bad input)."""
-    from . import Position, solve_cards
+    from . import Position
 
     text: str = args.deal
     try:
@@ -82,7 +123,9 @@ def run(args: argparse.Namespace) -> int:
         played = tuple(parse_card(t) for t in args.played.replace(",", " ").split())
     except (CardError, SeatError) as exc:
         return _fail(str(exc))
-    contract: str = args.contract
+    if args.table:
+        return _table(args, hands, played)
+    contract: str = args.contract or "NT"
     trump = SUITS.index(contract) if contract in ("S", "H", "D", "C") else None
     misere = contract == "NOLO"
     if args.aces_low and not misere:
@@ -94,7 +137,10 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if pos.tricks_left == 0:
         return _fail("no cards left to play")
-    cards = solve_cards(pos)
+    found = _card_values(pos, args.node_limit)
+    if found is None:
+        return _fail(f"the search needs more than {args.node_limit:,} nodes; raise --node-limit")
+    cards = found
     tricks = (min if misere else max)(cards.values())
     seat = pos.to_play
     order = sorted_for_display(sum(1 << c for c in cards))
@@ -117,6 +163,57 @@ def run(args: argparse.Namespace) -> int:
     for c in order:
         mark = "  *" if cards[c] == tricks else ""
         print(f"{card_name(c):<5} {cards[c]:>6}{mark}")
+    return 0
+
+
+def _table(
+    args: argparse.Namespace, hands: tuple[int, int, int, int], played: tuple[int, ...]
+) -> int:
+    """``--table``: N-S tricks in every contract with each seat on lead."""
+    from . import Position
+
+    if args.contract:
+        return _fail("--table solves every contract: drop --contract")
+    if played:
+        return _fail("--table solves a deal before its first card: drop --played")
+    if args.leader:
+        return _fail("--table puts each seat on lead in turn: drop --leader")
+    if args.aces_low:
+        return _fail("--table ranks aces high: drop --aces-low")
+    kinds = [(c, SUITS.index(c) if c in SUITS else None, c == "NOLO") for c in TABLE_ROWS]
+    try:
+        positions = [
+            Position(hands, (), seat, trump, misere)
+            for _, trump, misere in kinds
+            for seat in range(4)
+        ]
+    except ValueError as exc:
+        return _fail(str(exc))
+    if positions[0].tricks_left == 0:
+        return _fail("no cards left to play")
+    found = _values(positions, args.node_limit)
+    table: dict[str, dict[str, int | None]] = {}
+    for i, (name, _, _) in enumerate(kinds):
+        row: dict[str, int | None] = {}
+        for seat in range(4):
+            side = found[4 * i + seat]  # the leader's side
+            if side is None:
+                row[SEATS[seat]] = None
+            else:
+                row[SEATS[seat]] = side if seat & 1 == 0 else positions[0].tricks_left - side
+        table[name] = row
+    if args.json:
+        print(json.dumps({"tricks_of": "NS", "table": table}))
+        return 0
+    print("Tricks for N-S with best play, by contract and opening leader")
+    print()
+    print("Contract    " + "".join(f"{s:>5}" for s in SEATS))
+    for name, row in table.items():
+        cells = "".join(f"{'?' if v is None else v:>5}" for v in row.values())
+        print(f"{name:<11} {cells}")
+    if any(v is None for row in table.values() for v in row.values()):
+        print()
+        print(f"?: needs more than {args.node_limit:,} search nodes (--node-limit)")
     return 0
 
 
