@@ -33,7 +33,7 @@ from typing import Any, Protocol
 from .bots import LEVELS, Bot, ExpertBot, OracleBot
 from .deal import deal_cards
 from .record import dumps
-from .seats import Seat
+from .seats import SEATS, Seat
 from .state import BID, PLAY, Action, Deal, State, new_game
 from .variants import Variant, get_variant
 from .variants.felagsvist import HANDS_PER_GAME, Felagsvist
@@ -154,13 +154,34 @@ class MatchResult:
         return {k: (len(v), statistics.fmean(v)) for k, v in groups.items()}
 
     def to_json(self) -> dict[str, Any]:
+        """Everything the text report says, unrounded, and every deal's result."""
         lo, hi = self.ci95
         return {
+            "variant": self.variant,
+            "seed": self.seed,
             "deals": len(self.deals),
             "ns": self.ns,
             "ew": self.ew,
-            "mean_diff": round(self.mean_diff, 4),
-            "ci95": [round(lo, 4), round(hi, 4)],
+            "mean_diff": self.mean_diff,
+            "ci95": [lo, hi],
+            "by_contract": {
+                k: {"deals": n, "mean_diff": m} for k, (n, m) in sorted(self.by_contract().items())
+            },
+            "records": None if self.records is None else str(self.records),
+            "per_deal": [
+                {
+                    "index": d.index,
+                    "game": d.game,
+                    "hand": d.hand_number,
+                    "contract": d.contract,
+                    "dealer": SEATS[d.dealer],
+                    "margin_a": d.margin_a,
+                    "margin_b": d.margin_b,
+                    "tricks_ns": list(d.tricks_ns),
+                    "score": d.score,
+                }
+                for d in self.deals
+            ],
         }
 
     def report(self) -> str:

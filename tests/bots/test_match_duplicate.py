@@ -58,10 +58,32 @@ def test_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"deals", "ns", "ew", "mean_diff", "ci95"}
+    assert set(out) == {
+        "variant",
+        "seed",
+        "deals",
+        "ns",
+        "ew",
+        "mean_diff",
+        "ci95",
+        "by_contract",
+        "records",
+        "per_deal",
+    }
     assert out["deals"] == 12 and out["ns"] == "club" and out["ew"] == "beginner"
+    assert out["variant"] == "felagsvist" and out["seed"] == 2
+    assert out["records"] == str(tmp_path)
     lo, hi = out["ci95"]
     assert lo <= out["mean_diff"] <= hi
+    # every deal, and the summaries follow from them
+    deals = out["per_deal"]
+    assert [d["index"] for d in deals] == list(range(12))
+    assert all(d["score"] == (d["margin_a"] - d["margin_b"]) / 2 for d in deals)
+    assert out["mean_diff"] == pytest.approx(sum(d["score"] for d in deals) / 12)
+    assert sum(c["deals"] for c in out["by_contract"].values()) == 12
+    for code, c in out["by_contract"].items():
+        mine = [d["score"] for d in deals if d["contract"] == code]
+        assert c["deals"] == len(mine) and c["mean_diff"] == pytest.approx(sum(mine) / len(mine))
     assert len(list(tmp_path.glob("*.json"))) == 2
 
 
