@@ -56,7 +56,10 @@ def parse_pbn(text: str, *, full: bool = False) -> Deal:
     if full:
         for seat, h in enumerate(hands):
             if h.bit_count() != 13:
-                raise CardError(f"hand of {seat_name(seat)} has {h.bit_count()} cards, not 13")
+                n = h.bit_count()
+                raise CardError(
+                    f"hand of {seat_name(seat)} has {n} card{'s' if n != 1 else ''}, not 13"
+                )
     return (hands[0], hands[1], hands[2], hands[3])
 
 

@@ -26,8 +26,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
+from ._checks import kind_of
 from .cards import FULL_DECK, SUIT_MASKS, Card, Hand, card_name, iter_cards
-from .seats import Seat, left, seat_name
+from .seats import Seat, as_seat, left, seat_name
 
 if TYPE_CHECKING:
     from .variants.base import Variant
@@ -311,8 +312,11 @@ class State:
 
     # -- views ---------------------------------------------------------------------
 
-    def view(self, seat: Seat) -> View:
-        """Exactly what ``seat`` may know: its own cards and what is public."""
+    def view(self, seat: Seat | str) -> View:
+        """Exactly what ``seat`` (0..3 or ``"N"``...) may know: its own cards and what is
+        public."""
+        if type(seat) is not int or not 0 <= seat <= 3:
+            seat = as_seat(seat)
         legal: tuple[Action, ...] = ()
         if self.to_play == seat and self.phase in (PLAY, BID):
             legal = tuple(self.legal_actions())
@@ -411,20 +415,33 @@ def new_game(
     variant: str | Variant,
     options: Mapping[str, Any] | None = None,
     *,
-    dealer: Seat = 0,
+    dealer: Seat | str = 0,
     hand_number: int = 1,
 ) -> State:
-    """A new game waiting for its first deal; ``dealer`` deals the first hand.
+    """A new game waiting for its first deal; ``dealer`` (0..3 or ``"N"``...) deals the
+    first hand.
 
     ``hand_number`` starts the game at a later hand (its contract in Félagsvist's cycle)
-    with the score at 0-0: for studying one hand, e.g. in duplicate matches.
+    with the score at 0-0: for studying one hand, e.g. in duplicate matches. A bad
+    argument is a ``ValueError`` (a :class:`~whistkit.seats.SeatError` for the dealer)
+    or a ``TypeError`` naming it.
     """
-    from .variants import get_variant
+    from .variants import Variant, get_variant
 
-    v = get_variant(variant, options) if isinstance(variant, str) else variant
-    if hand_number < 1:
-        raise ValueError(f"hand_number must be 1 or more, not {hand_number}")
-    state = v.new_state(dealer)
+    if isinstance(variant, str):
+        v = get_variant(variant, options)
+    elif isinstance(variant, Variant):
+        if options:
+            raise TypeError(
+                "new_game() takes options with a variant name only; a Variant has its own"
+            )
+        v = variant
+    else:
+        raise TypeError(f"new_game() takes a variant name or a Variant, not {kind_of(variant)}")
+    first = as_seat(dealer, "dealer")
+    if not isinstance(hand_number, int) or isinstance(hand_number, bool) or hand_number < 1:
+        raise ValueError(f"hand_number must be a whole number of at least 1, not {hand_number!r}")
+    state = v.new_state(first)
     return state if hand_number == 1 else state.replace(hand_number=hand_number)
 
 

@@ -366,7 +366,8 @@ class TextGame:
             k = int(text)
             if 1 <= k <= len(cards):
                 return cards[k - 1]
-            self.say(f"Refused: there is no card number {k} (you hold {len(cards)} cards)")
+            held = f"{len(cards)} card{'s' if len(cards) != 1 else ''}"
+            self.say(f"Refused: there is no card number {k} (you hold {held})")
             return None
         try:
             return parse_card(text)

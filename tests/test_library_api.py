@@ -1,0 +1,96 @@
+"""The library as a researcher meets it: arguments of the wrong type or value get an error
+that names what was expected and what came, and the messages read as English."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from whistkit.bots import make_bot
+from whistkit.cards import CardError
+from whistkit.deal import deal_cards, parse_pbn
+from whistkit.game import Game
+from whistkit.seats import SeatError, as_seat, parse_seat
+from whistkit.state import Deal, IllegalAction, new_game
+
+PBN = "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"
+
+
+# -- seats ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("given,seat", [(0, 0), (3, 3), ("N", 0), ("w", 3), (" S ", 2)])
+def test_a_seat_is_0_to_3_or_a_name(given: int | str, seat: int) -> None:
+    assert as_seat(given) == seat
+    assert new_game("felagsvist", dealer=given).dealer == seat
+
+
+@pytest.mark.parametrize("bad", [5, -1, 4, "X", "NE", "", 1.0, None, True])
+def test_a_bad_dealer_is_refused_by_name(bad: object) -> None:
+    # 5 was silently dealer 1 and -1 dealer 3 (taken modulo 4); "N" a TypeError of '&'
+    with pytest.raises(SeatError) as e:
+        new_game("felagsvist", dealer=bad)  # type: ignore[arg-type]
+    assert str(e.value) == f"dealer must be a seat, 0..3 or N, E, S, W; not {bad!r}"
+    assert isinstance(e.value, ValueError)
+
+
+def test_view_takes_a_seat_name_and_refuses_a_bad_seat() -> None:
+    state = new_game("felagsvist", dealer="W").apply(Deal(parse_pbn(PBN)))
+    assert state.view("E") == state.view(1)
+    for bad in (7, -1, "Q"):
+        with pytest.raises(
+            SeatError, match=f"seat must be a seat, 0..3 or N, E, S, W; not {bad!r}"
+        ):
+            state.view(bad)
+
+
+def test_parse_seat_refuses_a_non_string_with_its_own_error() -> None:
+    with pytest.raises(SeatError, match="not a seat: 2"):
+        parse_seat(2)  # type: ignore[arg-type]
+
+
+def test_new_game_refuses_a_bad_variant_or_hand_number() -> None:
+    with pytest.raises(TypeError, match="a variant name or a Variant, not an int"):
+        new_game(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="hand_number must be a whole number of at least 1"):
+        new_game("felagsvist", hand_number=0)
+    with pytest.raises(ValueError, match=r"not 2\.5"):
+        new_game("felagsvist", hand_number=2.5)  # type: ignore[arg-type]
+
+
+def test_game_takes_bot_seats_by_name() -> None:
+    bots = {seat: make_bot("club") for seat in "NESW"}
+    by_name = Game("felagsvist", seed=4, bots=bots)
+    by_number = Game("felagsvist", seed=4, bots={s: make_bot("club") for s in range(4)})
+    assert sorted(by_name.bots) == [0, 1, 2, 3]
+    by_name.run_bots()
+    by_number.run_bots()
+    assert by_name.state.actions() == by_number.state.actions()
+    with pytest.raises(SeatError, match="a bot's seat must be a seat"):
+        Game("felagsvist", seed=4, bots={4: make_bot("club")})
+
+
+# -- message grammar --------------------------------------------------------------------
+
+
+def test_one_card_is_singular_in_deal_errors() -> None:
+    dealt = deal_cards(random.Random(1), 0).hands
+    one = 1 << (dealt[0].bit_length() - 1)  # N keeps one card, E gets the other twelve
+    hands = (one, dealt[1] | (dealt[0] ^ one), dealt[2], dealt[3])
+    state = new_game("felagsvist")
+    with pytest.raises(IllegalAction) as e:
+        state.apply(Deal(hands))
+    assert str(e.value) == "N is dealt 1 card (13 cards each)"
+    with pytest.raises(IllegalAction, match=r"^N is dealt 0 cards \(13 cards each\)$"):
+        state.apply(Deal((0, hands[1] | one, dealt[2], dealt[3])))
+    with pytest.raises(CardError, match=r"^hand of N has 1 card, not 13$"):
+        parse_pbn(
+            "N:A... KQJT98765432... .AKQJT98765432.. ..AKQJT98765432.AKQJT98765432", full=True
+        )
+
+
+def test_a_hand_that_is_not_a_mask_is_named() -> None:
+    hands = deal_cards(random.Random(1), 0).hands
+    with pytest.raises(IllegalAction, match="the hand of S is not a card mask: 'AKQ'"):
+        new_game("felagsvist").apply(Deal((hands[0], hands[1], "AKQ", hands[3])))  # type: ignore[arg-type]
