@@ -8,7 +8,7 @@ import random
 import pytest
 
 from whistkit.bots import make_bot
-from whistkit.cards import CardError
+from whistkit.cards import CardError, parse_card
 from whistkit.deal import deal_cards, parse_pbn
 from whistkit.game import Game
 from whistkit.seats import SeatError, as_seat, parse_seat
@@ -94,3 +94,43 @@ def test_a_hand_that_is_not_a_mask_is_named() -> None:
     hands = deal_cards(random.Random(1), 0).hands
     with pytest.raises(IllegalAction, match="the hand of S is not a card mask: 'AKQ'"):
         new_game("felagsvist").apply(Deal((hands[0], hands[1], "AKQ", hands[3])))  # type: ignore[arg-type]
+
+
+# -- actions ----------------------------------------------------------------------------
+
+
+def test_dealt_hands_that_are_not_wrapped_are_no_action() -> None:
+    # was: IllegalAction "no hand has been dealt (deal first)", which sent one looking
+    # for a missing deal
+    state = new_game("felagsvist", dealer="W")
+    hands = parse_pbn(PBN, full=True)
+    with pytest.raises(TypeError) as e:
+        state.apply(hands)  # type: ignore[arg-type]
+    assert str(e.value) == (
+        "expected a card (an int 0..51) or an action (Deal, BottomCard, ...), got a tuple:"
+        " wrap dealt hands as Deal(hands)"
+    )
+    with pytest.raises(TypeError, match="got a DealtHand: deal it as Deal"):
+        state.check(deal_cards(random.Random(1), state.dealer))  # type: ignore[arg-type]
+    assert state.apply(Deal(hands)).to_play == 0
+
+
+def test_a_card_name_or_other_object_is_no_action() -> None:
+    state = new_game("felagsvist", dealer="W").apply(Deal(parse_pbn(PBN)))
+    with pytest.raises(TypeError, match=r"got a str: read a card name with parse_card\('AS'\)"):
+        state.apply("AS")  # type: ignore[arg-type]
+    for bad, kind in ((None, "None"), (1.0, "a float"), (True, "a bool"), ([12], "a list")):
+        with pytest.raises(TypeError, match=f"got {kind}$"):
+            state.is_legal(bad)  # type: ignore[arg-type]
+    assert state.is_legal(parse_card("AS")) and not state.is_legal(parse_card("AH"))
+    with pytest.raises(IllegalAction, match="not a card"):
+        state.check(60)  # an int is a card, checked by the rules
+
+
+def test_the_hands_alias_is_not_the_deal_action() -> None:
+    import whistkit
+    import whistkit.deal
+
+    assert whistkit.deal.Hands == tuple[int, int, int, int]
+    assert not hasattr(whistkit.deal, "Deal")  # the name of the action only
+    assert whistkit.Deal is Deal

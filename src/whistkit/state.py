@@ -238,7 +238,14 @@ class State:
         return []
 
     def check(self, action: Action) -> None:
-        """Raise :class:`IllegalAction` naming the rule if ``action`` is not legal now."""
+        """Raise :class:`IllegalAction` naming the rule if ``action`` is not legal now.
+
+        Something that is no action at all (neither a card nor a :class:`Deal` nor a
+        variant's action) is a ``TypeError``, here and in :meth:`is_legal` and
+        :meth:`apply`.
+        """
+        if type(action) is not int and not isinstance(action, (Deal, SpecialAction)):
+            raise TypeError(_not_an_action(action))
         if self.phase == OVER:
             raise IllegalAction("the game is over", "no action after the game ended")
         if isinstance(action, Deal):
@@ -257,6 +264,7 @@ class State:
         self.variant.check_play(self, action)
 
     def is_legal(self, action: Action) -> bool:
+        """Is ``action`` legal now? (A ``TypeError`` if it is no action at all.)"""
         try:
             self.check(action)
         except IllegalAction:
@@ -344,6 +352,21 @@ class State:
             legal=legal,
             public=self.variant.public_info(self, seat),
         )
+
+
+def _not_an_action(value: object) -> str:
+    """The message for something passed as an action that is none, with the likely fix."""
+    hint = ""
+    if isinstance(value, (tuple, list)) and len(value) == 4:
+        hint = ": wrap dealt hands as Deal(hands)"
+    elif isinstance(value, str):
+        hint = f": read a card name with parse_card({value!r})"
+    elif hasattr(value, "hands") and hasattr(value, "last_card"):  # deal.DealtHand
+        hint = ": deal it as Deal(dealt.hands, turned)"
+    return (
+        "expected a card (an int 0..51) or an action (Deal, BottomCard, ...),"
+        f" got {kind_of(value)}{hint}"
+    )
 
 
 @dataclass(frozen=True)
