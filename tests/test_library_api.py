@@ -3,16 +3,24 @@ that names what was expected and what came, and the messages read as English."""
 
 from __future__ import annotations
 
+import doctest
+import json
 import random
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+import whistkit
+import whistkit.seats
+from whistkit import analysis
 from whistkit.bots import make_bot
 from whistkit.cards import CardError, parse_card
 from whistkit.deal import deal_cards, parse_pbn
 from whistkit.game import Game
+from whistkit.record import Record
 from whistkit.seats import SeatError, as_seat, parse_seat
-from whistkit.state import Deal, IllegalAction, new_game
+from whistkit.state import Deal, IllegalAction, State, new_game
 
 PBN = "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"
 
@@ -134,3 +142,139 @@ def test_the_hands_alias_is_not_the_deal_action() -> None:
     assert whistkit.deal.Hands == tuple[int, int, int, int]
     assert not hasattr(whistkit.deal, "Deal")  # the name of the action only
     assert whistkit.Deal is Deal
+
+
+# -- records ----------------------------------------------------------------------------
+
+
+def club_game(variant: str = "felagsvist", seed: int = 3) -> State:
+    g = Game(variant, seed=seed, bots={s: make_bot("club") for s in range(4)})
+    g.run_bots()
+    return g.state
+
+
+def test_dumps_of_a_record_rewrites_it_and_summarize_replays_it() -> None:
+    state = club_game()
+    text = whistkit.dumps(state, {"S": "Anna", 0: "Bot (club)"})
+    record = whistkit.loads(text)
+    assert record.players == {0: "Bot (club)", 2: "Anna"}
+    assert whistkit.dumps(record) == text  # was: 'str' object has no attribute 'name'
+    assert json.loads(whistkit.dumps(record, {"E": "Bo"}))["players"] == {"E": "Bo"}
+    assert whistkit.summarize(record) == whistkit.summarize(state)  # was an AttributeError
+    assert whistkit.loads(text.encode("utf-8")) == record
+    assert whistkit.record_of(state, {"S": "Anna", 0: "Bot (club)"}) == record
+
+
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        (
+            lambda r, s: whistkit.replay(s),
+            "replay() takes a Record (from loads or load), got a State: it is a game already",
+        ),
+        (
+            lambda r, s: whistkit.replay(whistkit.dumps(s)),
+            "replay() takes a Record (from loads or load), got a str: read a record's JSON"
+            " text with loads(text)",
+        ),
+        (
+            lambda r, s: whistkit.record_of(r),
+            "record_of() takes a State (a game), got a Record: it is a record already",
+        ),
+        (
+            lambda r, s: whistkit.dumps(s.actions()),
+            "dumps() takes a State (a game) or a Record, got a list",
+        ),
+        (
+            lambda r, s: whistkit.summarize(whistkit.summarize(s)),
+            "summarize() takes a State (a game) or a Record, got a dict: read decoded JSON"
+            " with parse_record(data)",
+        ),
+        (
+            lambda r, s: whistkit.loads(Path("game.json")),
+            "loads() takes a record's JSON text (a str), got a PosixPath: read a record file"
+            " with load(path)",
+        ),
+        (
+            lambda r, s: whistkit.loads(r),
+            "loads() takes a record's JSON text (a str), got a Record: it is read already",
+        ),
+        (
+            lambda r, s: analysis.analyse(whistkit.dumps(s)),
+            "analyse() takes a Record (from loads or load) or a State, got a str: read a"
+            " record's JSON text with loads(text)",
+        ),
+        (
+            lambda r, s: whistkit.load(r),
+            "load() takes a file path, got a Record: it is read already",
+        ),
+        (
+            lambda r, s: whistkit.save(s, None),
+            "save() takes a State (a game) or a Record, then a path, got None",
+        ),
+        (
+            lambda r, s: whistkit.save("game.json", s),
+            "save() takes a State (a game) or a Record, then a path, got a str: the game"
+            " comes first: save(game, path)",
+        ),
+        (
+            lambda r, s: whistkit.dumps(s, {"S": 3}),
+            "a player's name must be a str, got an int for 'S'",
+        ),
+    ],
+)
+def test_record_functions_name_what_they_take(
+    call: Callable[[Record, State], object], message: str
+) -> None:
+    state = new_game("felagsvist", dealer="W").apply(Deal(parse_pbn(PBN)))
+    record = whistkit.record_of(state)
+    with pytest.raises(TypeError) as e:
+        call(record, state)
+    assert str(e.value) == message
+
+
+def test_a_bad_player_seat_is_a_seat_error() -> None:
+    with pytest.raises(
+        SeatError, match=r"a player's seat must be a seat, 0\.\.3 or N, E, S, W; not 'X'"
+    ):
+        whistkit.dumps(new_game("felagsvist"), {"X": "Anna"})
+
+
+def test_analyse_takes_a_state_too() -> None:
+    state = club_game()
+    by_state = analysis.analyse(state, node_limit=2_000, hands={1})
+    by_record = analysis.analyse(whistkit.record_of(state), node_limit=2_000, hands={1})
+    assert by_state == by_record and by_state.hands[0].judgements
+
+
+def test_save_and_load_a_game_or_a_record(tmp_path: Path) -> None:
+    state = club_game("english", seed=5)
+    whistkit.save(state, tmp_path / "game.json", {"N": "Anna"})
+    record = whistkit.load(tmp_path / "game.json")
+    assert record.players == {0: "Anna"}
+    assert whistkit.replay(record).score == state.score
+    assert (tmp_path / "game.json").read_text(encoding="utf-8") == whistkit.dumps(record) + "\n"
+    whistkit.save(record, str(tmp_path / "again.json"))  # a record, and a str path
+    assert whistkit.load(str(tmp_path / "again.json")) == record
+    (tmp_path / "latin1.json").write_bytes('{"players": "\xe9"}'.encode("latin-1"))
+    with pytest.raises(whistkit.RecordError, match=r"latin1\.json is not UTF-8 text"):
+        whistkit.load(tmp_path / "latin1.json")
+    with pytest.raises(FileNotFoundError):
+        whistkit.load(tmp_path / "missing.json")
+
+
+def test_record_docstrings_are_there_and_their_examples_run() -> None:
+    from whistkit import record
+
+    for name in record.__all__:
+        assert getattr(record, name).__doc__, f"whistkit.record.{name} has no docstring"
+    for module in (record, whistkit.seats):
+        failed, tried = doctest.testmod(module)
+        assert tried and not failed, module.__name__
+
+
+def test_players_must_map_seats_to_names() -> None:
+    with pytest.raises(
+        TypeError, match=r"players must map seats to names, e\.g\. \{'S': 'Anna'\}; got a list"
+    ):
+        whistkit.dumps(new_game("felagsvist"), ["Anna"])  # type: ignore[arg-type]

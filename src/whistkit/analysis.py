@@ -25,7 +25,7 @@ from typing import Any
 from . import solver
 from .bots.lookahead import position
 from .cards import Card, card_name, cards_of
-from .record import Record, replay
+from .record import Record, record_of, replay, type_error
 from .seats import SEATS, Seat, side_of
 from .state import PLAY, State, new_game
 
@@ -217,17 +217,25 @@ def _position(state: State) -> solver.Position:
 
 
 def analyse(
-    record: Record,
+    record: Record | State,
     *,
     node_limit: int = NODE_LIMIT,
     hands: set[int] | None = None,
     threads: int = 2,
     progress: Callable[[int, int], None] | None = None,
 ) -> GameAnalysis:
-    """Judge every card of ``record`` played from a choice (``hands``: only those hand
-    numbers). Raises :class:`~whistkit.record.RecordError` for an invalid record,
-    ``ValueError`` for a bad argument and ``RuntimeError`` without the solver's
-    compiled core (the pure-Python solver would take hours on whole hands)."""
+    """Judge every card of a game played from a choice (``hands``: only those hand
+    numbers); the game is a :class:`~whistkit.record.Record` or a
+    :class:`~whistkit.state.State`.
+
+    Raises :class:`~whistkit.record.RecordError` for an invalid record, ``TypeError`` for
+    an argument of the wrong type, ``ValueError`` for a bad value and ``RuntimeError``
+    without the solver's compiled core (the pure-Python solver would take hours on
+    whole hands)."""
+    if isinstance(record, State):
+        record = record_of(record)
+    elif not isinstance(record, Record):
+        raise type_error("analyse", "a Record (from loads or load) or a State", record)
     if node_limit < 1:
         raise ValueError(f"the node limit must be at least 1, not {node_limit}")
     if not solver.has_core():
