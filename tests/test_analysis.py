@@ -16,7 +16,7 @@ import pytest
 
 from variants.test_conformance_laws import play_laws_game
 from whisthelp import random_game
-from whistkit.analysis import analyse, report
+from whistkit.analysis import analyse, positions, report, solver_position
 from whistkit.bots import make_bot
 from whistkit.bots.pimc import OracleBot
 from whistkit.cli import main
@@ -181,3 +181,62 @@ def test_cli_errors(
     code, out, err = run(tmp_path, capsys, *args)
     assert code == 2 and out == ""
     assert message in err and err.count("\n") == 1
+
+
+def test_positions_walk_every_card_of_a_record_or_a_state() -> None:
+    state = random_game("felagsvist", seed=8, options={"nolo_aces_low": True})
+    record = record_of(state)
+    walked = list(positions(record))
+    assert walked == list(positions(state))
+    assert [p.card for p in walked] == [c for h in record.hands for c in h.play]
+    assert [(p.hand, p.trick) for p in walked[:6]] == [(1, 1)] * 4 + [(1, 2)] * 2
+    assert [p.hand for p in walked[::52]] == list(range(1, 13))
+    for p in walked:
+        before = p.state
+        assert p.seat == before.to_play and p.card in p.legal
+        assert p.legal == tuple(a for a in before.legal_actions())
+        pos = p.position
+        assert pos == solver_position(before)
+        assert pos.hands == before.holdings and pos.trick == before.trick
+        assert pos.leader == before.leader and pos.to_play == p.seat
+        contract = before.contract
+        assert contract is not None
+        assert (pos.trump, pos.misere, pos.aces_low) == (
+            contract.trump,
+            contract.misere,
+            contract.aces_low,
+        )
+    assert any(p.position.aces_low for p in walked)  # Nóló with aces low
+    # a game started at a later hand walks from there
+    later = new_game("felagsvist", dealer=1, hand_number=6)
+    later = later.apply(Deal(deal_cards(random.Random(1), 1).hands))
+    later = later.apply(later.legal_actions()[0])
+    (only,) = positions(later)
+    assert (only.hand, only.trick, only.seat) == (6, 1, 2) and only.position.misere
+
+
+def test_solver_position_names_what_it_needs() -> None:
+    with pytest.raises(TypeError, match=r"takes a State \(a game\), got a Record: walk a"):
+        solver_position(record_of(new_game("felagsvist")))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="needs a hand in play, but the game is in phase 'deal'"):
+        solver_position(new_game("felagsvist"))
+    swedish = new_game("swedish").apply(Deal(deal_cards(random.Random(2), 0).hands))
+    with pytest.raises(ValueError, match=r"the bidding is not over \(no contract yet\)"):
+        solver_position(swedish)
+    over = random_game("english", seed=3)
+    with pytest.raises(ValueError, match="the game is in phase 'over'"):
+        solver_position(over)
+    with pytest.raises(TypeError, match=r"positions\(\) takes a Record .* or a State, got a str"):
+        positions(dumps(over))  # type: ignore[arg-type]
+
+
+def test_analyse_refuses_arguments_of_the_wrong_type() -> None:
+    state = random_game("felagsvist", seed=8)
+    with pytest.raises(TypeError, match="node_limit must be a whole number, not a float"):
+        analyse(state, node_limit=1e6)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="hands must be a set of hand numbers, not an int"):
+        analyse(state, hands=3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="hands must be hand numbers"):
+        analyse(state, hands={"1"})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="threads must be at least 1, not 0"):
+        analyse(state, threads=0)
