@@ -6,7 +6,10 @@ The PBN form names a first seat, then the four hands clockwise from it, each
 ``spades.hearts.diamonds.clubs`` with ranks high to low. Hands may be shorter than 13
 cards (the solver's endings).
 
->>> hands = parse_pbn("N:AK.. Q.. J.. T..")
+>>> hands = parse_pbn("W:T... AK... Q... J...")
+>>> from whistkit.cards import parse_hand
+>>> hands == (parse_hand("AS KS"), parse_hand("QS"), parse_hand("JS"), parse_hand("TS"))
+True
 >>> format_pbn(hands, first=0)
 'N:AK... Q... J... T...'
 """
