@@ -271,7 +271,9 @@ def test_record_docstrings_are_there() -> None:
         assert getattr(record, name).__doc__, f"whistkit.record.{name} has no docstring"
 
 
-@pytest.mark.parametrize("name", ["whistkit", "record", "seats", "deal", "state", "analysis"])
+@pytest.mark.parametrize(
+    "name", ["whistkit", "record", "seats", "deal", "state", "analysis", "match"]
+)
 def test_docstring_examples_run(name: str) -> None:
     module = importlib.import_module(name if name == "whistkit" else f"whistkit.{name}")
     failed, tried = doctest.testmod(module)
