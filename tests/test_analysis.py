@@ -16,14 +16,23 @@ import pytest
 
 from variants.test_conformance_laws import play_laws_game
 from whisthelp import random_game
-from whistkit.analysis import analyse, positions, report, solver_position
+from whistkit.analysis import (
+    GameAnalysis,
+    HandAnalysis,
+    Judgement,
+    analyse,
+    positions,
+    report,
+    solver_position,
+)
 from whistkit.bots import make_bot
 from whistkit.bots.pimc import OracleBot
+from whistkit.cards import parse_card, parse_hand
 from whistkit.cli import main
 from whistkit.deal import deal_cards
 from whistkit.game import Game
 from whistkit.record import dumps, loads, record_of
-from whistkit.solver import reference
+from whistkit.solver import Position, reference
 from whistkit.state import Deal, State, new_game
 
 
@@ -163,6 +172,7 @@ def test_cli_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         (["missing.json"], "whistkit analyse: cannot read missing.json"),
         (["{game}", "--hand", "13"], "the record has no hand 13 (it holds 12 hands)"),
         (["{game}", "--node-limit", "0"], "--node-limit must be at least 1, not 0"),
+        (["{game}", "--compact"], "--compact is for --json output (one line of JSON)"),
         (["{bad}"], "hand 1, trick 1: "),
     ],
 )
@@ -240,3 +250,59 @@ def test_analyse_refuses_arguments_of_the_wrong_type() -> None:
         analyse(state, hands={"1"})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="threads must be at least 1, not 0"):
         analyse(state, threads=0)
+
+
+def _judged(
+    trick: int, seat: int, card: str, values: dict[str, int] | None, misere: bool
+) -> Judgement:
+    legal = tuple(parse_card(c) for c in (values or {card: 0, "2C": 0}))
+    hands = (parse_hand("AS KS"), parse_hand("QS JS"), parse_hand("TS 9S"), parse_hand("8S 7S"))
+    return Judgement(
+        hand=1,
+        trick=trick,
+        seat=seat,
+        card=parse_card(card),
+        legal=legal,
+        misere=misere,
+        position=Position(hands=hands, leader=seat),
+        values=None if values is None else {parse_card(c): v for c, v in values.items()},
+    )
+
+
+def test_report_words_misere_losses_as_tricks_more_taken() -> None:
+    nolo = HandAnalysis(6, "NOLO", "Nóló", dealer=0, leader=1, tricks_ns=5, misere=True)
+    nolo.judgements = [
+        _judged(1, 1, "AS", None, misere=True),  # the opening lead, beyond the node limit
+        _judged(2, 3, "2H", {"2H": 4, "3H": 1}, misere=True),
+        _judged(3, 0, "KH", {"KH": 2, "4H": 1}, misere=True),
+    ]
+    hearts = HandAnalysis(1, "H", "Hearts", dealer=3, leader=0, tricks_ns=8)
+    hearts.judgements = [
+        _judged(1, 0, "AS", {"AS": 8, "KS": 8}, misere=False),
+        _judged(5, 2, "QD", {"QD": 2, "KD": 3}, misere=False),
+    ]
+    text = report(GameAnalysis("felagsvist", "Félagsvist", 1000, [hearts, nolo]))
+    assert "  trick  2  W played 2H: 3 tricks more taken (best 3H)" in text
+    assert "  trick  3  N played KH: 1 trick more taken (best 4H)" in text
+    assert "  trick  5  S played QD: 1 trick given up (best KD)" in text
+    assert "Hand 1 - Hearts (dealer W, N leads): par N-S 8, N-S took 8" in text
+    # was "par N-S ?"
+    assert (
+        "Hand 6 - Nóló (dealer N, E leads): par N-S not solved within the node limit,"
+        " N-S took 5" in text
+    )
+    assert text.endswith("(in Nóló, the tricks given up are the tricks more taken)")
+    unjudged = HandAnalysis(2, "S", "Spades", dealer=0, leader=1, tricks_ns=None)
+    text = report(GameAnalysis("felagsvist", "Félagsvist", 1000, [unjudged]))
+    assert "par N-S unknown (the opening lead was not judged), unfinished" in text
+    assert "given up are the tricks more taken" not in text
+
+
+def test_cli_misere_hand_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(bot_record("felagsvist", seed=2), encoding="utf-8")
+    code, out, err = run(tmp_path, capsys, str(path), "--hand", "6", "--node-limit", "300000")
+    assert code == 0, err
+    assert "Hand 6 - Nóló" in out and "given up (best" not in out
+    assert "more taken (best" in out or "no card took a trick too many" in out
+    assert out.rstrip().endswith("(in Nóló, the tricks given up are the tricks more taken)")

@@ -38,6 +38,7 @@ from .state import BID, PLAY, Deal, State, new_game
 # about a second of search per position on the project's 2-core machine
 NODE_LIMIT = 10_000_000
 SHOW_BEST = 5  # best cards listed per mistake in the text report
+MISERE_NAMES = {"NOLO": "Nóló", "NOLLSPEL": "nollspel"}  # the report's short names
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class HandAnalysis:
     judgements: list[Judgement] = field(default_factory=list)
     forced: int = 0  # cards played with no choice
     irregular: int = 0  # laws mode: revokes, cards out of turn, penalty cards, ...
+    misere: bool = False  # Nóló, nollspel: a card's loss is the tricks it takes too many
 
     @property
     def par_ns(self) -> int | None:
@@ -378,6 +380,7 @@ def analyse(
                 title=state.contract.title or state.contract.code,
                 dealer=state.dealer,
                 leader=state.first_leader,
+                misere=state.contract.misere,
             )
             if hands is None or number in hands:
                 out.append(current)
@@ -419,29 +422,41 @@ def analyse(
     )
 
 
+def _par_text(h: HandAnalysis) -> str:
+    """The hand's par for the report, or why it is not known."""
+    if h.par_ns is not None:
+        return f"par N-S {h.par_ns}"
+    first = h.judgements[0] if h.judgements else None
+    if first is not None and first.trick == 1 and first.seat == h.leader:
+        return "par N-S not solved within the node limit"
+    return "par N-S unknown (the opening lead was not judged)"
+
+
 def report(a: GameAnalysis) -> str:
-    """The analysis as text: each hand's par and its cards that gave tricks away."""
+    """The analysis as text: each hand's par and its cards that gave tricks away (in
+    misère, that took tricks too many)."""
     lines = [f"{a.title}: double-dummy review (node limit {a.node_limit:,} per position)"]
     for h in a.hands:
-        par = "?" if h.par_ns is None else str(h.par_ns)
         took = "unfinished" if h.tricks_ns is None else f"N-S took {h.tricks_ns}"
         lines.append("")
         lines.append(
             f"Hand {h.number} - {h.title} (dealer {SEATS[h.dealer]}, {SEATS[h.leader]} leads):"
-            f" par N-S {par}, {took}"
+            f" {_par_text(h)}, {took}"
         )
         for j in h.mistakes:
             best = " ".join(card_name(c) for c in j.best[:SHOW_BEST])
             if len(j.best) > SHOW_BEST:
                 best += f" and {len(j.best) - SHOW_BEST} more"
             n = j.loss
+            tricks = f"{n} trick{'s' if n != 1 else ''}"
             lines.append(
                 f"  trick {j.trick:>2}  {SEATS[j.seat]} played {card_name(j.card)}:"
-                f" {n} trick{'s' if n != 1 else ''} given up (best {best})"
+                f" {tricks} {'more taken' if j.misere else 'given up'} (best {best})"
             )
         unsolved = sum(1 for j in h.judgements if not j.solved)
         if not h.mistakes:
-            lines.append("  no card gave a trick away" + (" of those judged" if unsolved else ""))
+            none = "no card took a trick too many" if h.misere else "no card gave a trick away"
+            lines.append(f"  {none}" + (" of those judged" if unsolved else ""))
         notes = []
         if unsolved:
             notes.append(f"{unsolved} beyond the node limit")
@@ -455,6 +470,9 @@ def report(a: GameAnalysis) -> str:
         lines.append(
             f"  {SEATS[s]}   {v.judged:>6}  {v.mistakes:>8}  {v.tricks_lost:>15}  {v.unsolved:>21}"
         )
+    misere = sorted({MISERE_NAMES.get(h.contract, h.title) for h in a.hands if h.misere})
+    if misere:
+        lines.append(f"(in {' and '.join(misere)}, the tricks given up are the tricks more taken)")
     return "\n".join(lines)
 
 
