@@ -16,14 +16,23 @@ import pytest
 
 from variants.test_conformance_laws import play_laws_game
 from whisthelp import random_game
-from whistkit.analysis import analyse, report
+from whistkit.analysis import (
+    GameAnalysis,
+    HandAnalysis,
+    Judgement,
+    analyse,
+    positions,
+    report,
+    solver_position,
+)
 from whistkit.bots import make_bot
 from whistkit.bots.pimc import OracleBot
+from whistkit.cards import parse_card, parse_hand
 from whistkit.cli import main
 from whistkit.deal import deal_cards
 from whistkit.game import Game
 from whistkit.record import dumps, loads, record_of
-from whistkit.solver import reference
+from whistkit.solver import Position, reference
 from whistkit.state import Deal, State, new_game
 
 
@@ -163,6 +172,7 @@ def test_cli_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         (["missing.json"], "whistkit analyse: cannot read missing.json"),
         (["{game}", "--hand", "13"], "the record has no hand 13 (it holds 12 hands)"),
         (["{game}", "--node-limit", "0"], "--node-limit must be at least 1, not 0"),
+        (["{game}", "--compact"], "--compact is for --json output (one line of JSON)"),
         (["{bad}"], "hand 1, trick 1: "),
     ],
 )
@@ -181,3 +191,118 @@ def test_cli_errors(
     code, out, err = run(tmp_path, capsys, *args)
     assert code == 2 and out == ""
     assert message in err and err.count("\n") == 1
+
+
+def test_positions_walk_every_card_of_a_record_or_a_state() -> None:
+    state = random_game("felagsvist", seed=8, options={"nolo_aces_low": True})
+    record = record_of(state)
+    walked = list(positions(record))
+    assert walked == list(positions(state))
+    assert [p.card for p in walked] == [c for h in record.hands for c in h.play]
+    assert [(p.hand, p.trick) for p in walked[:6]] == [(1, 1)] * 4 + [(1, 2)] * 2
+    assert [p.hand for p in walked[::52]] == list(range(1, 13))
+    for p in walked:
+        before = p.state
+        assert p.seat == before.to_play and p.card in p.legal
+        assert p.legal == tuple(a for a in before.legal_actions())
+        pos = p.position
+        assert pos == solver_position(before)
+        assert pos.hands == before.holdings and pos.trick == before.trick
+        assert pos.leader == before.leader and pos.to_play == p.seat
+        contract = before.contract
+        assert contract is not None
+        assert (pos.trump, pos.misere, pos.aces_low) == (
+            contract.trump,
+            contract.misere,
+            contract.aces_low,
+        )
+    assert any(p.position.aces_low for p in walked)  # Nóló with aces low
+    # a game started at a later hand walks from there
+    later = new_game("felagsvist", dealer=1, hand_number=6)
+    later = later.apply(Deal(deal_cards(random.Random(1), 1).hands))
+    later = later.apply(later.legal_actions()[0])
+    (only,) = positions(later)
+    assert (only.hand, only.trick, only.seat) == (6, 1, 2) and only.position.misere
+
+
+def test_solver_position_names_what_it_needs() -> None:
+    with pytest.raises(TypeError, match=r"takes a State \(a game\), got a Record: walk a"):
+        solver_position(record_of(new_game("felagsvist")))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="needs a hand in play, but the game is in phase 'deal'"):
+        solver_position(new_game("felagsvist"))
+    swedish = new_game("swedish").apply(Deal(deal_cards(random.Random(2), 0).hands))
+    with pytest.raises(ValueError, match=r"the bidding is not over \(no contract yet\)"):
+        solver_position(swedish)
+    over = random_game("english", seed=3)
+    with pytest.raises(ValueError, match="the game is in phase 'over'"):
+        solver_position(over)
+    with pytest.raises(TypeError, match=r"positions\(\) takes a Record .* or a State, got a str"):
+        positions(dumps(over))  # type: ignore[arg-type]
+
+
+def test_analyse_refuses_arguments_of_the_wrong_type() -> None:
+    state = random_game("felagsvist", seed=8)
+    with pytest.raises(TypeError, match="node_limit must be a whole number, not a float"):
+        analyse(state, node_limit=1e6)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="hands must be a set of hand numbers, not an int"):
+        analyse(state, hands=3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="hands must be hand numbers"):
+        analyse(state, hands={"1"})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="threads must be at least 1, not 0"):
+        analyse(state, threads=0)
+
+
+def _judged(
+    trick: int, seat: int, card: str, values: dict[str, int] | None, misere: bool
+) -> Judgement:
+    legal = tuple(parse_card(c) for c in (values or {card: 0, "2C": 0}))
+    hands = (parse_hand("AS KS"), parse_hand("QS JS"), parse_hand("TS 9S"), parse_hand("8S 7S"))
+    return Judgement(
+        hand=1,
+        trick=trick,
+        seat=seat,
+        card=parse_card(card),
+        legal=legal,
+        misere=misere,
+        position=Position(hands=hands, leader=seat),
+        values=None if values is None else {parse_card(c): v for c, v in values.items()},
+    )
+
+
+def test_report_words_misere_losses_as_tricks_more_taken() -> None:
+    nolo = HandAnalysis(6, "NOLO", "Nóló", dealer=0, leader=1, tricks_ns=5, misere=True)
+    nolo.judgements = [
+        _judged(1, 1, "AS", None, misere=True),  # the opening lead, beyond the node limit
+        _judged(2, 3, "2H", {"2H": 4, "3H": 1}, misere=True),
+        _judged(3, 0, "KH", {"KH": 2, "4H": 1}, misere=True),
+    ]
+    hearts = HandAnalysis(1, "H", "Hearts", dealer=3, leader=0, tricks_ns=8)
+    hearts.judgements = [
+        _judged(1, 0, "AS", {"AS": 8, "KS": 8}, misere=False),
+        _judged(5, 2, "QD", {"QD": 2, "KD": 3}, misere=False),
+    ]
+    text = report(GameAnalysis("felagsvist", "Félagsvist", 1000, [hearts, nolo]))
+    assert "  trick  2  W played 2H: 3 tricks more taken (best 3H)" in text
+    assert "  trick  3  N played KH: 1 trick more taken (best 4H)" in text
+    assert "  trick  5  S played QD: 1 trick given up (best KD)" in text
+    assert "Hand 1 - Hearts (dealer W, N leads): par N-S 8, N-S took 8" in text
+    # was "par N-S ?"
+    assert (
+        "Hand 6 - Nóló (dealer N, E leads): par N-S not solved within the node limit,"
+        " N-S took 5" in text
+    )
+    assert text.endswith("(in Nóló, the tricks given up are the tricks more taken)")
+    unjudged = HandAnalysis(2, "S", "Spades", dealer=0, leader=1, tricks_ns=None)
+    text = report(GameAnalysis("felagsvist", "Félagsvist", 1000, [unjudged]))
+    assert "par N-S unknown (the opening lead was not judged), unfinished" in text
+    assert "given up are the tricks more taken" not in text
+
+
+def test_cli_misere_hand_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(bot_record("felagsvist", seed=2), encoding="utf-8")
+    code, out, err = run(tmp_path, capsys, str(path), "--hand", "6", "--node-limit", "300000")
+    assert code == 0, err
+    assert "Hand 6 - Nóló" in out and "given up (best" not in out
+    assert "more taken (best" in out or "no card took a trick too many" in out
+    assert out.rstrip().endswith("(in Nóló, the tricks given up are the tricks more taken)")

@@ -70,6 +70,18 @@ def test_typed_cards_help_and_quit(tmp_path: Path) -> None:
     assert len(record["hands"]) == 1
 
 
+def test_record_names_the_bots_with_their_level(tmp_path: Path) -> None:
+    # RECORD.md's players: "Bot (expert)"; the names were "Bot (partner)", "Bot", "You"
+    numbers = "".join(f"{k}\n" for k in range(1, 14))
+    done = run_play(tmp_path, numbers + "q\n", "--seed", "3", "--level", "beginner")
+    assert done.returncode == 0, done.stderr
+    saved = re.search(r"Game saved to (.+)", done.stdout)
+    assert saved, done.stdout[-500:]
+    record = json.loads(Path(saved.group(1).strip()).read_text(encoding="utf-8"))
+    bot = "Bot (beginner)"
+    assert record["players"] == {"N": bot, "E": bot, "S": "You", "W": bot}
+
+
 def test_illegal_card_is_refused_with_the_rule(tmp_path: Path) -> None:
     # play every card of the hand by name; those that do not follow suit are refused
     names = [r + s for s in "SHDC" for r in "AKQJT98765432"]

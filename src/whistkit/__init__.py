@@ -10,7 +10,17 @@ True
 
 from .cards import CardError, card_name, format_hand, parse_card, parse_hand
 from .deal import deal_cards, format_pbn, parse_pbn
-from .record import Record, RecordError, dumps, loads, replay, summarize
+from .record import (
+    Record,
+    RecordError,
+    dumps,
+    load,
+    loads,
+    record_of,
+    replay,
+    save,
+    summarize,
+)
 from .seats import parse_seat, seat_name
 from .state import Contract, Deal, HandResult, IllegalAction, State, View, new_game
 from .variants import VARIANTS, OptionError, UnknownVariant, find_variant, get_variant
@@ -37,13 +47,16 @@ __all__ = [
     "format_hand",
     "format_pbn",
     "get_variant",
+    "load",
     "loads",
     "new_game",
     "parse_card",
     "parse_hand",
     "parse_pbn",
     "parse_seat",
+    "record_of",
     "replay",
+    "save",
     "seat_name",
     "summarize",
 ]

@@ -14,24 +14,31 @@ above all) are left unjudged and counted, so an analysis takes a bounded time an
 the same result on every machine. In laws mode a card that is a revoke or follows one in
 its trick, or is played while penalty cards, a called card, a named suit or a lead out
 of turn restrict the play, is no double-dummy move; such cards are counted, unjudged.
+
+To look further yourself, :func:`positions` walks a game's cards, each with the state
+just before it, and :func:`solver_position` turns a state into the solver's
+:class:`~whistkit.solver.Position` (``whistkit.solver.solve_cards`` and the rest then
+answer). :func:`analyse` is built on the two.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import solver
+from ._checks import kind_of
 from .bots.lookahead import position
 from .cards import Card, card_name, cards_of
-from .record import Record, replay
+from .record import Record, replay, type_error
 from .seats import SEATS, Seat, side_of
-from .state import PLAY, State, new_game
+from .state import BID, PLAY, Deal, State, new_game
 
 # about a second of search per position on the project's 2-core machine
 NODE_LIMIT = 10_000_000
 SHOW_BEST = 5  # best cards listed per mistake in the text report
+MISERE_NAMES = {"NOLO": "Nóló", "NOLLSPEL": "nollspel"}  # the report's short names
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,7 @@ class HandAnalysis:
     judgements: list[Judgement] = field(default_factory=list)
     forced: int = 0  # cards played with no choice
     irregular: int = 0  # laws mode: revokes, cards out of turn, penalty cards, ...
+    misere: bool = False  # Nóló, nollspel: a card's loss is the tricks it takes too many
 
     @property
     def par_ns(self) -> int | None:
@@ -202,83 +210,198 @@ def _plain(state: State, card: Card) -> bool:
     if not state.legal_mask() >> card & 1:
         return False  # a revoke
     try:
-        _position(state)
+        solver_position(state)
     except ValueError:
         return False  # an earlier card of this trick is a revoke
     return True
 
 
-def _position(state: State) -> solver.Position:
-    assert state.contract is not None
+# -- positions ------------------------------------------------------------------------
+
+
+def solver_position(state: State) -> solver.Position:
+    """The double-dummy position of the seat to play in ``state``, for :mod:`whistkit.solver`.
+
+    Every seat's cards still held (``state.holdings``), the current trick from its
+    leader (``state.trick``, ``state.leader``) and the contract's trump suit, misère and
+    aces-low rule (``state.contract``). The solver's values are then the tricks the side
+    to play takes from here, the current trick included.
+
+    Raises ``TypeError`` if ``state`` is not a :class:`~whistkit.state.State` and
+    ``ValueError`` when no card is to be played (before a deal, in Swedish bidding, once
+    the game is over) or, in laws mode, when a revoke in the current trick leaves no
+    double-dummy position.
+
+    >>> from whistkit.state import new_game, Deal
+    >>> from whistkit.deal import parse_pbn
+    >>> s = new_game("felagsvist", dealer=3).apply(Deal(parse_pbn(
+    ...     "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432")))
+    >>> pos = solver_position(s)
+    >>> pos.to_play, pos.trump, pos.tricks_left
+    (0, 1, 13)
+    """
+    if not isinstance(state, State):
+        hint = "walk a record's positions with positions(record)"
+        raise type_error("solver_position", "a State (a game)", state, hint)
+    if state.phase != PLAY or state.contract is None:
+        why = {BID: "the bidding is not over (no contract yet)", PLAY: "it has no contract"}
+        raise ValueError(
+            "solver_position() needs a hand in play, but "
+            + why.get(state.phase, f"the game is in phase {state.phase!r}")
+        )
     pos: solver.Position = position(
         solver, state.holdings, state.trick, state.leader, state.contract
     )
     return pos
 
 
+@dataclass(frozen=True)
+class PlayedCard:
+    """One card of a game as it was played, with the game just before it (``state``).
+
+    ``hand`` and ``trick`` are 1-based numbers; ``position`` is the solver's position just
+    before the card and ``legal`` the cards the seat could play by the strict rules.
+    """
+
+    hand: int
+    trick: int
+    seat: Seat
+    card: Card
+    state: State = field(compare=False, repr=False)
+
+    @property
+    def position(self) -> solver.Position:
+        """:func:`solver_position` of the state before the card (a ``ValueError`` for a
+        laws-mode card played after a revoke in its trick)."""
+        return solver_position(self.state)
+
+    @property
+    def legal(self) -> tuple[Card, ...]:
+        """The cards the seat could play by the strict rules, lowest first."""
+        return tuple(cards_of(self.state.legal_mask()))
+
+
+def positions(game: Record | State) -> Iterator[PlayedCard]:
+    """Every card played in ``game`` (a :class:`~whistkit.record.Record` or a
+    :class:`~whistkit.state.State`), in order, as a :class:`PlayedCard`.
+
+    A record is replayed first (:class:`~whistkit.record.RecordError` if it breaks the
+    rules); a state's own history is walked. Cards of the variants' special actions
+    (Swedish bottom cards; in laws mode a lead out of turn, a correction or a
+    replacement) are not among them. ``TypeError`` for anything but a game or a record.
+    """
+    if isinstance(game, Record):
+        game = replay(game)
+    elif not isinstance(game, State):
+        raise type_error("positions", "a Record (from loads or load) or a State", game)
+    return _walk(game)
+
+
+def _walk(final: State) -> Iterator[PlayedCard]:
+    """The cards of ``final``'s history, replayed from the start of its game."""
+    first = final.results[0] if final.results else None
+    state = new_game(
+        final.variant,
+        dealer=first.dealer if first else final.dealer,
+        hand_number=first.number if first else final.hand_number,
+    )
+    for action in final.actions():
+        if state.phase == PLAY and type(action) is int and state.contract is not None:
+            yield PlayedCard(
+                hand=state.hand_number,
+                trick=state.trick_number,
+                seat=state.to_play,
+                card=action,
+                state=state,
+            )
+        state = state.apply(action)
+
+
+# -- the review -----------------------------------------------------------------------
+
+
 def analyse(
-    record: Record,
+    record: Record | State,
     *,
     node_limit: int = NODE_LIMIT,
-    hands: set[int] | None = None,
+    hands: Collection[int] | None = None,
     threads: int = 2,
     progress: Callable[[int, int], None] | None = None,
 ) -> GameAnalysis:
-    """Judge every card of ``record`` played from a choice (``hands``: only those hand
-    numbers). Raises :class:`~whistkit.record.RecordError` for an invalid record,
-    ``ValueError`` for a bad argument and ``RuntimeError`` without the solver's
-    compiled core (the pure-Python solver would take hours on whole hands)."""
+    """Judge every card of a game played from a choice (``hands``: only those hand
+    numbers); the game is a :class:`~whistkit.record.Record` or a
+    :class:`~whistkit.state.State`.
+
+    Raises :class:`~whistkit.record.RecordError` for an invalid record, ``TypeError`` for
+    an argument of the wrong type, ``ValueError`` for a bad value and ``RuntimeError``
+    without the solver's compiled core (the pure-Python solver would take hours on
+    whole hands)."""
+    if isinstance(record, Record):
+        final = replay(record)
+    elif isinstance(record, State):
+        final = record
+    else:
+        raise type_error("analyse", "a Record (from loads or load) or a State", record)
+    for name, value in (("node_limit", node_limit), ("threads", threads)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{name} must be a whole number, not {kind_of(value)}")
     if node_limit < 1:
         raise ValueError(f"the node limit must be at least 1, not {node_limit}")
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
     if not solver.has_core():
         raise RuntimeError(
             "the analysis needs the solver's compiled core (whistkit.solver._dd), which is"
             " not built; reinstall whistkit with a C compiler present"
         )
-    final = replay(record)
     if hands is not None:
-        missing = sorted(n for n in hands if not 1 <= n <= len(record.hands))
+        if not isinstance(hands, Collection) or isinstance(hands, str):
+            raise TypeError(f"hands must be a set of hand numbers, not {kind_of(hands)}")
+        dealt = sum(isinstance(a, Deal) for a in final.actions())
+        wrong = [n for n in hands if not isinstance(n, int) or isinstance(n, bool)]
+        if wrong:
+            raise TypeError(f"hands must be hand numbers (ints), not {wrong[0]!r}")
+        missing = sorted(n for n in hands if not 1 <= n <= dealt)
         if missing:
-            played = len(record.hands)
             raise ValueError(
-                f"the record has no hand {missing[0]} (it holds {played}"
-                f" hand{'s' if played != 1 else ''})"
+                f"the record has no hand {missing[0]} (it holds {dealt}"
+                f" hand{'s' if dealt != 1 else ''})"
             )
-    state = new_game(final.variant, dealer=record.hands[0].dealer if record.hands else 0)
     out: list[HandAnalysis] = []
     pending: dict[int, list[tuple[HandAnalysis, Judgement]]] = {}  # by hand number
     current: HandAnalysis | None = None
-    for action in final.actions():
-        if state.phase == PLAY and type(action) is int and state.contract is not None:
-            number = state.hand_number
-            if current is None or current.number != number:
-                current = HandAnalysis(
-                    number=number,
-                    contract=state.contract.code,
-                    title=state.contract.title or state.contract.code,
-                    dealer=state.dealer,
-                    leader=state.first_leader,
-                )
-                if hands is None or number in hands:
-                    out.append(current)
+    for played in _walk(final):
+        state, number = played.state, played.hand
+        assert state.contract is not None
+        if current is None or current.number != number:
+            current = HandAnalysis(
+                number=number,
+                contract=state.contract.code,
+                title=state.contract.title or state.contract.code,
+                dealer=state.dealer,
+                leader=state.first_leader,
+                misere=state.contract.misere,
+            )
             if hands is None or number in hands:
-                legal = cards_of(state.legal_mask())
-                if not _plain(state, action):
-                    current.irregular += 1
-                elif len(legal) < 2:
-                    current.forced += 1
-                else:
-                    j = Judgement(
-                        hand=number,
-                        trick=state.trick_number,
-                        seat=state.to_play,
-                        card=action,
-                        legal=tuple(legal),
-                        misere=state.contract.misere,
-                        position=_position(state),
-                    )
-                    pending.setdefault(number, []).append((current, j))
-        state = state.apply(action)
+                out.append(current)
+        if hands is not None and number not in hands:
+            continue
+        legal = played.legal
+        if not _plain(state, played.card):
+            current.irregular += 1
+        elif len(legal) < 2:
+            current.forced += 1
+        else:
+            j = Judgement(
+                hand=number,
+                trick=played.trick,
+                seat=played.seat,
+                card=played.card,
+                legal=legal,
+                misere=state.contract.misere,
+                position=played.position,
+            )
+            pending.setdefault(number, []).append((current, j))
     for r in final.results:
         for h in out:
             if h.number == r.number:
@@ -286,8 +409,8 @@ def analyse(
     done = 0
     total = sum(len(items) for items in pending.values())
     for items in pending.values():
-        positions = [j.position for _, j in items]
-        results = solver.solve_batch_limited(positions, node_limit, threads=threads)
+        batch = [j.position for _, j in items]
+        results = solver.solve_batch_limited(batch, node_limit, threads=threads)
         for (h, j), res in zip(items, results, strict=True):
             values = None if res is None else {c: res[c] for c in j.legal}
             h.judgements.append(replace(j, values=values))
@@ -299,29 +422,41 @@ def analyse(
     )
 
 
+def _par_text(h: HandAnalysis) -> str:
+    """The hand's par for the report, or why it is not known."""
+    if h.par_ns is not None:
+        return f"par N-S {h.par_ns}"
+    first = h.judgements[0] if h.judgements else None
+    if first is not None and first.trick == 1 and first.seat == h.leader:
+        return "par N-S not solved within the node limit"
+    return "par N-S unknown (the opening lead was not judged)"
+
+
 def report(a: GameAnalysis) -> str:
-    """The analysis as text: each hand's par and its cards that gave tricks away."""
+    """The analysis as text: each hand's par and its cards that gave tricks away (in
+    misère, that took tricks too many)."""
     lines = [f"{a.title}: double-dummy review (node limit {a.node_limit:,} per position)"]
     for h in a.hands:
-        par = "?" if h.par_ns is None else str(h.par_ns)
         took = "unfinished" if h.tricks_ns is None else f"N-S took {h.tricks_ns}"
         lines.append("")
         lines.append(
             f"Hand {h.number} - {h.title} (dealer {SEATS[h.dealer]}, {SEATS[h.leader]} leads):"
-            f" par N-S {par}, {took}"
+            f" {_par_text(h)}, {took}"
         )
         for j in h.mistakes:
             best = " ".join(card_name(c) for c in j.best[:SHOW_BEST])
             if len(j.best) > SHOW_BEST:
                 best += f" and {len(j.best) - SHOW_BEST} more"
             n = j.loss
+            tricks = f"{n} trick{'s' if n != 1 else ''}"
             lines.append(
                 f"  trick {j.trick:>2}  {SEATS[j.seat]} played {card_name(j.card)}:"
-                f" {n} trick{'s' if n != 1 else ''} given up (best {best})"
+                f" {tricks} {'more taken' if j.misere else 'given up'} (best {best})"
             )
         unsolved = sum(1 for j in h.judgements if not j.solved)
         if not h.mistakes:
-            lines.append("  no card gave a trick away" + (" of those judged" if unsolved else ""))
+            none = "no card took a trick too many" if h.misere else "no card gave a trick away"
+            lines.append(f"  {none}" + (" of those judged" if unsolved else ""))
         notes = []
         if unsolved:
             notes.append(f"{unsolved} beyond the node limit")
@@ -335,7 +470,20 @@ def report(a: GameAnalysis) -> str:
         lines.append(
             f"  {SEATS[s]}   {v.judged:>6}  {v.mistakes:>8}  {v.tricks_lost:>15}  {v.unsolved:>21}"
         )
+    misere = sorted({MISERE_NAMES.get(h.contract, h.title) for h in a.hands if h.misere})
+    if misere:
+        lines.append(f"(in {' and '.join(misere)}, the tricks given up are the tricks more taken)")
     return "\n".join(lines)
 
 
-__all__ = ["NODE_LIMIT", "GameAnalysis", "HandAnalysis", "Judgement", "analyse", "report"]
+__all__ = [
+    "NODE_LIMIT",
+    "GameAnalysis",
+    "HandAnalysis",
+    "Judgement",
+    "PlayedCard",
+    "analyse",
+    "positions",
+    "report",
+    "solver_position",
+]

@@ -86,6 +86,13 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     from .match import terminal_progress
     from .record import RecordError, loads
 
+    if args.compact and not args.json:
+        print(
+            "whistkit analyse: --compact is for --json output (one line of JSON);"
+            " add --json or drop --compact",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if args.node_limit < 1:
         print(
             f"whistkit analyse: --node-limit must be at least 1, not {args.node_limit}",

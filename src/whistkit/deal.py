@@ -1,10 +1,15 @@
 """Dealing and PBN deal strings.
 
-A deal is a tuple of four hand masks indexed by seat (N, E, S, W). The PBN form names a
-first seat, then the four hands clockwise from it, each ``spades.hearts.diamonds.clubs``
-with ranks high to low. Hands may be shorter than 13 cards (the solver's endings).
+The dealt cards are :data:`Hands`, a tuple of four hand masks indexed by seat (N, E, S,
+W); a game deals them through the action :class:`whistkit.state.Deal` (``Deal(hands)``).
+The PBN form names a first seat, then the four hands clockwise from it, each
+``spades.hearts.diamonds.clubs`` with ranks high to low. Hands may be shorter than 13
+cards (the solver's endings).
 
->>> hands = parse_pbn("N:AK.. Q.. J.. T..")
+>>> hands = parse_pbn("W:T... AK... Q... J...")
+>>> from whistkit.cards import parse_hand
+>>> hands == (parse_hand("AS KS"), parse_hand("QS"), parse_hand("JS"), parse_hand("TS"))
+True
 >>> format_pbn(hands, first=0)
 'N:AK... Q... J... T...'
 """
@@ -17,13 +22,15 @@ from dataclasses import dataclass
 from .cards import FULL_DECK, RANKS, CardError, Hand, card_name
 from .seats import SEATS, Seat, left, seat_name
 
-Deal = tuple[Hand, Hand, Hand, Hand]
+# the four hands of a deal by seat (not the action that deals them: that is state.Deal)
+Hands = tuple[Hand, Hand, Hand, Hand]
 
 
-def parse_pbn(text: str, *, full: bool = False) -> Deal:
+def parse_pbn(text: str, *, full: bool = False) -> Hands:
     """Read a PBN deal string into four masks indexed by seat.
 
-    With ``full`` each hand must hold exactly 13 cards. Errors name what is wrong.
+    With ``full`` each hand must hold exactly 13 cards. Errors name what is wrong. To
+    deal the hands in a game, apply ``whistkit.Deal(hands)``.
     """
     raw = text.strip()
     if len(raw) < 2 or raw[1] != ":" or raw[0].upper() not in SEATS:
@@ -56,7 +63,10 @@ def parse_pbn(text: str, *, full: bool = False) -> Deal:
     if full:
         for seat, h in enumerate(hands):
             if h.bit_count() != 13:
-                raise CardError(f"hand of {seat_name(seat)} has {h.bit_count()} cards, not 13")
+                n = h.bit_count()
+                raise CardError(
+                    f"hand of {seat_name(seat)} has {n} card{'s' if n != 1 else ''}, not 13"
+                )
     return (hands[0], hands[1], hands[2], hands[3])
 
 
@@ -68,7 +78,7 @@ def format_hand_pbn(hand: Hand) -> str:
     return ".".join(out)
 
 
-def format_pbn(hands: Deal | list[Hand], first: Seat = 0) -> str:
+def format_pbn(hands: Hands | list[Hand], first: Seat = 0) -> str:
     """The PBN string of a deal, starting from seat ``first``."""
     return SEATS[first] + ":" + " ".join(format_hand_pbn(hands[(first + i) & 3]) for i in range(4))
 
@@ -77,7 +87,7 @@ def format_pbn(hands: Deal | list[Hand], first: Seat = 0) -> str:
 class DealtHand:
     """A shuffled deal: the four hands and the last card dealt (which goes to the dealer)."""
 
-    hands: Deal
+    hands: Hands
     last_card: int
 
 
@@ -98,4 +108,4 @@ def deal_cards(rng: random.Random, dealer: Seat) -> DealtHand:
     return DealtHand((hands[0], hands[1], hands[2], hands[3]), deck[-1])
 
 
-__all__ = ["Deal", "DealtHand", "deal_cards", "format_hand_pbn", "format_pbn", "parse_pbn"]
+__all__ = ["DealtHand", "Hands", "deal_cards", "format_hand_pbn", "format_pbn", "parse_pbn"]

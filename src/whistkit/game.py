@@ -14,9 +14,9 @@ from typing import Any
 
 from .bots import Bot
 from .deal import deal_cards
-from .seats import Seat
+from .seats import Seat, as_seat
 from .state import Action, Deal, State, new_game
-from .variants import Variant, get_variant
+from .variants import Variant
 
 
 class Game:
@@ -32,9 +32,9 @@ class Game:
     ) -> None:
         self.seed = seed
         self.deal_rng = random.Random(seed)
-        v = get_variant(variant, options) if isinstance(variant, str) else variant
-        self.state: State = new_game(v, dealer=self.deal_rng.randrange(4))
-        self.bots = dict(bots)
+        self.state: State = new_game(variant, options, dealer=self.deal_rng.randrange(4))
+        # seats as 0..3 or "N"...: one bot per seat, keyed 0..3
+        self.bots = {as_seat(seat, "a bot's seat"): bot for seat, bot in bots.items()}
         self.bot_rngs = {seat: random.Random(f"{seed}:{seat}") for seat in self.bots}
         self.deal_if_needed()
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import statistics
 import sys
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ._checks import kind_of
 from .bots import LEVELS, Bot, ExpertBot, OracleBot
 from .deal import deal_cards
 from .record import dumps
@@ -293,6 +295,17 @@ def match_records(folder: Path) -> list[Path]:
     return sorted(folder.glob("game*.json"))
 
 
+def _whole(name: str, value: object, least: int, why: str = "") -> int:
+    """``value`` if it is a whole number (an int) of at least ``least``; else a
+    ``TypeError`` (not an int) or ``ValueError`` (too small) naming ``name``."""
+    message = f"{name} must be a whole number of at least {least}{why}, got {value!r}"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(message)
+    if value < least:
+        raise ValueError(message)
+    return value
+
+
 def run_match(
     variant: str = "felagsvist",
     *,
@@ -302,42 +315,61 @@ def run_match(
     seed: int,
     options: Mapping[str, Any] | None = None,
     jobs: int = 1,
-    records: Path | None = None,
+    records: str | os.PathLike[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> MatchResult:
-    """Play a duplicate match of ``deals`` deals; write every game's record to ``records``.
+    """Play a duplicate match of ``deals`` deals of ``variant`` between the levels ``ns``
+    and ``ew`` (:func:`match_levels`), in ``jobs`` processes; write every game's record to
+    the folder ``records`` (none by default).
 
-    ``progress(done, total)`` is called as deals finish. Raises ``ValueError`` naming a
-    bad argument (unknown level, fewer than 2 deals, fewer than 1 job, a records folder
-    that already holds match records) and
-    ``RuntimeError`` if a level needs the solver and it is missing.
+    ``progress(done, total)`` is called as deals finish. Raises ``TypeError`` for an
+    argument of the wrong type (``deals=12.5``), ``ValueError`` naming a bad value
+    (unknown variant or level, fewer than 2 deals, fewer than 1 job, a records folder
+    that already holds match records) and ``RuntimeError`` if a level needs the solver
+    and it is missing.
+
+    >>> result = run_match(ns="club", ew="beginner", deals=2, seed=1)
+    >>> len(result.deals), result.ns
+    (2, 'club')
     """
+    for name, value in (("variant", variant), ("ns", ns), ("ew", ew)):
+        if not isinstance(value, str):
+            what = "a variant name" if name == "variant" else "a level name"
+            raise TypeError(f"{name} must be {what} (a str), got {kind_of(value)}")
+    if options is not None and not isinstance(options, Mapping):
+        raise TypeError(f"options must be a mapping of option: value, got {kind_of(options)}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be a whole number, got {seed!r}")
+    if records is not None and not isinstance(records, (str, os.PathLike)):
+        raise TypeError(f"records must be a folder's path, got {kind_of(records)}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a function of (done, total), got {kind_of(progress)}")
     v = get_variant(variant, options)
     levels = match_levels()
     for side, level in (("ns", ns), ("ew", ew)):
         if level not in levels:
             raise ValueError(f"unknown level {level!r} for {side}; known: {', '.join(levels)}")
+    _whole("deals", deals, 2, " (a confidence interval needs two deals)")
+    _whole("jobs", jobs, 1)
     for level in (ns, ew):
         make_player(level)  # fail before any play (e.g. a level that needs the solver)
-    if deals < 2:
-        raise ValueError(f"a match needs at least 2 deals for a confidence interval, not {deals}")
-    if jobs < 1:
-        raise ValueError(f"jobs must be at least 1, not {jobs}")
-    if records is not None:
+    folder = None if records is None else Path(records)
+    if folder is not None:
         try:
-            records.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ValueError(
-                f"cannot use {records} as the records folder: {e.strerror or e}"
+                f"cannot use {folder} as the records folder: {e.strerror or e}"
             ) from None
-        earlier = len(match_records(records))
+        earlier = len(match_records(folder))
         if earlier:
             # never overwrite or mix with another match's records
             raise ValueError(
-                f"the records folder {records} already holds {earlier} match records;"
+                f"the records folder {folder} already holds {earlier} match"
+                f" record{'s' if earlier != 1 else ''};"
                 " give --records a new or empty folder"
             )
-    specs = list(_specs(v, options or {}, ns, ew, deals, seed, records))
+    specs = list(_specs(v, options or {}, ns, ew, deals, seed, folder))
     results: list[list[DealResult]] = []
     done = 0
     if jobs == 1 or len(specs) == 1:
@@ -354,7 +386,7 @@ def run_match(
                 if progress:
                     progress(done, deals)
     flat = [d for game in results for d in game]
-    return MatchResult(variant=v.name, ns=ns, ew=ew, seed=seed, deals=flat, records=records)
+    return MatchResult(variant=v.name, ns=ns, ew=ew, seed=seed, deals=flat, records=folder)
 
 
 def terminal_progress(label: str) -> Callable[[int, int], None]:

@@ -1,19 +1,32 @@
 """Game records in ``whistkit-record/1`` (shared/RECORD.md): read, write, replay, summarise.
 
-A record is the history of a game's actions; replaying it through the rules is how it is
-validated, and :func:`summarize` gives the JSON that ``whistkit replay`` prints.
+A record (:class:`Record`) is the history of a game's actions; a game is a
+:class:`~whistkit.state.State`. :func:`replay` turns a record into its game, validating it
+against the rules; :func:`record_of` turns a game into its record. Text and files:
+:func:`loads` and :func:`load` read a record, :func:`dumps` and :func:`save` write the
+record of a game or a record. :func:`summarize` gives the JSON that ``whistkit replay``
+prints.
+
+>>> from whistkit.state import new_game
+>>> text = dumps(new_game("felagsvist"), {0: "Anna"})
+>>> loads(text).players
+{0: 'Anna'}
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
+from ._checks import kind_of
 from .cards import CardError, card_name, parse_card
 from .deal import format_pbn, parse_pbn
-from .seats import SIDES, Seat, SeatError, parse_seat, seat_name
+from .seats import SIDES, Seat, SeatError, as_seat, parse_seat, seat_name
 from .state import DEAL, OVER, Deal, IllegalAction, State, new_game
 from .variants import OptionError, UnknownVariant, find_variant, laws
 
@@ -24,8 +37,34 @@ class RecordError(ValueError):
     """An invalid record. The message is the one line ``whistkit replay`` prints."""
 
 
+def type_error(function: str, expected: str, value: object, hint: str | None = None) -> TypeError:
+    """The ``TypeError`` of a public function given ``value`` of the wrong type: what it
+    takes (``expected``), what it got and the likely fix (``hint``; by default the one
+    for the value's type)."""
+    if hint is None:
+        hint = _HINTS.get(type(value).__name__, "")
+        if isinstance(value, os.PathLike):
+            hint = "read a record file with load(path)"
+    return TypeError(
+        f"{function}() takes {expected}, got {kind_of(value)}{': ' if hint else ''}{hint}"
+    )
+
+
+# the likely fix for a value of the wrong type, by its type's name
+_HINTS = {
+    "Record": "use replay(record) for its game",
+    "State": "use record_of(state) for its record",
+    "str": "read a record's JSON text with loads(text)",
+    "bytes": "read a record's JSON text with loads(text)",
+    "dict": "read decoded JSON with parse_record(data)",
+}
+
+
 @dataclass
 class HandRecord:
+    """One hand of a record: its dealer, the four hands dealt and the cards in the order
+    played, with the variant's extras (RECORD.md ``hands[i]``)."""
+
     dealer: Seat
     hands: tuple[int, int, int, int]
     play: list[int] = field(default_factory=list)
@@ -34,6 +73,7 @@ class HandRecord:
     events: list[dict[str, Any]] | None = None  # laws mode: claims, corrections, calls
 
     def to_json(self) -> dict[str, Any]:
+        """The hand as the record's JSON object."""
         out: dict[str, Any] = {
             "dealer": seat_name(self.dealer),
             "deal": format_pbn(self.hands, first=0),
@@ -50,20 +90,40 @@ class HandRecord:
 
 @dataclass
 class Record:
+    """A game record (RECORD.md): the variant, its options, the players' names by seat
+    and the hands. Its rules are unchecked until :func:`replay` plays it."""
+
     variant: str
     options: dict[str, Any] = field(default_factory=dict)
     players: dict[Seat, str] = field(default_factory=dict)
     hands: list[HandRecord] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
+        """The record as its JSON object."""
         out: dict[str, Any] = {"format": FORMAT, "variant": self.variant, "options": self.options}
         if self.players:
-            out["players"] = {seat_name(s): n for s, n in sorted(self.players.items())}
+            players = _players(self.players)
+            out["players"] = {seat_name(s): n for s, n in sorted(players.items())}
         out["hands"] = [h.to_json() for h in self.hands]
         return out
 
     def dumps(self) -> str:
+        """The record as JSON text (what :func:`dumps` gives)."""
         return json.dumps(self.to_json(), ensure_ascii=False, indent=1)
+
+
+def _players(players: Mapping[Seat, str] | Mapping[str, str]) -> dict[Seat, str]:
+    """Players' names by seat (0..3 or "N"...), checked: a seat and a name each."""
+    if not isinstance(players, Mapping):
+        raise TypeError(
+            f"players must map seats to names, e.g. {{'S': 'Anna'}}; got {kind_of(players)}"
+        )
+    out: dict[Seat, str] = {}
+    for seat, name in players.items():
+        if not isinstance(name, str):
+            raise TypeError(f"a player's name must be a str, got {kind_of(name)} for {seat!r}")
+        out[as_seat(seat, "a player's seat")] = name
+    return out
 
 
 # -- reading ------------------------------------------------------------------------
@@ -172,7 +232,23 @@ def parse_record(data: Any) -> Record:
     return Record(variant=variant, options=options, players=players, hands=hands)
 
 
-def loads(text: str) -> Record:
+def loads(text: str | bytes) -> Record:
+    """Read a record from its JSON text (RECORD.md); the rules are checked by
+    :func:`replay`.
+
+    Raises :class:`RecordError` with the one line ``whistkit replay`` prints if the text
+    is not a record, and ``TypeError`` if it is not text (a file: :func:`load`).
+    """
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise RecordError("record: not UTF-8 text") from None
+    if not isinstance(text, str):
+        hint = "it is read already" if isinstance(text, Record) else None
+        if isinstance(text, State):
+            hint = "a game's record text is dumps(state)"
+        raise type_error("loads", "a record's JSON text (a str)", text, hint)
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
     try:
         data = json.loads(text)
@@ -181,11 +257,33 @@ def loads(text: str) -> Record:
     return parse_record(data)
 
 
+def load(path: str | os.PathLike[str]) -> Record:
+    """Read a record file (UTF-8 JSON, RECORD.md), as :func:`loads` reads its text.
+
+    Raises ``OSError`` if the file cannot be read and :class:`RecordError` if it holds no
+    record.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        hint = "it is read already" if isinstance(path, Record) else ""
+        raise type_error("load", "a file path", path, hint)
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RecordError(f"record: {os.fspath(path)} is not UTF-8 text") from None
+    return loads(text)
+
+
 # -- replaying ------------------------------------------------------------------------
 
 
 def replay(record: Record) -> State:
-    """Replay a record through the rules; raise :class:`RecordError` at the first fault."""
+    """Replay a record through the rules into its game (the :class:`State` after the
+    last action); raise :class:`RecordError` at the first fault, naming the hand, the
+    trick, the card and the rule."""
+    if not isinstance(record, Record):
+        hint = "it is a game already" if isinstance(record, State) else None
+        raise type_error("replay", "a Record (from loads or load)", record, hint)
     try:
         cls = find_variant(record.variant)
     except UnknownVariant as e:
@@ -245,9 +343,16 @@ def replay(record: Record) -> State:
 
 
 def record_of(state: State, players: Mapping[Seat, str] | None = None) -> Record:
-    """The record of a game so far."""
+    """The record of a game so far, with the ``players``' names by seat (0..3 or "N"...).
+
+    ``TypeError`` if ``state`` is not a game (a :class:`State`).
+    """
+    if not isinstance(state, State):
+        hint = "it is a record already" if isinstance(state, Record) else None
+        raise type_error("record_of", "a State (a game)", state, hint)
     variant = state.variant
-    rec = Record(variant=variant.name, options=variant.options_dict(), players=dict(players or {}))
+    names = _players(players) if players is not None else {}
+    rec = Record(variant=variant.name, options=variant.options_dict(), players=names)
     dealers = [r.dealer for r in state.results]
     # a hand in progress is not among the results (a void hand in laws mode is, and its
     # redeal keeps the hand number, so the number cannot tell)
@@ -269,16 +374,54 @@ def record_of(state: State, players: Mapping[Seat, str] | None = None) -> Record
     return rec
 
 
-def dumps(state: State, players: Mapping[Seat, str] | None = None) -> str:
-    return record_of(state, players).dumps()
+def dumps(game: State | Record, players: Mapping[Seat, str] | None = None) -> str:
+    """The record of a game (a :class:`State`) or a :class:`Record` as JSON text.
+
+    ``players`` names the players by seat (0..3 or "N"...), replacing a record's own.
+    A record is written as it is: :func:`replay` it first to check its rules.
+    ``TypeError`` for anything else.
+    """
+    if isinstance(game, Record):
+        if players is not None:
+            game = dataclasses.replace(game, players=_players(players))
+        return game.dumps()
+    if not isinstance(game, State):
+        raise type_error("dumps", "a State (a game) or a Record", game)
+    return record_of(game, players).dumps()
+
+
+def save(
+    game: State | Record,
+    path: str | os.PathLike[str],
+    players: Mapping[Seat, str] | None = None,
+) -> None:
+    """Write :func:`dumps` of a game or a record to the file ``path`` (UTF-8; a file
+    already there is replaced). Raises ``OSError`` if the file cannot be written."""
+    if not isinstance(game, (State, Record)):
+        hint = "the game comes first: save(game, path)" if isinstance(game, str) else None
+        raise type_error("save", "a State (a game) or a Record, then a path", game, hint)
+    if not isinstance(path, (str, os.PathLike)):
+        raise type_error("save", "a State (a game) or a Record, then a path", path, "")
+    text = dumps(game, players)
+    Path(path).write_text(text + "\n", encoding="utf-8")
 
 
 def _sides(pair: tuple[int, int]) -> dict[str, int]:
     return {SIDES[0]: pair[0], SIDES[1]: pair[1]}
 
 
-def summarize(state: State) -> dict[str, Any]:
-    """The JSON object ``whistkit replay`` prints (RECORD.md)."""
+def summarize(game: State | Record) -> dict[str, Any]:
+    """The JSON object ``whistkit replay`` prints (RECORD.md): each hand's contract,
+    tricks, points and running score, the final score and the winner.
+
+    A :class:`Record` is replayed first (:class:`RecordError` if it breaks the rules);
+    anything but a game or a record is a ``TypeError``.
+    """
+    if isinstance(game, Record):
+        game = replay(game)
+    elif not isinstance(game, State):
+        raise type_error("summarize", "a State (a game) or a Record", game)
+    state = game
     variant = state.variant
     hands: list[dict[str, Any]] = []
     for r in state.results:
@@ -320,9 +463,11 @@ __all__ = [
     "Record",
     "RecordError",
     "dumps",
+    "load",
     "loads",
     "parse_record",
     "record_of",
     "replay",
+    "save",
     "summarize",
 ]

@@ -33,10 +33,32 @@ def other(side: Side) -> Side:
 
 
 def parse_seat(text: str) -> Seat:
+    """The seat named ``text`` (``"N"``, ``"e"``...); a :class:`SeatError` otherwise."""
+    if not isinstance(text, str):
+        raise SeatError(f"not a seat: {text!r} (one of N, E, S, W)")
     key = text.strip().upper()[:1]
     if len(text.strip()) != 1 or key not in SEATS:
         raise SeatError(f"not a seat: {text!r} (one of N, E, S, W)")
     return SEATS.index(key)
+
+
+def as_seat(value: Seat | str, what: str = "seat") -> Seat:
+    """A seat given as 0..3 or by name (:func:`parse_seat`), for the public API.
+
+    Anything else is a :class:`SeatError` naming ``what`` (the argument) and the value,
+    never a seat taken modulo 4.
+
+    >>> as_seat("W"), as_seat(2)
+    (3, 2)
+    """
+    if isinstance(value, str):
+        try:
+            return parse_seat(value)
+        except SeatError:
+            pass
+    elif isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
+        return value
+    raise SeatError(f"{what} must be a seat, 0..3 or N, E, S, W; not {value!r}")
 
 
 def seat_name(seat: Seat) -> str:

@@ -26,8 +26,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
+from ._checks import kind_of
 from .cards import FULL_DECK, SUIT_MASKS, Card, Hand, card_name, iter_cards
-from .seats import Seat, left, seat_name
+from .seats import Seat, as_seat, left, seat_name
 
 if TYPE_CHECKING:
     from .variants.base import Variant
@@ -237,7 +238,14 @@ class State:
         return []
 
     def check(self, action: Action) -> None:
-        """Raise :class:`IllegalAction` naming the rule if ``action`` is not legal now."""
+        """Raise :class:`IllegalAction` naming the rule if ``action`` is not legal now.
+
+        Something that is no action at all (neither a card nor a :class:`Deal` nor a
+        variant's action) is a ``TypeError``, here and in :meth:`is_legal` and
+        :meth:`apply`.
+        """
+        if type(action) is not int and not isinstance(action, (Deal, SpecialAction)):
+            raise TypeError(_not_an_action(action))
         if self.phase == OVER:
             raise IllegalAction("the game is over", "no action after the game ended")
         if isinstance(action, Deal):
@@ -256,6 +264,7 @@ class State:
         self.variant.check_play(self, action)
 
     def is_legal(self, action: Action) -> bool:
+        """Is ``action`` legal now? (A ``TypeError`` if it is no action at all.)"""
         try:
             self.check(action)
         except IllegalAction:
@@ -311,8 +320,11 @@ class State:
 
     # -- views ---------------------------------------------------------------------
 
-    def view(self, seat: Seat) -> View:
-        """Exactly what ``seat`` may know: its own cards and what is public."""
+    def view(self, seat: Seat | str) -> View:
+        """Exactly what ``seat`` (0..3 or ``"N"``...) may know: its own cards and what is
+        public."""
+        if type(seat) is not int or not 0 <= seat <= 3:
+            seat = as_seat(seat)
         legal: tuple[Action, ...] = ()
         if self.to_play == seat and self.phase in (PLAY, BID):
             legal = tuple(self.legal_actions())
@@ -340,6 +352,21 @@ class State:
             legal=legal,
             public=self.variant.public_info(self, seat),
         )
+
+
+def _not_an_action(value: object) -> str:
+    """The message for something passed as an action that is none, with the likely fix."""
+    hint = ""
+    if isinstance(value, (tuple, list)) and len(value) == 4:
+        hint = ": wrap dealt hands as Deal(hands)"
+    elif isinstance(value, str):
+        hint = f": read a card name with parse_card({value!r})"
+    elif hasattr(value, "hands") and hasattr(value, "last_card"):  # deal.DealtHand
+        hint = ": deal it as Deal(dealt.hands, turned)"
+    return (
+        "expected a card (an int 0..51) or an action (Deal, BottomCard, ...),"
+        f" got {kind_of(value)}{hint}"
+    )
 
 
 @dataclass(frozen=True)
@@ -411,20 +438,33 @@ def new_game(
     variant: str | Variant,
     options: Mapping[str, Any] | None = None,
     *,
-    dealer: Seat = 0,
+    dealer: Seat | str = 0,
     hand_number: int = 1,
 ) -> State:
-    """A new game waiting for its first deal; ``dealer`` deals the first hand.
+    """A new game waiting for its first deal; ``dealer`` (0..3 or ``"N"``...) deals the
+    first hand.
 
     ``hand_number`` starts the game at a later hand (its contract in Félagsvist's cycle)
-    with the score at 0-0: for studying one hand, e.g. in duplicate matches.
+    with the score at 0-0: for studying one hand, e.g. in duplicate matches. A bad
+    argument is a ``ValueError`` (a :class:`~whistkit.seats.SeatError` for the dealer)
+    or a ``TypeError`` naming it.
     """
-    from .variants import get_variant
+    from .variants import Variant, get_variant
 
-    v = get_variant(variant, options) if isinstance(variant, str) else variant
-    if hand_number < 1:
-        raise ValueError(f"hand_number must be 1 or more, not {hand_number}")
-    state = v.new_state(dealer)
+    if isinstance(variant, str):
+        v = get_variant(variant, options)
+    elif isinstance(variant, Variant):
+        if options:
+            raise TypeError(
+                "new_game() takes options with a variant name only; a Variant has its own"
+            )
+        v = variant
+    else:
+        raise TypeError(f"new_game() takes a variant name or a Variant, not {kind_of(variant)}")
+    first = as_seat(dealer, "dealer")
+    if not isinstance(hand_number, int) or isinstance(hand_number, bool) or hand_number < 1:
+        raise ValueError(f"hand_number must be a whole number of at least 1, not {hand_number!r}")
+    state = v.new_state(first)
     return state if hand_number == 1 else state.replace(hand_number=hand_number)
 
 

@@ -22,7 +22,6 @@ from .variants.laws import Correct, Expose, lawful_mask
 from .variants.swedish import BottomCard
 
 HUMAN = SOUTH
-PLAYERS = {0: "Bot (partner)", 1: "Bot", 2: "You", 3: "Bot"}
 
 
 class TextGame:
@@ -366,7 +365,8 @@ class TextGame:
             k = int(text)
             if 1 <= k <= len(cards):
                 return cards[k - 1]
-            self.say(f"Refused: there is no card number {k} (you hold {len(cards)} cards)")
+            held = f"{len(cards)} card{'s' if len(cards) != 1 else ''}"
+            self.say(f"Refused: there is no card number {k} (you hold {held})")
             return None
         try:
             return parse_card(text)
@@ -386,8 +386,13 @@ class TextGame:
             self.say(self.record_text())
             return None
 
+    def players(self) -> dict[int, str]:
+        """The record's names (RECORD.md): "You" at S, each bot with its level, as the
+        web game writes them ("Bot (expert)")."""
+        return {seat: "You" if seat == HUMAN else f"Bot ({self.level})" for seat in range(4)}
+
     def record_text(self) -> str:
-        return dumps(self.game.state, PLAYERS)
+        return dumps(self.game.state, self.players())
 
     def write_record(self) -> Path:
         """Write the record into the records folder under a new name (raises OSError)."""

@@ -91,7 +91,11 @@ def test_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ("args", "message"),
     [
         (["--ns", "wizard", "--ew", "club", "--deals", "4"], "unknown level 'wizard'"),
-        (["--ns", "club", "--ew", "club", "--deals", "1"], "at least 2 deals"),
+        (
+            ["--ns", "club", "--ew", "club", "--deals", "1"],
+            "deals must be a whole number of at least 2 (a confidence interval needs two deals),"
+            " got 1",
+        ),
         (["--ns", "club", "--ew", "club", "--deals", "4", "--variant", "poker"], "poker"),
         (["--ns", "club", "--ew", "club", "--deals", "4", "--seed", "-5"], "--seed must be"),
     ],
@@ -155,3 +159,43 @@ def test_records_are_never_overwritten_or_mixed(
     runs = sorted(p.name for p in (tmp_path / "data").glob("*/matches/*"))
     base = "felagsvist-club-vs-beginner-2-seed1"
     assert runs == [base, f"{base}-2"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        (
+            {"deals": 12.5},
+            TypeError,
+            "deals must be a whole number of at least 2 (a confidence interval needs two"
+            " deals), got 12.5",
+        ),
+        ({"deals": "12"}, TypeError, "deals must be a whole number of at least 2"),
+        ({"deals": True}, TypeError, "got True"),
+        ({"jobs": 0}, ValueError, "jobs must be a whole number of at least 1, got 0"),
+        ({"jobs": 2.0}, TypeError, "jobs must be a whole number of at least 1, got 2.0"),
+        ({"seed": "1"}, TypeError, "seed must be a whole number, got '1'"),
+        ({"ns": None}, TypeError, "ns must be a level name (a str), got None"),
+        ({"variant": 3}, TypeError, "variant must be a variant name (a str), got an int"),
+        ({"options": ["a=1"]}, TypeError, "options must be a mapping of option: value, got a list"),
+        ({"records": 5}, TypeError, "records must be a folder's path, got an int"),
+        ({"progress": "bar"}, TypeError, "progress must be a function of (done, total), got a str"),
+        ({"variant": "poker"}, ValueError, "unknown variant 'poker'"),
+    ],
+)
+def test_run_match_names_a_bad_argument(
+    kwargs: dict[str, object], error: type[Exception], message: str
+) -> None:
+    args: dict[str, object] = {"ns": "club", "ew": "beginner", "deals": 2, "seed": 1}
+    with pytest.raises(error) as e:
+        run_match(**{**args, **kwargs})  # type: ignore[arg-type]
+    assert message in str(e.value)
+
+
+def test_run_match_takes_a_records_folder_as_a_str(tmp_path: Path) -> None:
+    result = run_match(ns="club", ew="beginner", deals=2, seed=1, records=str(tmp_path / "m"))
+    assert result.records == tmp_path / "m"
+    assert sorted(p.name for p in (tmp_path / "m").glob("*.json")) == [
+        "game0000a.json",
+        "game0000b.json",
+    ]

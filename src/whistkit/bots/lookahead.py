@@ -65,7 +65,13 @@ def position(
     leader: Seat,
     contract: Contract,
 ) -> Any:
-    """The solver's ``Position`` for holdings, the current trick and the contract."""
+    """The solver's ``Position`` for holdings, the current trick and the contract.
+
+    The one converter to the solver's positions: the bots call it with their own solver
+    (``solver``, the module or a stand-in with its API) and sampled holdings, and
+    :func:`whistkit.analysis.solver_position` with a state's (the analysis sits above the
+    bots, so the converter lives here).
+    """
     return solver.Position(
         hands=(hands[0], hands[1], hands[2], hands[3]),
         trick=tuple(trick),

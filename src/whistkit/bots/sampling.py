@@ -83,9 +83,10 @@ class DealSampler:
                 )
             need = view.hand_sizes[s] - pinned[i].bit_count()
             if need < 0:
+                held, placed = view.hand_sizes[s], pinned[i].bit_count()
                 raise InconsistentView(
-                    f"{seat_name(s)} holds {view.hand_sizes[s]} cards but"
-                    f" {pinned[i].bit_count()} are placed with it"
+                    f"{seat_name(s)} holds {held} card{'s' if held != 1 else ''} but"
+                    f" {placed} {'are' if placed != 1 else 'is'} placed with it"
                 )
             needs.append(need)
         self.needs = (needs[0], needs[1], needs[2])
@@ -100,16 +101,18 @@ class DealSampler:
             if not cards:
                 continue
             if not allowed:
+                many = len(cards) != 1
                 raise InconsistentView(
-                    f"{len(cards)} unseen cards of suit {'SHDC'[suit]} but every other"
-                    " seat has shown out of it"
+                    f"{len(cards)} unseen card{'s' if many else ''} of suit {'SHDC'[suit]}"
+                    " but every other seat has shown out of it"
                 )
             by_allowed.setdefault(allowed, []).extend(cards)
         self.classes = sorted(by_allowed.items())
         if sum(len(c) for _, c in self.classes) != sum(self.needs):
+            hidden = free.bit_count()
             raise InconsistentView(
-                f"{free.bit_count()} hidden cards to deal but the other seats need"
-                f" {sum(self.needs)}"
+                f"{hidden} hidden card{'s' if hidden != 1 else ''} to deal but the other"
+                f" seats need {sum(self.needs)}"
             )
         self._memo: dict[tuple[int, int, int, int], int] = {}
         self._split_memo: dict[tuple[int, int, int, int], list[tuple[tuple[int, ...], int]]] = {}

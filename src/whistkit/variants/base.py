@@ -198,9 +198,15 @@ class Variant:
             raise IllegalAction("a deal has four hands", "52 cards, 13 each")
         union = 0
         for seat, h in enumerate(hands):
-            if h.bit_count() != 13 or h & ~FULL_DECK:
+            if not isinstance(h, int) or h < 0 or h & ~FULL_DECK:
                 raise IllegalAction(
-                    f"{seat_name(seat)} is dealt {h.bit_count()} cards", "13 cards each"
+                    f"the hand of {seat_name(seat)} is not a card mask: {h!r}",
+                    "a hand is a 52-bit int",
+                )
+            if h.bit_count() != 13:
+                n = h.bit_count()
+                raise IllegalAction(
+                    f"{seat_name(seat)} is dealt {n} card{'s' if n != 1 else ''}", "13 cards each"
                 )
             if union & h:
                 raise IllegalAction(

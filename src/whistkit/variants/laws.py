@@ -922,14 +922,15 @@ def check_events(hand: HandRecord) -> None:
                 f"event {number} ({kind}) has at {json.dumps(at)}, not a play index",
                 "laws-mode event",
             )
+        cards = f"{end} card{'s' if end != 1 else ''}"
         if at > end:
             raise IllegalAction(
-                f"{_event_name(number, event)} was never reached: play has {end} cards",
+                f"{_event_name(number, event)} was never reached: play has {cards}",
                 "laws-mode event",
             )
         if at == end and kind in CARD_EVENTS:
             raise IllegalAction(
-                f"{_event_name(number, event)} has no card: play has {end} cards",
+                f"{_event_name(number, event)} has no card: play has {cards}",
                 "laws-mode event",
             )
         if at < earliest:
