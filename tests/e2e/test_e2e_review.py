@@ -57,7 +57,7 @@ def test_review_of_a_finished_game(
         assert rows.first.locator("td").first.inner_text() == "1"
         assert "Hearts" in rows.first.inner_text()
         summary = page.locator("#dlg-review [data-summary]").inner_text()
-        assert summary.startswith("Tricks given up: N–S ")
+        assert summary.startswith("Tricks cost: N–S ")
         # S's costly cards, each naming the trick, the card, its loss and the best card
         given = page.locator("#dlg-review .given li")
         assert given.count() > 0
