@@ -161,6 +161,7 @@ def test_cli_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert out.count("\n") == 1
     (hand,) = data["hands"]
     assert hand["contract"] == "NOLO" and hand["number"] == 6
+    assert hand["misere"] is True and hand["aces_low"] is False
     card = next(c for c in hand["cards"] if c.get("solved", True))
     assert set(card) == {"trick", "seat", "card", "value", "best_value", "best", "loss", "values"}
     assert set(data["seats"]) == {"N", "E", "S", "W"}
@@ -306,3 +307,10 @@ def test_cli_misere_hand_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "Hand 6 - Nóló" in out and "given up (best" not in out
     assert "more taken (best" in out or "no card took a trick too many" in out
     assert out.rstrip().endswith("(in Nóló, the tricks given up are the tricks more taken)")
+
+
+def test_json_marks_aces_low_nolo_hands() -> None:
+    state = random_game("felagsvist", seed=8, options={"nolo_aces_low": True})
+    data = analyse(state, hands=[1, 6], node_limit=20_000).to_json()
+    flags = {h["contract"]: (h["misere"], h["aces_low"]) for h in data["hands"]}
+    assert flags == {"H": (False, False), "NOLO": (True, True)}

@@ -118,6 +118,7 @@ class HandAnalysis:
     forced: int = 0  # cards played with no choice
     irregular: int = 0  # laws mode: revokes, cards out of turn, penalty cards, ...
     misere: bool = False  # Nóló, nollspel: a card's loss is the tricks it takes too many
+    aces_low: bool = False  # Félagsvist's nolo_aces_low: the ace ranks below the two
 
     @property
     def par_ns(self) -> int | None:
@@ -138,6 +139,8 @@ class HandAnalysis:
         return {
             "number": self.number,
             "contract": self.contract,
+            "misere": self.misere,
+            "aces_low": self.aces_low,
             "dealer": SEATS[self.dealer],
             "leader": SEATS[self.leader],
             "tricks_ns": self.tricks_ns,
@@ -381,6 +384,7 @@ def analyse(
                 dealer=state.dealer,
                 leader=state.first_leader,
                 misere=state.contract.misere,
+                aces_low=state.contract.aces_low,
             )
             if hands is None or number in hands:
                 out.append(current)

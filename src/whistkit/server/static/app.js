@@ -799,7 +799,11 @@ function renderReview(data) {
     if (!given.children.length) given.textContent = t("review_none");
     const cells = [
       String(h.number),
-      contractText({ code: h.contract, trump: SUIT_SYMBOL[h.contract] ? h.contract : null }),
+      contractText({
+        code: h.contract,
+        trump: SUIT_SYMBOL[h.contract] ? h.contract : null,
+        aces_low: h.aces_low,
+      }),
       h.par_ns === null ? "?" : String(h.par_ns),
       h.tricks_ns === null ? "?" : String(h.tricks_ns),
       given,
