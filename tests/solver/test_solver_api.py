@@ -312,3 +312,22 @@ def test_cli_bad_node_limit(limit: str, capsys: pytest.CaptureFixture[str]) -> N
         _run_cli(["solve", "N:AK... QJ... T9... 87...", "--node-limit", limit], capsys)
     assert exc.value.code == 2
     assert "--node-limit" in capsys.readouterr().err
+
+
+def test_cli_says_a_long_misere_solve_may_take_a_while(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deal = "N:AK.2.. QJ.3.. T9.4.. 87.5.."
+    monkeypatch.setattr(cli, "SLOW_MISERE", 3)
+    status, _, err = _run_cli(["solve", deal, "--contract", "NOLO"], capsys)
+    assert status == 0 and err == ""  # not a terminal: nothing on stderr
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    status, _, err = _run_cli(["solve", deal, "--contract", "NOLO"], capsys)
+    assert status == 0
+    assert err == (
+        "whistkit solve: solving a misère position with 3 tricks left: this can take a minute…\n"
+    )
+    status, _, err = _run_cli(["solve", deal, "--contract", "NT"], capsys)
+    assert err == ""
+    status, _, err = _run_cli(["solve", deal, "--table"], capsys)
+    assert "the NOLO row of a long deal can take a minute" in err

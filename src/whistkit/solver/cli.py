@@ -16,6 +16,8 @@ from ..seats import SEATS, SIDES, SeatError, parse_seat
 
 CONTRACTS = ("S", "H", "D", "C", "NT", "NOLO")
 TABLE_ROWS = ("S", "H", "D", "C", "NT", "NOLO")
+# misère positions with this many tricks left may take seconds to a minute (docs/solver.md)
+SLOW_MISERE = 10
 
 _HELP = """\
 Solve a deal double dummy: the tricks the side to play takes from here with best play
@@ -107,6 +109,12 @@ def _card_values(pos: Any, node_limit: int | None) -> dict[int, int] | None:
     return solve_batch_limited([pos], node_limit, threads=1)[0]
 
 
+def _note(msg: str) -> None:
+    """A word on stderr before a long search, for a person at a terminal only."""
+    if sys.stderr.isatty():
+        print(f"whistkit solve: {msg}…", file=sys.stderr, flush=True)
+
+
 def _fail(msg: str) -> int:
     print(f"whistkit solve: error: {msg}", file=sys.stderr)
     return 2
@@ -137,6 +145,10 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if pos.tricks_left == 0:
         return _fail("no cards left to play")
+    if misere and pos.tricks_left >= SLOW_MISERE:
+        _note(
+            f"solving a misère position with {pos.tricks_left} tricks left: this can take a minute"
+        )
     found = _card_values(pos, args.node_limit)
     if found is None:
         return _fail(f"the search needs more than {args.node_limit:,} nodes; raise --node-limit")
@@ -191,6 +203,8 @@ def _table(
         return _fail(str(exc))
     if positions[0].tricks_left == 0:
         return _fail("no cards left to play")
+    if positions[0].tricks_left >= SLOW_MISERE:
+        _note("solving 24 positions: the NOLO row of a long deal can take a minute")
     found = _values(positions, args.node_limit)
     table: dict[str, dict[str, int | None]] = {}
     for i, (name, _, _) in enumerate(kinds):
