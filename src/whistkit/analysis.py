@@ -28,10 +28,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import solver
-from ._checks import kind_of
+from ._checks import counted, is_whole, kind_of
 from .bots.lookahead import position
 from .cards import Card, card_name, cards_of
-from .record import Record, replay, type_error
+from .record import Record, game_of, type_error
 from .seats import SEATS, Seat, side_of
 from .state import BID, PLAY, Deal, State, new_game
 
@@ -293,11 +293,7 @@ def positions(game: Record | State) -> Iterator[PlayedCard]:
     (Swedish bottom cards; in laws mode a lead out of turn, a correction or a
     replacement) are not among them. ``TypeError`` for anything but a game or a record.
     """
-    if isinstance(game, Record):
-        game = replay(game)
-    elif not isinstance(game, State):
-        raise type_error("positions", "a Record (from loads or load) or a State", game)
-    return _walk(game)
+    return _walk(game_of(game, "positions", "a Record (from loads or load) or a State"))
 
 
 def _walk(final: State) -> Iterator[PlayedCard]:
@@ -339,14 +335,9 @@ def analyse(
     an argument of the wrong type, ``ValueError`` for a bad value and ``RuntimeError``
     without the solver's compiled core (the pure-Python solver would take hours on
     whole hands)."""
-    if isinstance(record, Record):
-        final = replay(record)
-    elif isinstance(record, State):
-        final = record
-    else:
-        raise type_error("analyse", "a Record (from loads or load) or a State", record)
+    final = game_of(record, "analyse", "a Record (from loads or load) or a State")
     for name, value in (("node_limit", node_limit), ("threads", threads)):
-        if not isinstance(value, int) or isinstance(value, bool):
+        if not is_whole(value):
             raise TypeError(f"{name} must be a whole number, not {kind_of(value)}")
     if node_limit < 1:
         raise ValueError(f"the node limit must be at least 1, not {node_limit}")
@@ -361,14 +352,13 @@ def analyse(
         if not isinstance(hands, Collection) or isinstance(hands, str):
             raise TypeError(f"hands must be a set of hand numbers, not {kind_of(hands)}")
         dealt = sum(isinstance(a, Deal) for a in final.actions())
-        wrong = [n for n in hands if not isinstance(n, int) or isinstance(n, bool)]
+        wrong = [n for n in hands if not is_whole(n)]
         if wrong:
             raise TypeError(f"hands must be hand numbers (ints), not {wrong[0]!r}")
         missing = sorted(n for n in hands if not 1 <= n <= dealt)
         if missing:
             raise ValueError(
-                f"the record has no hand {missing[0]} (it holds {dealt}"
-                f" hand{'s' if dealt != 1 else ''})"
+                f"the record has no hand {missing[0]} (it holds {counted(dealt, 'hand')})"
             )
     out: list[HandAnalysis] = []
     pending: dict[int, list[tuple[HandAnalysis, Judgement]]] = {}  # by hand number
@@ -451,8 +441,8 @@ def report(a: GameAnalysis) -> str:
             best = " ".join(card_name(c) for c in j.best[:SHOW_BEST])
             if len(j.best) > SHOW_BEST:
                 best += f" and {len(j.best) - SHOW_BEST} more"
-            n = j.loss
-            tricks = f"{n} trick{'s' if n != 1 else ''}"
+            assert j.loss is not None  # a mistake is a judged card that lost tricks
+            tricks = counted(j.loss, "trick")
             lines.append(
                 f"  trick {j.trick:>2}  {SEATS[j.seat]} played {card_name(j.card)}:"
                 f" {tricks} {'more taken' if j.misere else 'given up'} (best {best})"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from ._checks import counted
 from .cards import FULL_DECK, RANKS, CardError, Hand, card_name
 from .seats import SEATS, Seat, left, seat_name
 
@@ -63,9 +64,8 @@ def parse_pbn(text: str, *, full: bool = False) -> Hands:
     if full:
         for seat, h in enumerate(hands):
             if h.bit_count() != 13:
-                n = h.bit_count()
                 raise CardError(
-                    f"hand of {seat_name(seat)} has {n} card{'s' if n != 1 else ''}, not 13"
+                    f"hand of {seat_name(seat)} has {counted(h.bit_count(), 'card')}, not 13"
                 )
     return (hands[0], hands[1], hands[2], hands[3])
 

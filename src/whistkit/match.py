@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ._checks import kind_of
+from ._checks import counted, is_whole, kind_of
 from .bots import LEVELS, Bot, ExpertBot, OracleBot
 from .deal import deal_cards
 from .record import dumps
@@ -299,7 +299,7 @@ def _whole(name: str, value: object, least: int, why: str = "") -> int:
     """``value`` if it is a whole number (an int) of at least ``least``; else a
     ``TypeError`` (not an int) or ``ValueError`` (too small) naming ``name``."""
     message = f"{name} must be a whole number of at least {least}{why}, got {value!r}"
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_whole(value):
         raise TypeError(message)
     if value < least:
         raise ValueError(message)
@@ -338,7 +338,7 @@ def run_match(
             raise TypeError(f"{name} must be {what} (a str), got {kind_of(value)}")
     if options is not None and not isinstance(options, Mapping):
         raise TypeError(f"options must be a mapping of option: value, got {kind_of(options)}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    if not is_whole(seed):
         raise TypeError(f"seed must be a whole number, got {seed!r}")
     if records is not None and not isinstance(records, (str, os.PathLike)):
         raise TypeError(f"records must be a folder's path, got {kind_of(records)}")
@@ -365,8 +365,8 @@ def run_match(
         if earlier:
             # never overwrite or mix with another match's records
             raise ValueError(
-                f"the records folder {folder} already holds {earlier} match"
-                f" record{'s' if earlier != 1 else ''};"
+                f"the records folder {folder} already holds"
+                f" {counted(earlier, 'match record')};"
                 " give --records a new or empty folder"
             )
     specs = list(_specs(v, options or {}, ns, ew, deals, seed, folder))

@@ -406,6 +406,17 @@ def save(
     Path(path).write_text(text + "\n", encoding="utf-8")
 
 
+def game_of(value: object, function: str, expected: str) -> State:
+    """The game of a :class:`Record` (replayed: :class:`RecordError` if it breaks the
+    rules) or of a :class:`State` (itself), for public functions that take either;
+    anything else is the ``TypeError`` of ``function``, which takes ``expected``."""
+    if isinstance(value, Record):
+        return replay(value)
+    if not isinstance(value, State):
+        raise type_error(function, expected, value)
+    return value
+
+
 def _sides(pair: tuple[int, int]) -> dict[str, int]:
     return {SIDES[0]: pair[0], SIDES[1]: pair[1]}
 
@@ -417,11 +428,7 @@ def summarize(game: State | Record) -> dict[str, Any]:
     A :class:`Record` is replayed first (:class:`RecordError` if it breaks the rules);
     anything but a game or a record is a ``TypeError``.
     """
-    if isinstance(game, Record):
-        game = replay(game)
-    elif not isinstance(game, State):
-        raise type_error("summarize", "a State (a game) or a Record", game)
-    state = game
+    state = game_of(game, "summarize", "a State (a game) or a Record")
     variant = state.variant
     hands: list[dict[str, Any]] = []
     for r in state.results:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ._checks import is_whole
+
 SEATS = "NESW"
 NORTH, EAST, SOUTH, WEST = 0, 1, 2, 3
 SIDES = ("NS", "EW")
@@ -56,7 +58,7 @@ def as_seat(value: Seat | str, what: str = "seat") -> Seat:
             return parse_seat(value)
         except SeatError:
             pass
-    elif isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
+    elif is_whole(value) and 0 <= value <= 3:
         return value
     raise SeatError(f"{what} must be a seat, 0..3 or N, E, S, W; not {value!r}")
 

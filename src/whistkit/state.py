@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
-from ._checks import kind_of
+from ._checks import is_whole, kind_of
 from .cards import FULL_DECK, SUIT_MASKS, Card, Hand, card_name, iter_cards
 from .seats import Seat, as_seat, left, seat_name
 
@@ -462,7 +462,7 @@ def new_game(
     else:
         raise TypeError(f"new_game() takes a variant name or a Variant, not {kind_of(variant)}")
     first = as_seat(dealer, "dealer")
-    if not isinstance(hand_number, int) or isinstance(hand_number, bool) or hand_number < 1:
+    if not is_whole(hand_number) or hand_number < 1:
         raise ValueError(f"hand_number must be a whole number of at least 1, not {hand_number!r}")
     state = v.new_state(first)
     return state if hand_number == 1 else state.replace(hand_number=hand_number)

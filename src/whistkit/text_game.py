@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._checks import counted
 from .bots import make_bot
 from .cards import CardError, card_name, parse_card, sorted_for_display
 from .game import Game
@@ -365,8 +366,9 @@ class TextGame:
             k = int(text)
             if 1 <= k <= len(cards):
                 return cards[k - 1]
-            held = f"{len(cards)} card{'s' if len(cards) != 1 else ''}"
-            self.say(f"Refused: there is no card number {k} (you hold {held})")
+            self.say(
+                f"Refused: there is no card number {k} (you hold {counted(len(cards), 'card')})"
+            )
             return None
         try:
             return parse_card(text)

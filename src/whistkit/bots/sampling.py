@@ -28,6 +28,7 @@ import random
 from collections.abc import Callable, Sequence
 from math import factorial
 
+from .._checks import counted
 from ..cards import SUIT_MASKS, Hand, iter_cards
 from ..seats import seat_name
 from ..state import View
@@ -83,9 +84,9 @@ class DealSampler:
                 )
             need = view.hand_sizes[s] - pinned[i].bit_count()
             if need < 0:
-                held, placed = view.hand_sizes[s], pinned[i].bit_count()
+                placed = pinned[i].bit_count()
                 raise InconsistentView(
-                    f"{seat_name(s)} holds {held} card{'s' if held != 1 else ''} but"
+                    f"{seat_name(s)} holds {counted(view.hand_sizes[s], 'card')} but"
                     f" {placed} {'are' if placed != 1 else 'is'} placed with it"
                 )
             needs.append(need)
@@ -101,17 +102,15 @@ class DealSampler:
             if not cards:
                 continue
             if not allowed:
-                many = len(cards) != 1
                 raise InconsistentView(
-                    f"{len(cards)} unseen card{'s' if many else ''} of suit {'SHDC'[suit]}"
+                    f"{counted(len(cards), 'unseen card')} of suit {'SHDC'[suit]}"
                     " but every other seat has shown out of it"
                 )
             by_allowed.setdefault(allowed, []).extend(cards)
         self.classes = sorted(by_allowed.items())
         if sum(len(c) for _, c in self.classes) != sum(self.needs):
-            hidden = free.bit_count()
             raise InconsistentView(
-                f"{hidden} hidden card{'s' if hidden != 1 else ''} to deal but the other"
+                f"{counted(free.bit_count(), 'hidden card')} to deal but the other"
                 f" seats need {sum(self.needs)}"
             )
         self._memo: dict[tuple[int, int, int, int], int] = {}

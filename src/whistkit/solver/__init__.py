@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Literal, overload
 
+from .._checks import counted, is_whole
 from ..cards import FULL_DECK as _FULL
 from ..cards import SUIT_MASKS as _SUIT_MASKS
 from ..cards import SUIT_NAMES as _SUIT_NAMES
@@ -30,11 +31,6 @@ from ..cards import cards_of
 
 _SEATS = "NESW"
 _RANKS = "23456789TJQKA"
-
-
-def _is_int(x: object) -> bool:
-    """A plain int (``True`` and ``False`` are ints to Python, not seats or suits)."""
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def _name(card: int) -> str:
@@ -88,21 +84,21 @@ class Position:
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if len(self.hands) != 4:
             raise ValueError(f"hands must hold 4 masks, got {len(self.hands)}")
-        if not (_is_int(self.leader) and 0 <= self.leader <= 3):
+        if not (is_whole(self.leader) and 0 <= self.leader <= 3):
             raise ValueError(f"leader must be a seat 0..3, got {self.leader!r}")
-        if self.trump is not None and not (_is_int(self.trump) and 0 <= self.trump <= 3):
+        if self.trump is not None and not (is_whole(self.trump) and 0 <= self.trump <= 3):
             raise ValueError(f"trump must be a suit 0..3 or None, got {self.trump!r}")
         if len(self.trick) > 3:
             raise ValueError(f"the current trick holds at most 3 cards, got {len(self.trick)}")
         seen = 0
         for seat, h in enumerate(self.hands):
-            if not _is_int(h) or h < 0 or h & ~_FULL:
+            if not is_whole(h) or h < 0 or h & ~_FULL:
                 raise ValueError(f"hand of {_SEATS[seat]} is not a 52-bit card mask")
             if seen & h:
                 raise ValueError(f"hand of {_SEATS[seat]} shares cards with another hand")
             seen |= h
         for c in self.trick:
-            if not (_is_int(c) and 0 <= c < 52):
+            if not (is_whole(c) and 0 <= c < 52):
                 raise ValueError(f"trick card {c!r} is not a card 0..51")
             if seen >> c & 1:
                 where = [_SEATS[i] for i, h in enumerate(self.hands) if h >> c & 1]
@@ -117,7 +113,7 @@ class Position:
         if len(set(counts)) > 1:
             held = ", ".join(f"{_SEATS[seat]} {self.hands[seat].bit_count()}" for seat in range(4))
             played = len(self.trick)
-            note = f"; {played} card{'s' if played != 1 else ''} in the trick" if played else ""
+            note = f"; {counted(played, 'card')} in the trick" if played else ""
             raise ValueError(
                 f"the hands must hold equal numbers of cards, less one for each seat that"
                 f" has played to the trick: {held}{note}"
@@ -166,7 +162,7 @@ def _check_batch(positions: object, threads: object) -> None:
     for i, p in enumerate(positions):
         if not isinstance(p, Position):
             raise TypeError(f"positions[{i}] must be a Position, got {type(p).__name__}")
-    if not (isinstance(threads, int) and not isinstance(threads, bool) and threads >= 1):
+    if not (is_whole(threads) and threads >= 1):
         raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
 
 
@@ -231,7 +227,7 @@ def can_take(pos: Position, k: int) -> bool:
     so a card worth ``k`` in :func:`solve_cards` does not make it true.
     """
     _check_position(pos)
-    if not _is_int(k):
+    if not is_whole(k):
         raise TypeError(f"k must be a whole number of tricks, got {k!r}")
     if k <= 0:
         return True
@@ -313,7 +309,7 @@ def solve_batch_limited(
     solved by the pure-Python oracle, which has no node budget.
     """
     _check_batch(positions, threads)
-    if not _is_int(node_limit):
+    if not is_whole(node_limit):
         raise TypeError(f"node_limit must be a whole number, got {node_limit!r}")
     if not 1 <= node_limit <= _NODE_LIMIT_MAX:
         raise ValueError(

@@ -14,8 +14,7 @@ from ..cards import SUITS, CardError, card_name, parse_card, sorted_for_display
 from ..deal import parse_pbn
 from ..seats import SEATS, SIDES, SeatError, parse_seat
 
-CONTRACTS = ("S", "H", "D", "C", "NT", "NOLO")
-TABLE_ROWS = ("S", "H", "D", "C", "NT", "NOLO")
+CONTRACTS = ("S", "H", "D", "C", "NT", "NOLO")  # also --table's rows, in this order
 # misère positions with this many tricks left may take seconds to a minute (docs/solver.md)
 SLOW_MISERE = 10
 
@@ -83,6 +82,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+def _kind(contract: str) -> tuple[int | None, bool]:
+    """The trump suit (None: no trump) and misère flag of a contract code."""
+    return (None if contract in ("NT", "NOLO") else SUITS.index(contract)), contract == "NOLO"
+
+
 def _node_limit(text: str) -> int:
     try:
         n = int(text.replace("_", "").replace(",", ""))
@@ -134,8 +138,7 @@ def run(args: argparse.Namespace) -> int:
     if args.table:
         return _table(args, hands, played)
     contract: str = args.contract or "NT"
-    trump = SUITS.index(contract) if contract in ("S", "H", "D", "C") else None
-    misere = contract == "NOLO"
+    trump, misere = _kind(contract)
     if args.aces_low and not misere:
         # no variant ranks aces low outside misère (RULES.md: nolo_aces_low)
         return _fail(f"--aces-low applies to --contract NOLO only, not {contract}")
@@ -192,7 +195,7 @@ def _table(
         return _fail("--table puts each seat on lead in turn: drop --leader")
     if args.aces_low:
         return _fail("--table ranks aces high: drop --aces-low")
-    kinds = [(c, SUITS.index(c) if c in SUITS else None, c == "NOLO") for c in TABLE_ROWS]
+    kinds = [(c, *_kind(c)) for c in CONTRACTS]
     try:
         positions = [
             Position(hands, (), seat, trump, misere)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .._checks import counted
 from ..cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name, iter_cards
 from ..seats import SIDES, Seat, left, seat_name
 from ..state import (
@@ -204,9 +205,8 @@ class Variant:
                     "a hand is a 52-bit int",
                 )
             if h.bit_count() != 13:
-                n = h.bit_count()
                 raise IllegalAction(
-                    f"{seat_name(seat)} is dealt {n} card{'s' if n != 1 else ''}", "13 cards each"
+                    f"{seat_name(seat)} is dealt {counted(h.bit_count(), 'card')}", "13 cards each"
                 )
             if union & h:
                 raise IllegalAction(

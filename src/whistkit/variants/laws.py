@@ -39,6 +39,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._checks import counted
 from ..cards import SUIT_MASKS, SUIT_NAMES, SUITS, Card, Hand, card_name, iter_cards, parse_card
 from ..seats import Seat, left, seat_name
 from ..state import (
@@ -922,7 +923,7 @@ def check_events(hand: HandRecord) -> None:
                 f"event {number} ({kind}) has at {json.dumps(at)}, not a play index",
                 "laws-mode event",
             )
-        cards = f"{end} card{'s' if end != 1 else ''}"
+        cards = counted(end, "card")
         if at > end:
             raise IllegalAction(
                 f"{_event_name(number, event)} was never reached: play has {cards}",
