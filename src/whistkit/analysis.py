@@ -29,7 +29,6 @@ from typing import Any
 
 from . import solver
 from ._checks import counted, is_whole, kind_of
-from .bots.lookahead import position
 from .cards import Card, card_name, cards_of
 from .record import Record, game_of, type_error
 from .seats import SEATS, Seat, side_of
@@ -252,7 +251,7 @@ def solver_position(state: State) -> solver.Position:
             "solver_position() needs a hand in play, but "
             + why.get(state.phase, f"the game is in phase {state.phase!r}")
         )
-    pos: solver.Position = position(
+    pos: solver.Position = solver.position_for(
         solver, state.holdings, state.trick, state.leader, state.contract
     )
     return pos

@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
-from .bots import Bot
 from .deal import deal_cards
 from .seats import Seat, as_seat
-from .state import Action, Deal, State, new_game
-from .variants import Variant
+from .state import Action, Deal, State, View, new_game
+from .variants import Variant, variant_of
+
+
+class Bot(Protocol):
+    """Anything that picks an action from a view: a bot sees one seat's view and a seeded
+    RNG and returns an action. It never sees another seat's cards. (The levels are in
+    :mod:`whistkit.bots`, which sits above the core; this is the protocol they meet.)"""
+
+    name: str
+
+    def choose(self, view: View, rng: random.Random) -> Action: ...
 
 
 class Game:
@@ -40,7 +49,7 @@ class Game:
 
     @property
     def variant(self) -> Variant:
-        return self.state.variant
+        return variant_of(self.state)
 
     def deal_if_needed(self) -> bool:
         """Deal the next hand if the game waits for one."""

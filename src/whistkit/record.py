@@ -23,12 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from . import record_events
 from ._checks import kind_of
 from .cards import CardError, card_name, parse_card
 from .deal import format_pbn, parse_pbn
-from .seats import SIDES, Seat, SeatError, as_seat, parse_seat, seat_name
-from .state import DEAL, OVER, Deal, IllegalAction, State, new_game
-from .variants import OptionError, UnknownVariant, find_variant, laws
+from .seats import SIDES, Seat, SeatError, as_seat, left, parse_seat, seat_name
+from .state import DEAL, OVER, PLAY, Action, Deal, IllegalAction, State, new_game
+from .variants import OptionError, UnknownVariant, Variant, find_variant, variant_of
+from .variants.swedish import BottomCard, Swedish
 
 FORMAT = "whistkit-record/1"
 
@@ -320,9 +322,9 @@ def replay(record: Record) -> State:
             )
         try:
             if hand.events:
-                laws.check_events(hand)
+                record_events.check_events(hand)
             state = state.apply(Deal(hand.hands, hand.turned))
-            for action in variant.record_actions(state, hand):
+            for action in _bidding(variant, hand):
                 state = state.apply(action)
         except IllegalAction as e:
             raise RecordError(f"hand {n}: {e}") from None
@@ -332,11 +334,16 @@ def replay(record: Record) -> State:
         for card in hand.play:
             trick = state.trick_number
             try:
-                state = variant.replay_card(state, card, hand)
+                if variant.laws and state.phase == PLAY:
+                    # laws mode interleaves the hand's events with its cards
+                    state = record_events.replay_card(state, card, hand)
+                else:
+                    state = state.apply(card)
             except IllegalAction as e:
                 raise RecordError(f"hand {n}, trick {trick}: {e}") from None
         try:
-            state = variant.replay_end(state, hand)
+            if variant.laws:  # the events after the last card (claims)
+                state = record_events.replay_end(state, hand)
         except IllegalAction as e:
             raise RecordError(f"hand {n}, after the last card: {e}") from None
     return state
@@ -350,7 +357,7 @@ def record_of(state: State, players: Mapping[Seat, str] | None = None) -> Record
     if not isinstance(state, State):
         hint = "it is a record already" if isinstance(state, Record) else None
         raise type_error("record_of", "a State (a game)", state, hint)
-    variant = state.variant
+    variant = variant_of(state)
     names = _players(players) if players is not None else {}
     rec = Record(variant=variant.name, options=variant.options_dict(), players=names)
     dealers = [r.dealer for r in state.results]
@@ -370,8 +377,58 @@ def record_of(state: State, players: Mapping[Seat, str] | None = None) -> Record
         elif isinstance(action, int):
             current.play.append(action)
         else:
-            variant.record_special(current, action)
+            _record_special(variant, current, action)
     return rec
+
+
+def _bidding(variant: Variant, hand: HandRecord) -> list[Action]:
+    """The actions between a hand's deal and its first card: Swedish bottom cards, each
+    seat's from forehand clockwise."""
+    if not isinstance(variant, Swedish):
+        if hand.bottom is not None:
+            raise IllegalAction(
+                f"'bottom' is a Swedish key, but {variant.title} has no bottom cards",
+                "key of another variant",
+            )
+        return []
+    bottom = hand.bottom or {}
+    if not bottom and hand.play:
+        raise IllegalAction(
+            "the hand has no bottom cards", "every seat commits a bottom card (§3.3)"
+        )
+    out: list[Action] = []
+    forehand = left(hand.dealer)
+    missing = False
+    for i in range(4):
+        seat = (forehand + i) & 3
+        if seat not in bottom and hand.play:
+            raise IllegalAction(
+                f"{seat_name(seat)} has no bottom card, but the play has begun",
+                "every seat commits a bottom card before play (§3.3)",
+            )
+        if seat not in bottom:
+            missing = True
+        elif missing:
+            raise IllegalAction(
+                f"{seat_name(seat)} has a bottom card but an earlier seat has none",
+                "bottom cards are committed from forehand clockwise",
+            )
+        else:
+            out.append(BottomCard(seat, bottom[seat]))
+    return out
+
+
+def _record_special(variant: Variant, hand: HandRecord, action: Action) -> None:
+    """Write a non-card action into a hand's record: a Swedish bottom card, or a laws-mode
+    action as an event."""
+    if isinstance(action, BottomCard):
+        if hand.bottom is None:
+            hand.bottom = {}
+        hand.bottom[action.seat] = action.card
+    elif variant.laws:
+        record_events.record(hand, action)
+    else:
+        raise ValueError(f"{variant.title} records no action {action!r}")
 
 
 def dumps(game: State | Record, players: Mapping[Seat, str] | None = None) -> str:
@@ -429,7 +486,7 @@ def summarize(game: State | Record) -> dict[str, Any]:
     anything but a game or a record is a ``TypeError``.
     """
     state = game_of(game, "summarize", "a State (a game) or a Record")
-    variant = state.variant
+    variant = variant_of(state)
     hands: list[dict[str, Any]] = []
     for r in state.results:
         entry: dict[str, Any] = {

@@ -22,16 +22,13 @@ Every action comes in three forms (pokerkit): :meth:`State.check` raises
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Protocol, Union, runtime_checkable
 
 from ._checks import is_whole, kind_of
 from .cards import FULL_DECK, SUIT_MASKS, Card, Hand, card_name, iter_cards
 from .seats import Seat, as_seat, left, seat_name
-
-if TYPE_CHECKING:
-    from .variants.base import Variant
 
 DEAL, BID, PLAY, OVER = "deal", "bid", "play", "over"
 
@@ -130,6 +127,53 @@ def _iter_history(link: _Link | None) -> list[Action]:
     return out
 
 
+@runtime_checkable
+class Rules(Protocol):
+    """What the state machine asks of the rules it runs: a variant.
+
+    :class:`whistkit.variants.Variant` is the one implementation; the variants import this
+    module, never the other way round. A state calls the hooks for everything but the
+    strict play of a legal card, which it does itself until the hand's last trick.
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def laws(self) -> bool:
+        """Laws mode (RULES.md §6): irregular play is ruled on, not refused."""
+        ...
+
+    @property
+    def uses_turned_card(self) -> bool:
+        """Classic whist: the dealer turns up his last card, the trump card."""
+        ...
+
+    def options_dict(self) -> dict[str, Any]:
+        """The options that differ from their defaults (what a record stores)."""
+        ...
+
+    def new_state(self, dealer: Seat) -> State:
+        """A new game waiting for its first deal, ``dealer`` to deal it."""
+        ...
+
+    def check_deal(self, state: State, deal: Deal) -> None: ...
+    def start_hand(self, state: State, deal: Deal) -> State: ...
+    def bid_actions(self, state: State) -> list[Action]: ...
+    def check_bid(self, state: State, action: Action) -> None: ...
+    def apply_bid(self, state: State, action: Action) -> State: ...
+    def play_actions(self, state: State) -> list[Action]: ...
+    def check_play(self, state: State, action: Action) -> None: ...
+    def apply_play(self, state: State, action: Action) -> State: ...
+    def finish_hand(self, state: State) -> State:
+        """After the 13th trick: score the hand (laws mode: rule on it first)."""
+        ...
+
+    def public_contract(self, state: State, seat: Seat) -> Contract | None: ...
+    def public_info(self, state: State, seat: Seat) -> dict[str, Any]: ...
+
+
 class State:
     """An immutable position in a game. Build one with :func:`new_game`.
 
@@ -139,7 +183,7 @@ class State:
 
     # the attributes, for type checkers; values live in __dict__ so that a state is copied
     # with one dict copy on the hot play path
-    variant: Variant
+    variant: Rules  # a whistkit.variants.Variant
     phase: str
     hand_number: int  # 1-based number of the current hand (or of the next, in ``deal``)
     dealer: Seat  # dealer of the current hand (or of the next, in ``deal``)
@@ -434,8 +478,19 @@ def trick_winner_index(trick: tuple[Card, ...], contract: Contract) -> int:
     return best
 
 
+# Variant names: whistkit.variants registers its lookup (get_variant) here when it is
+# imported, which importing whistkit always does; so the state machine stays below the
+# variants it runs and new_game still takes a variant's name.
+_lookup: list[Callable[[str, Mapping[str, Any] | None], Rules]] = []
+
+
+def register_variants(lookup: Callable[[str, Mapping[str, Any] | None], Rules]) -> None:
+    """Let :func:`new_game` find variants by name with ``lookup(name, options)``."""
+    _lookup[:] = [lookup]
+
+
 def new_game(
-    variant: str | Variant,
+    variant: str | Rules,
     options: Mapping[str, Any] | None = None,
     *,
     dealer: Seat | str = 0,
@@ -449,11 +504,11 @@ def new_game(
     argument is a ``ValueError`` (a :class:`~whistkit.seats.SeatError` for the dealer)
     or a ``TypeError`` naming it.
     """
-    from .variants import Variant, get_variant
-
     if isinstance(variant, str):
-        v = get_variant(variant, options)
-    elif isinstance(variant, Variant):
+        if not _lookup:
+            raise RuntimeError("no variants registered: import whistkit.variants")
+        v = _lookup[0](variant, options)
+    elif isinstance(variant, Rules):
         if options:
             raise TypeError(
                 "new_game() takes options with a variant name only; a Variant has its own"
@@ -478,6 +533,7 @@ __all__ = [
     "Deal",
     "HandResult",
     "IllegalAction",
+    "Rules",
     "SpecialAction",
     "State",
     "View",

@@ -19,6 +19,7 @@ from .game import Game
 from .record import dumps
 from .seats import SIDES, SOUTH, seat_name
 from .state import BID, Action, HandResult, IllegalAction
+from .variants import variant_of
 from .variants.laws import Correct, Expose, lawful_mask
 from .variants.swedish import BottomCard
 
@@ -68,7 +69,7 @@ class TextGame:
     def show_table(self) -> None:
         s = self.game.state
         self.say()
-        header = s.variant.describe(s)
+        header = variant_of(s).describe(s)
         self.say(f"{header}   (dealer {seat_name(s.dealer)})")
         for key, value in s.variant.public_info(s, HUMAN).items():
             if f"{key} {_plain(value)}" in header:
@@ -139,7 +140,7 @@ class TextGame:
             s = self.game.state
             self.say()
             self.say(f"Game over. Final score: NS {s.score[0]}, EW {s.score[1]}.")
-            for line in s.variant.describe_match(s):
+            for line in variant_of(s).describe_match(s):
                 self.say(line)
             winner = s.winner
             if winner == "draw":
@@ -258,7 +259,7 @@ class TextGame:
             if not state.holdings[HUMAN] >> card & 1:
                 self.say(f"Refused: you do not hold {card_name(card)}")
                 continue
-            action = state.variant.card_action(state, HUMAN, card)
+            action = variant_of(state).card_action(state, HUMAN, card)
             try:
                 self.game.act(action)
             except IllegalAction as e:

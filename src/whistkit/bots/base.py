@@ -1,16 +1,11 @@
-"""The bot protocol: a bot sees one seat's view and a seeded RNG and returns an action."""
+"""The bot protocol: a bot sees one seat's view and a seeded RNG and returns an action.
+
+It is defined with the game loop that calls it (:class:`whistkit.game.Bot`), in the core,
+which imports no bot; the bots meet it.
+"""
 
 from __future__ import annotations
 
-import random
-from typing import Protocol
+from ..game import Bot
 
-from ..state import Action, View
-
-
-class Bot(Protocol):
-    """Anything that picks an action from a view. It never sees another seat's cards."""
-
-    name: str
-
-    def choose(self, view: View, rng: random.Random) -> Action: ...
+__all__ = ["Bot"]

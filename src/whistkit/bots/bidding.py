@@ -15,94 +15,37 @@ card declares), so each rule compares spel and nollspel *given* that (BOTS.md §
 Which card: a red spot card (not a lone honour, which would mark a spel stopper) from the
 longer red suit; a black card that is neither a suit's lowest card (an exit in nollspel)
 nor an unguarded honour (a nollspel target).
+
+The rules that play nothing out (the colour rules, the card for a colour) live in
+:mod:`whistkit.bots.bottom`, which the club bot uses, and are importable from here too;
+this module adds the expert's simulation, which plays hands out with the club bot.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 
-from ..cards import RED_SUITS, SUIT_MASKS, Card, Hand, iter_cards
 from ..seats import left, side_of
-from ..state import PLAY, Action, Contract, Deal, View, new_game
+from ..state import PLAY, Contract, Deal, View, new_game
 from ..variants import get_variant
-from ..variants.swedish import NOLLSPEL, BottomCard, score_swedish, spel_contract, spel_leader
+from ..variants.swedish import NOLLSPEL, score_swedish, spel_contract, spel_leader
+from .bottom import (
+    bottom_action,
+    bottom_card,
+    club_bottom,
+    club_wants_red,
+    earlier_seats,
+    fifths,
+    hcp,
+    is_bottom_choice,
+    later_seats,
+)
+from .club import ClubBot
 from .sampling import World, sampler_for
-
-HCP = (0,) * 9 + (1, 2, 3, 4)  # by rank index 2..A: A 4, K 3, Q 2, J 1
-FIFTHS = (0.0,) * 8 + (0.4, 1.0, 1.8, 2.8, 4.0)
-CLUB_THRESHOLD = 12.5
-CLUB_SHIFT = 0.7  # per earlier black opponent (minus) or partner (plus)
-BLACK = (0, 3)
-
-
-def is_bottom_choice(legal: Sequence[Action]) -> bool:
-    """Is this decision the choice of a bottom card?"""
-    return bool(legal) and all(isinstance(a, BottomCard) for a in legal)
-
-
-def hcp(hand: Hand) -> int:
-    return sum(HCP[c % 13] for c in iter_cards(hand))
-
-
-def fifths(hand: Hand) -> float:
-    return sum(FIFTHS[c % 13] for c in iter_cards(hand))
-
-
-def earlier_seats(seat: int, dealer: int) -> list[int]:
-    """Seats that reveal before ``seat`` (forehand, left of the dealer, reveals first)."""
-    forehand = left(dealer)
-    return [(forehand + i) & 3 for i in range((seat - forehand) & 3)]
-
-
-def later_seats(seat: int, dealer: int) -> list[int]:
-    """Seats that reveal after ``seat``."""
-    forehand = left(dealer)
-    return [(forehand + i) & 3 for i in range(((seat - forehand) & 3) + 1, 4)]
-
-
-def club_wants_red(hand: Hand, seat: int, earlier: Sequence[int]) -> bool:
-    shift = sum(CLUB_SHIFT if (s ^ seat) & 1 == 0 else -CLUB_SHIFT for s in earlier)
-    return fifths(hand) >= CLUB_THRESHOLD + shift
-
-
-def bottom_card(hand: Hand, red: bool) -> Card:
-    """The card to show for a colour (the other colour if the hand has none of it)."""
-    suits = RED_SUITS if red else BLACK
-    if not any(hand & SUIT_MASKS[s] for s in suits):
-        suits = BLACK if red else RED_SUITS
-    by_suit = {s: sorted(iter_cards(hand & SUIT_MASKS[s])) for s in suits}
-    by_suit = {s: cs for s, cs in by_suit.items() if cs}
-    if red:
-        # the lowest spot card of the longest red suit; a lone honour only if nothing else
-        suit = max(by_suit, key=lambda s: (len(by_suit[s]), -s))
-        return by_suit[suit][0]
-    candidates = [
-        c
-        for cs in by_suit.values()
-        for c in cs
-        if c != cs[0] and not (len(cs) <= 2 and c % 13 >= 9)
-    ]
-    if candidates:
-        # the highest spot card that is neither an exit nor an unguarded honour
-        return max(candidates, key=lambda c: (c % 13 <= 7, -abs(c % 13 - 5), c))
-    return max((c for cs in by_suit.values() for c in cs), key=lambda c: (c % 13 <= 7, c))
-
-
-def bottom_action(view: View, red: bool) -> BottomCard:
-    return BottomCard(view.seat, bottom_card(view.hand, red))
-
-
-def club_bottom(view: View) -> BottomCard:
-    return bottom_action(
-        view, club_wants_red(view.hand, view.seat, earlier_seats(view.seat, view.dealer))
-    )
 
 
 def _rollout(view: View, hands: World, contract: Contract, leader: int) -> tuple[int, int]:
     """Tricks (N-S, E-W) when four club players play ``hands`` in ``contract``."""
-    from .club import ClubBot  # the club bot uses this module for its own bottom card
-
     state = new_game(get_variant(view.variant, view.options), dealer=view.dealer)
     state = state.apply(Deal(hands))
     state = state.replace(
@@ -169,8 +112,10 @@ __all__ = [
     "bottom_card",
     "club_bottom",
     "club_wants_red",
+    "earlier_seats",
     "expert_wants_red",
     "fifths",
     "hcp",
     "is_bottom_choice",
+    "later_seats",
 ]

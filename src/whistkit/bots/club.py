@@ -25,7 +25,7 @@ import random
 from ..cards import SUIT_MASKS, Card, Hand, iter_cards
 from ..seats import partner
 from ..state import Action, Contract, View, trick_winner_index
-from .bidding import club_bottom, is_bottom_choice
+from .bottom import club_bottom, is_bottom_choice
 from .knowledge import Knowledge, higher_in, lower_in, rank_keys
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from ..cards import SUIT_MASKS, Card, Hand, iter_cards
 from ..seats import SEATS, Seat
 from ..state import Contract, View, trick_winner_index
-from .bidding import club_wants_red, earlier_seats
+from .bottom import club_wants_red, earlier_seats
 from .club import club_card
 from .knowledge import Knowledge, rank_keys
 

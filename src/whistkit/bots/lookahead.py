@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 
 from ..cards import SUIT_MASKS, Card, cards_of
 from ..seats import SEATS, Seat, side_of
+from ..solver.position import position_for
 from ..state import RANK_KEY_ACES_LOW, RANK_KEY_HIGH, Contract, View, trick_winner_index
 from .club import club_card
 from .knowledge import Knowledge
@@ -56,30 +57,6 @@ def check_observe(observe: str) -> str:
     if observe not in OBSERVE:
         raise ValueError(f"observe must be one of {', '.join(OBSERVE)}, not {observe!r}")
     return observe
-
-
-def position(
-    solver: Any,
-    hands: Sequence[int],
-    trick: Sequence[Card],
-    leader: Seat,
-    contract: Contract,
-) -> Any:
-    """The solver's ``Position`` for holdings, the current trick and the contract.
-
-    The one converter to the solver's positions: the bots call it with their own solver
-    (``solver``, the module or a stand-in with its API) and sampled holdings, and
-    :func:`whistkit.analysis.solver_position` with a state's (the analysis sits above the
-    bots, so the converter lives here).
-    """
-    return solver.Position(
-        hands=(hands[0], hands[1], hands[2], hands[3]),
-        trick=tuple(trick),
-        leader=leader,
-        trump=contract.trump,
-        misere=contract.misere,
-        aces_low=contract.aces_low,
-    )
 
 
 def _legal_mask(line: _Line) -> int:
@@ -319,7 +296,7 @@ class Lookahead:
     def _solve(self, lines: list[_Line]) -> list[dict[Card, int]]:
         """Every legal card's value (tricks of the side to play from here) per line."""
         positions = [
-            position(self.solver, line.hands, line.trick, line.leader, self.contract)
+            position_for(self.solver, line.hands, line.trick, line.leader, self.contract)
             for line in lines
         ]
         rows: list[dict[Card, int]] = self.solver.solve_batch(
@@ -328,4 +305,4 @@ class Lookahead:
         return rows
 
 
-__all__ = ["OBSERVE", "RESPOND", "Lookahead", "check_observe", "check_respond", "position"]
+__all__ = ["OBSERVE", "RESPOND", "Lookahead", "check_observe", "check_respond"]

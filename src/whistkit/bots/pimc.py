@@ -28,12 +28,13 @@ from typing import Any
 
 from ..cards import Card
 from ..seats import Seat, side_of
+from ..solver.position import position_for
 from ..state import Action, Contract, State, View
 from ..variants.swedish import score_swedish
 from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
 from .inference import MISS, PARTNER_MISS, policy_weight, world_weight
-from .lookahead import Lookahead, check_observe, check_respond, position
+from .lookahead import Lookahead, check_observe, check_respond
 from .sampling import World, sampler_for
 
 Scorer = Callable[[int], float]
@@ -118,7 +119,7 @@ def hand_scorer(variant: str, contract: Contract, side: int, tricks: tuple[int, 
 
 def _position(solver: Any, hands: Sequence[int], state_like: View | State) -> Any:
     assert state_like.contract is not None
-    return position(solver, hands, state_like.trick, state_like.leader, state_like.contract)
+    return position_for(solver, hands, state_like.trick, state_like.leader, state_like.contract)
 
 
 def _club_card(view: View, rng: random.Random) -> Card:

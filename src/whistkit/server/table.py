@@ -28,7 +28,7 @@ from ..deal import deal_cards
 from ..record import dumps, loads, replay
 from ..seats import SEATS, SIDES, Seat, seat_name
 from ..state import PLAY, Action, Deal, IllegalAction, SpecialAction, State, new_game
-from ..variants import Variant, get_variant, laws
+from ..variants import Variant, get_variant, laws, variant_of
 from .protocol import action_to_json, result_json, sides, to_json_value, view_json
 from .store import Store, StoredGame
 
@@ -154,7 +154,7 @@ class Table:
         final = replay(record)
         seats = {SEATS.index(k): w for k, w in row.seats.items()}
         tokens = {SEATS.index(k): t for k, t in row.tokens.items()}
-        table = cls(row.id, final.variant, row.seed, seats, store, bot_delay, tokens)
+        table = cls(row.id, variant_of(final), row.seed, seats, store, bot_delay, tokens)
         # the same first dealer and deals as the seed gave; rebuild the events in order
         first_dealer = record.hands[0].dealer if record.hands else table.state.dealer
         table.state = new_game(final.variant, dealer=first_dealer)
@@ -176,7 +176,7 @@ class Table:
 
     @property
     def variant(self) -> Variant:
-        return self.state.variant
+        return variant_of(self.state)
 
     def players(self) -> dict[Seat, str]:
         """Display names per seat for the record and the page."""

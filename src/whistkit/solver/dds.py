@@ -15,7 +15,7 @@ except ImportError as exc:  # pragma: no cover - the extra is part of the test s
         "whistkit.solver.dds needs endplay, a test extra: pip install -e '.[test]'"
     ) from exc
 
-from . import Position
+from .position import Position
 
 SUIT = 0x1FFF
 

@@ -15,13 +15,9 @@ It is fine for endings of up to about six cards per hand.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..cards import SUIT_MASKS as _SUIT_MASKS
 from ..cards import cards_of
-
-if TYPE_CHECKING:
-    from . import Position
+from .position import Position
 
 
 def _strength(card: int, aces_low: bool) -> int:

@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from ..state import State, register_variants
 from .base import HandScore, OptionError, Options, Variant
 from .classic import American, English
 from .felagsvist import Felagsvist
@@ -86,6 +87,18 @@ def get_variant(name: str, options: Mapping[str, Any] | None = None) -> Variant:
     return find_variant(name).select(name, options)(options)
 
 
+def variant_of(state: State) -> Variant:
+    """The variant a game is played in (``state.variant``), with every hook a variant has
+    beyond the ones the state machine calls (descriptions, summaries)."""
+    variant = state.variant
+    if not isinstance(variant, Variant):
+        raise TypeError(f"a game of {variant!r}, which is no whistkit Variant")
+    return variant
+
+
+register_variants(get_variant)  # whistkit.state.new_game takes variant names
+
+
 __all__ = [
     "LAWS_OPTIONS",
     "VARIANTS",
@@ -97,4 +110,5 @@ __all__ = [
     "describe",
     "find_variant",
     "get_variant",
+    "variant_of",
 ]

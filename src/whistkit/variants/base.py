@@ -9,10 +9,9 @@ runs in the state's own fast path and never reaches the variant until the hand e
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from .._checks import counted
 from ..cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name, iter_cards
@@ -30,85 +29,7 @@ from ..state import (
     _Link,
 )
 from . import laws
-
-if TYPE_CHECKING:
-    from ..record import HandRecord
-
-
-class OptionError(ValueError):
-    """An unknown option or a value the option does not take."""
-
-
-@dataclass(frozen=True)
-class Options:
-    """Options every variant has (RULES.md §1.6, §6)."""
-
-    # §1.6: "strict" accepts only legal cards; "laws" lets a human play irregularly and
-    # rules on it by §6 (bots always play strict)
-    play_mode: str = "strict"
-    # §6.2 (laws mode): a revoke is corrected "free" (S2), or under the "laws" (HOY 12,
-    # PCG 69): the opponents may expose the withdrawn card or force the highest or lowest
-    revoke_correction: str = "free"
-    # §6.3 (laws mode): the engine claims every established revoke at the end of the hand;
-    # False: the non-offenders must claim (bots always do)
-    auto_claim: bool = True
-    # §6.4 (laws mode): both sides revoked: "redeal" (the deal is void, same dealer) or
-    # "cancel_equal" (PCG 71: equal numbers cancel, the surplus is penalised) [D13]
-    both_sides_revoke: str = "redeal"
-
-    # the values each option takes, for options whose values are a closed set
-    CHOICES: ClassVar[Mapping[str, tuple[Any, ...]]] = {
-        "play_mode": ("strict", "laws"),
-        "revoke_correction": ("free", "laws"),
-        "both_sides_revoke": ("redeal", "cancel_equal"),
-    }
-
-    @classmethod
-    def from_dict(cls, values: Mapping[str, Any] | None) -> Options:
-        """Build options from a mapping, refusing unknown keys and wrong values by name."""
-        values = dict(values or {})
-        known = {f.name: f for f in dataclasses.fields(cls)}
-        kwargs: dict[str, Any] = {}
-        for key, value in values.items():
-            f = known.get(key)
-            if f is None:
-                raise OptionError(
-                    f"unknown option {key!r}; this variant takes: {', '.join(sorted(known))}"
-                )
-            default = f.default
-            if isinstance(default, bool):
-                if not isinstance(value, bool):
-                    raise OptionError(
-                        f"option {key!r} must be true or false, not {json.dumps(value)}"
-                    )
-            elif isinstance(default, int):
-                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                    raise OptionError(
-                        f"option {key!r} must be a positive integer, not {json.dumps(value)}"
-                    )
-            elif isinstance(default, str):
-                choices = cls.CHOICES.get(key, ())
-                if value not in choices:
-                    raise OptionError(
-                        f"option {key!r} must be one of {', '.join(map(str, choices))},"
-                        f" not {json.dumps(value)}"
-                    )
-            kwargs[key] = value
-        opts = cls(**kwargs)
-        opts.validate()
-        return opts
-
-    def validate(self) -> None:
-        """Cross-field checks; raise :class:`OptionError`."""
-
-    def changed(self) -> dict[str, Any]:
-        """The options that differ from their defaults (what a record stores)."""
-        default = type(self)()
-        return {
-            f.name: getattr(self, f.name)
-            for f in dataclasses.fields(self)
-            if getattr(self, f.name) != getattr(default, f.name)
-        }
+from .options import OptionError, Options
 
 
 @dataclass(frozen=True)
@@ -400,33 +321,7 @@ class Variant:
         """Lines at the end of a game in the terminal game (games, the rubber)."""
         return []
 
-    # -- records (RECORD.md) --------------------------------------------------------
-
-    def record_actions(self, state: State, hand: HandRecord) -> list[Action]:
-        """The actions between a record's deal and its first card (Swedish bottom cards)."""
-        if hand.bottom is not None:
-            raise IllegalAction(
-                f"'bottom' is a Swedish key, but {self.title} has no bottom cards",
-                "key of another variant",
-            )
-        return []
-
-    def replay_card(self, state: State, card: int, hand: HandRecord) -> State:
-        """Apply one recorded card (laws mode interleaves the hand's events here)."""
-        if self.laws and state.phase == PLAY:
-            return laws.replay_card(state, card, hand)
-        return state.apply(card)
-
-    def replay_end(self, state: State, hand: HandRecord) -> State:
-        """Apply what a hand's record holds after its last card (laws-mode claims)."""
-        return laws.replay_end(state, hand) if self.laws else state
-
-    def record_special(self, hand: HandRecord, action: Action) -> None:
-        """Write a non-card action into a hand's record."""
-        if self.laws:
-            laws.record(hand, action)
-            return
-        raise ValueError(f"{self.title} records no action {action!r}")
+    # -- what whistkit replay shows (RECORD.md) --------------------------------------
 
     def summary_contract(self, contract: Contract, extra: Mapping[str, Any]) -> dict[str, Any]:
         """Keys beside "contract" in ``whistkit replay`` (declarer, turned card)."""

@@ -16,15 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from ..cards import RED_SUITS, Card, card_name, iter_cards
 from ..seats import Seat, left, seat_name
 from ..state import BID, PLAY, Action, Contract, Deal, IllegalAction, SpecialAction, State, _Link
 from .base import HandScore, Options, Variant
-
-if TYPE_CHECKING:
-    from ..record import HandRecord
 
 SPEL_LEADERS = ("forehand", "left_of_declarer", "right_of_declarer")
 NOLLSPEL = Contract("NOLLSPEL", None, misere=True, title="Nollspel (no trump, fewest tricks)")
@@ -254,43 +251,6 @@ class Swedish(Variant):
         title = state.contract.title if state.contract else "bottom cards"
         target = self.options.sw_target
         return f"Hand {state.hand_number} (game to {target}) - {title}"
-
-    # -- records ----------------------------------------------------------------------------
-
-    def record_actions(self, state: State, hand: HandRecord) -> list[Action]:
-        bottom = hand.bottom or {}
-        if not bottom and hand.play:
-            raise IllegalAction(
-                "the hand has no bottom cards", "every seat commits a bottom card (§3.3)"
-            )
-        out: list[Action] = []
-        forehand = left(hand.dealer)
-        missing = False
-        for i in range(4):
-            seat = (forehand + i) & 3
-            if seat not in bottom and hand.play:
-                raise IllegalAction(
-                    f"{seat_name(seat)} has no bottom card, but the play has begun",
-                    "every seat commits a bottom card before play (§3.3)",
-                )
-            if seat not in bottom:
-                missing = True
-            elif missing:
-                raise IllegalAction(
-                    f"{seat_name(seat)} has a bottom card but an earlier seat has none",
-                    "bottom cards are committed from forehand clockwise",
-                )
-            else:
-                out.append(BottomCard(seat, bottom[seat]))
-        return out
-
-    def record_special(self, hand: HandRecord, action: Action) -> None:
-        if isinstance(action, BottomCard):
-            if hand.bottom is None:
-                hand.bottom = {}
-            hand.bottom[action.seat] = action.card
-            return
-        super().record_special(hand, action)
 
     def summary_contract(self, contract: Contract, extra: Mapping[str, Any]) -> dict[str, Any]:
         d = contract.declarer
