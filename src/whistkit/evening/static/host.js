@@ -1,0 +1,439 @@
+// The host's pages on the laptop: create the evening, players, seating, follow the tables,
+// type results from paper cards (keyboard alone), correct results, pause, finish.
+import {
+  api, byId, contractName, contractShort, el, languageMenu, pickLanguage, setLanguage, t, watch,
+} from "./ev.js";
+
+const main = document.getElementById("main");
+const errorBox = document.getElementById("error");
+let meta = null;
+let state = null;
+let watcher = null;
+// the hand the paper-card entry form shows (null: the hand in progress)
+let entryHand = null;
+
+function showError(message) {
+  errorBox.textContent = message || "";
+  errorBox.hidden = !message;
+}
+
+async function act(fn) {
+  try {
+    showError(null);
+    return await fn();
+  } catch (e) {
+    showError(e.message);
+    return null;
+  }
+}
+
+function eveningId() {
+  const m = location.pathname.match(/^\/e\/([^/]+)\/host/);
+  return m ? m[1] : null;
+}
+
+async function start() {
+  await setLanguage(pickLanguage());
+  languageMenu(document.getElementById("lang"), render);
+  meta = await api("GET", "/api/meta");
+  const id = eveningId();
+  if (id) {
+    watcher = watch(`/api/e/${id}`, (data) => {
+      state = data;
+      render();
+    }, showTrouble);
+  } else {
+    render();
+  }
+  document.body.dataset.ready = "1";
+}
+
+function showTrouble(message) {
+  if (message) showError(message);
+  else if (errorBox.dataset.trouble) showError(null);
+  errorBox.dataset.trouble = message ? "1" : "";
+}
+
+function render() {
+  document.title = state ? `${state.title} · whistkit` : "whistkit · Félagsvist";
+  document.getElementById("title").textContent = state ? state.title : t("new_evening");
+  if (!eveningId()) return renderLanding();
+  if (!state) return;
+  const id = state.id;
+  document.getElementById("links").hidden = false;
+  const links = {
+    "ln-projector": `/e/${id}/projector`,
+    "ln-cards": `/e/${id}/print/tables`,
+    "ln-scores": `/e/${id}/print/scorecards`,
+    "ln-results": `/e/${id}/print/results`,
+    "ln-csv": `/e/${id}/export.csv`,
+    "ln-json": `/e/${id}/export.json`,
+  };
+  for (const [k, href] of Object.entries(links)) document.getElementById(k).href = href;
+  const focused = document.activeElement && document.activeElement.id;
+  // what was being typed survives an update that arrives meanwhile
+  const typed = new Map();
+  for (const e of main.querySelectorAll("input[id]:not([type=checkbox]), textarea[id]")) {
+    if (!e.disabled && e.value) typed.set(e.id, e.value);
+  }
+  main.replaceChildren(
+    statusPanel(),
+    state.status === "setup" ? setupPanel() : null,
+    state.status !== "setup" ? tablesPanel() : null,
+    state.status !== "setup" ? entryPanel() : null,
+    state.status !== "setup" ? correctionPanel() : null,
+    state.status !== "setup" ? standingsPanel() : null,
+    auditPanel(),
+  );
+  for (const [k, v] of typed) {
+    const e = document.getElementById(k);
+    if (e && !e.disabled && !e.value) e.value = v;
+  }
+  if (focused) {
+    const again = document.getElementById(focused);
+    if (again) again.focus();
+  }
+}
+
+// -- landing: create an evening, or open one of this browser's ----------------------------
+
+async function renderLanding() {
+  const mine = await api("GET", "/api/evenings").catch(() => []);
+  main.replaceChildren(
+    mine.length
+      ? el("section", { class: "panel" }, el("h2", {}, t("your_evenings")),
+          el("ul", { class: "plain" }, mine.map((e) =>
+            el("li", {}, el("a", { href: `/e/${e.id}/host` }, e.title), " · ", t(`status_${e.status}`)))))
+      : null,
+    createForm(),
+  );
+}
+
+function field(label, input) {
+  return el("label", { class: "field" }, el("span", {}, label), input);
+}
+
+function createForm() {
+  const c = meta.default_config;
+  const title = el("input", { id: "f-title", maxlength: "80", value: t("default_title") });
+  const preset = el("select", { id: "f-preset" },
+    meta.presets.map((p) => el("option", { value: p, selected: p === c.preset }, t(`preset_${p}`))));
+  const hands = el("input", { id: "f-hands", type: "number", min: "1", max: String(meta.max_hands), value: String(c.hands) });
+  const perMove = el("select", { id: "f-per-move" },
+    [1, 4].map((n) => el("option", { value: String(n), selected: n === c.hands_per_move }, t("hands_per_move_n", { n }))));
+  const sitOut = el("select", { id: "f-sitout" },
+    meta.sit_out_policies.map((p) => el("option", { value: p, selected: p === c.sit_out }, t(`sitout_${p}`))));
+  const ties = el("select", { id: "f-ties" },
+    meta.tie_rules.map((p) => el("option", { value: p, selected: p === c.ties }, t(`ties_${p}`))));
+  const trumps = el("input", { id: "f-trumps", value: c.trump_order.join(" "), maxlength: "60" });
+  const prizeRows = meta.prize_categories.map((cat) => {
+    const on = c.prizes[cat] !== undefined && c.prizes[cat] > 0;
+    return el("label", { class: "check" },
+      el("input", { type: "checkbox", "data-prize": cat, checked: on }),
+      " ", t(`prize_${cat}`),
+      meta.prizes_with_count.includes(cat)
+        ? el("input", { type: "number", min: "1", max: "20", value: String(c.prizes[cat] || 3), "data-prize-n": cat, class: "small" })
+        : null);
+  });
+  const form = el("form", { class: "panel", id: "create" },
+    el("h2", {}, t("new_evening")),
+    field(t("evening_title"), title),
+    field(t("preset"), preset),
+    field(t("hands"), hands),
+    field(t("hands_per_move"), perMove),
+    field(t("trump_order"), trumps),
+    field(t("sit_out_policy"), sitOut),
+    el("fieldset", {}, el("legend", {}, t("prizes")), prizeRows),
+    field(t("ties"), ties),
+    el("button", { type: "submit", id: "f-create", class: "primary" }, t("create")),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const prizes = {};
+    for (const box of form.querySelectorAll("[data-prize]")) {
+      const cat = box.dataset.prize;
+      const n = form.querySelector(`[data-prize-n="${cat}"]`);
+      prizes[cat] = box.checked ? (n ? Number(n.value) : 1) : 0;
+    }
+    const config = {
+      preset: preset.value,
+      hands: Number(hands.value),
+      hands_per_move: Number(perMove.value),
+      trump_order: trumps.value.split(/[\s,]+/).filter(Boolean),
+      sit_out: sitOut.value,
+      ties: ties.value,
+      prizes,
+    };
+    act(async () => {
+      const made = await api("POST", "/api/evenings", { title: title.value, config });
+      location.href = made.url;
+    });
+  });
+  return form;
+}
+
+// -- the evening -------------------------------------------------------------------------
+
+function statusPanel() {
+  const s = state.status;
+  const buttons = [];
+  const go = (action) => act(() => api("POST", `/api/e/${state.id}/status`, { action }));
+  if (s === "setup" && state.seated) buttons.push(el("button", { id: "btn-start", class: "primary", onclick: () => go("start") }, t("start")));
+  if (s === "running") buttons.push(el("button", { id: "btn-pause", onclick: () => go("pause") }, t("pause")));
+  if (s === "paused") buttons.push(el("button", { id: "btn-resume", class: "primary", onclick: () => go("resume") }, t("resume")));
+  if (s === "running" || s === "paused") {
+    buttons.push(el("button", {
+      id: "btn-finish",
+      onclick: () => { if (confirm(t("finish_sure"))) go("finish"); },
+    }, t("finish")));
+  }
+  const hide = el("input", {
+    type: "checkbox", id: "hide-standings", checked: state.hide_standings,
+    onchange: (e) => act(() => api("POST", `/api/e/${state.id}/hide`, { hidden: e.target.checked })),
+  });
+  const cur = state.current;
+  return el("section", { class: "panel status" },
+    el("p", { class: "big", id: "status-line", "data-status": s },
+      t(`status_${s}`),
+      cur ? ` · ${t("hand_of", { n: cur.number, total: state.hands })} · ${contractName(cur.contract)}` : "",
+      cur ? ` · ${t("tables_to_report", { n: cur.waiting.length })}` : ""),
+    el("p", { class: "sub" }, t("summary", {
+      players: state.players.length, tables: state.tables.length, preset: t(`preset_${state.config.preset}`),
+      hands: state.hands,
+    })),
+    el("div", { class: "buttons" }, buttons, el("label", { class: "check" }, hide, " ", t("hide_standings"))),
+    state.host_link ? el("p", { class: "sub" }, t("host_link"), " ", el("code", {}, state.host_link)) : null,
+  );
+}
+
+function setupPanel() {
+  const id = state.id;
+  const lines = el("textarea", {
+    id: "import-text", rows: "8", "data-tp": "import_placeholder", placeholder: t("import_placeholder"),
+  });
+  const replace = el("input", { type: "checkbox", id: "import-replace" });
+  const name = el("input", { id: "add-name", maxlength: "40", placeholder: t("name") });
+  const group = el("select", { id: "add-group" }, el("option", { value: "A" }, t("group_A")), el("option", { value: "B" }, t("group_B")));
+  const fixed = el("input", { type: "checkbox", id: "add-fixed" });
+  const players = state.players.map((p) => ({ name: p.name, group: p.group, fixed: p.fixed }));
+  const save = (list) => act(() => api("POST", `/api/e/${id}/players`, { players: list }));
+  const addForm = el("form", { class: "row", id: "add-form" },
+    name, group, el("label", { class: "check" }, fixed, " ", t("fixed_seat")),
+    el("button", { type: "submit" }, t("add")));
+  addForm.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    if (!name.value.trim()) return;
+    const ok = await save([...players, { name: name.value, group: group.value, fixed: fixed.checked }]);
+    if (ok) {
+      const now = document.getElementById("add-name");
+      now.value = "";
+      now.focus();
+    }
+  });
+  const counts = { A: 0, B: 0 };
+  for (const p of state.players) counts[p.group] += 1;
+  const list = el("table", { class: "grid", id: "players" },
+    el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, t("name")), el("th", {}, t("group")), el("th", {}, t("fixed_seat")), el("th", {}))),
+    el("tbody", {}, state.players.map((p, i) => el("tr", {},
+      el("td", {}, String(p.id)), el("td", {}, p.name), el("td", {}, p.group),
+      el("td", {}, p.fixed ? "✓" : ""),
+      el("td", {}, el("button", {
+        class: "small", "aria-label": t("remove_player", { name: p.name }),
+        onclick: () => save(players.filter((_, j) => j !== i)),
+      }, "✕"))))));
+  const seatButtons = el("div", { class: "buttons" },
+    el("button", { id: "btn-seat-random", class: "primary", onclick: () => act(() => api("POST", `/api/e/${id}/seat`, { mode: "random" })) }, t("seat_random")),
+    el("button", { id: "btn-seat-entered", onclick: () => act(() => api("POST", `/api/e/${id}/seat`, { mode: "entered" })) }, t("seat_entered")));
+  return el("section", { class: "panel" },
+    el("h2", {}, t("players"), ` (${state.players.length}: A ${counts.A}, B ${counts.B})`),
+    addForm,
+    el("details", { open: state.players.length === 0 },
+      el("summary", {}, t("import")),
+      el("p", { class: "sub" }, t("import_help")),
+      lines,
+      el("div", { class: "row" },
+        el("label", { class: "check" }, replace, " ", t("import_replace")),
+        el("button", {
+          id: "btn-import",
+          onclick: () => act(async () => {
+            await api("POST", `/api/e/${id}/import`, { text: lines.value, replace: replace.checked });
+            document.getElementById("import-text").value = "";
+          }),
+        }, t("import_button")))),
+    list,
+    el("h2", {}, t("seating")),
+    state.seated ? seatingView(state.hand_states[0]) : el("p", { class: "sub" }, t("not_seated")),
+    seatButtons,
+  );
+}
+
+function nameOf(pid) {
+  const p = byId(state.players).get(pid);
+  return p ? p.name : `#${pid}`;
+}
+
+function seatingView(hand) {
+  if (!hand) return null;
+  return el("div", { class: "tables", id: "seating" },
+    hand.tables.map((tb) => el("div", { class: "tcard" },
+      el("b", {}, t("table_n", { n: tb.table })),
+      el("div", {}, `N ${nameOf(tb.seats.N)} · S ${nameOf(tb.seats.S)}`),
+      el("div", {}, `E ${nameOf(tb.seats.E)} · W ${nameOf(tb.seats.W)}`))),
+    hand.sitting_out.length
+      ? el("div", { class: "tcard" }, el("b", {}, t("sitting_out")), hand.sitting_out.map((s) => el("div", {}, nameOf(s.player))))
+      : null);
+}
+
+function tablesPanel() {
+  const cur = state.current;
+  if (!cur) return el("section", { class: "panel" }, el("p", { class: "big" }, t("all_reported")));
+  const hand = state.hand_states[cur.number - 1];
+  return el("section", { class: "panel" },
+    el("h2", {}, t("hand_of", { n: cur.number, total: state.hands }), " · ", contractName(cur.contract)),
+    el("div", { class: "tables", id: "table-states" }, hand.tables.map((tb) => {
+      const st = tb.result ? "done" : tb.pending ? "pending" : "waiting";
+      return el("div", { class: `tcard ${st}`, "data-table": String(tb.table), "data-state": st },
+        el("b", {}, t("table_n", { n: tb.table })),
+        el("div", {}, `${nameOf(tb.seats.N)} & ${nameOf(tb.seats.S)}`),
+        el("div", {}, `${nameOf(tb.seats.E)} & ${nameOf(tb.seats.W)}`),
+        el("div", { class: "state" },
+          tb.result ? t("result_ns_ew", { ns: tb.result.ns, ew: 13 - tb.result.ns })
+            : tb.pending ? t("pending_by", { ns: tb.pending.ns, ew: 13 - tb.pending.ns, name: nameOf(tb.pending.by) })
+              : t("waiting")));
+    })),
+    hand.sitting_out.length
+      ? el("p", { class: "sub" }, t("sitting_out"), ": ", hand.sitting_out.map((s) => nameOf(s.player)).join(", "))
+      : null,
+  );
+}
+
+// Results from paper cards: one N–S tricks field per table; Enter saves and goes on.
+function entryPanel() {
+  const last = state.hand_states.length;
+  if (!last) return null;
+  const cur = state.current ? state.current.number : last;
+  const number = entryHand && entryHand <= last ? entryHand : cur;
+  const hand = state.hand_states[number - 1];
+  const pick = el("select", {
+    id: "entry-hand",
+    onchange: (e) => { entryHand = Number(e.target.value); render(); },
+  }, state.hand_states.map((h) => el("option", { value: String(h.number), selected: h.number === number },
+    t("hand_n", { n: h.number }))));
+  const rows = hand.tables.map((tb) => {
+    const input = el("input", {
+      id: `entry-${tb.table}`, type: "number", min: "0", max: "13", inputmode: "numeric",
+      class: "tricks", disabled: !!tb.result || state.status === "finished",
+      value: tb.result ? String(tb.result.ns) : "",
+      "aria-label": t("ns_tricks_at", { n: tb.table }),
+    });
+    const ew = el("span", { class: "ew" }, tb.result ? String(13 - tb.result.ns) : "");
+    input.addEventListener("input", () => {
+      const v = Number(input.value);
+      ew.textContent = input.value !== "" && v >= 0 && v <= 13 ? String(13 - v) : "";
+    });
+    input.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      e.preventDefault();
+      const v = input.value.trim();
+      if (!/^\d{1,2}$/.test(v) || Number(v) > 13) {
+        showError(t("tricks_range"));
+        return;
+      }
+      const next = nextOpenInput(tb.table);
+      act(async () => {
+        await api("POST", `/api/e/${state.id}/result`, { hand: number, table: tb.table, ns: Number(v) });
+        if (next) setTimeout(() => document.getElementById(next)?.focus(), 0);
+      });
+    });
+    return el("tr", {},
+      el("td", {}, t("table_n", { n: tb.table })),
+      el("td", {}, `${nameOf(tb.seats.N)} & ${nameOf(tb.seats.S)}`),
+      el("td", {}, input),
+      el("td", {}, ew),
+      el("td", {}, `${nameOf(tb.seats.E)} & ${nameOf(tb.seats.W)}`));
+  });
+  function nextOpenInput(after) {
+    const open = hand.tables.filter((tb) => !tb.result && tb.table !== after).map((tb) => tb.table);
+    const later = open.filter((n) => n > after);
+    const n = later.length ? later[0] : open[0];
+    return n ? `entry-${n}` : null;
+  }
+  return el("section", { class: "panel" },
+    el("h2", {}, t("enter_from_paper"), " ", pick),
+    el("p", { class: "sub" }, t("enter_help")),
+    el("table", { class: "grid entry" },
+      el("thead", {}, el("tr", {}, el("th", {}, t("table")), el("th", {}, "N–S"), el("th", {}, t("tricks")), el("th", {}, "A–V"), el("th", {}, "E–W"))),
+      el("tbody", {}, rows)));
+}
+
+function correctionPanel() {
+  const done = [];
+  for (const h of state.hand_states) for (const tb of h.tables) if (tb.result) done.push([h, tb]);
+  if (!done.length) return null;
+  const hand = el("input", { id: "corr-hand", type: "number", min: "1", max: String(state.hands), class: "small" });
+  const table = el("input", { id: "corr-table", type: "number", min: "1", max: String(state.tables.length), class: "small" });
+  const ns = el("input", { id: "corr-ns", type: "number", min: "0", max: "13", class: "small" });
+  const reason = el("input", { id: "corr-reason", maxlength: "200", placeholder: t("reason") });
+  const form = el("form", { class: "row", id: "correct-form" },
+    field(t("hand"), hand), field(t("table"), table), field(t("ns_tricks"), ns), field(t("reason"), reason),
+    el("button", { type: "submit", id: "corr-save" }, t("correct")));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    act(async () => {
+      await api("POST", `/api/e/${state.id}/correct`, {
+        hand: Number(hand.value), table: Number(table.value), ns: Number(ns.value), reason: reason.value,
+      });
+      for (const k of ["corr-hand", "corr-table", "corr-ns", "corr-reason"]) document.getElementById(k).value = "";
+    });
+  });
+  // the grid of every confirmed result: hands down, tables across; click one to correct it
+  const tables = state.tables.map((x) => x.number);
+  const grid = el("table", { class: "grid results", id: "results-grid" },
+    el("thead", {}, el("tr", {}, el("th", {}, t("hand")), tables.map((n) => el("th", {}, String(n))))),
+    el("tbody", {}, state.hand_states.map((h) => el("tr", {},
+      el("th", {}, `${h.number} ${contractShort(h.contract)}`),
+      tables.map((n) => {
+        const tb = h.tables.find((x) => x.table === n);
+        const r = tb && tb.result;
+        return el("td", {
+          class: r && r.ns !== r.moved_ns ? "corrected" : "",
+          onclick: r ? () => { hand.value = h.number; table.value = n; ns.value = r.ns; ns.focus(); } : null,
+        }, r ? String(r.ns) : "");
+      })))));
+  return el("section", { class: "panel" },
+    el("h2", {}, t("corrections")), el("p", { class: "sub" }, t("correct_help")), form,
+    el("div", { class: "scroll" }, grid));
+}
+
+function standingsPanel() {
+  const groups = {};
+  for (const row of state.standings) (groups[row.group] ||= []).push(row);
+  return el("section", { class: "panel" },
+    el("h2", {}, t("standings")),
+    el("div", { class: "cols", id: "standings" }, Object.keys(groups).sort().map((g) =>
+      el("table", { class: "grid", "data-group": g },
+        el("caption", {}, t(`group_${g}`)),
+        el("tbody", {}, groups[g].map((r) => el("tr", {},
+          el("td", {}, String(r.rank)), el("td", {}, r.name), el("td", { class: "num", "data-player": String(r.player) }, fmt(r.total)))))))),
+    state.prizes.length ? prizesView(state.prizes) : null);
+}
+
+export function fmt(x) {
+  return Number.isInteger(x) ? String(x) : x.toFixed(1);
+}
+
+function prizesView(prizes) {
+  return el("div", { id: "prizes" }, el("h3", {}, t("prizes")),
+    el("ul", { class: "plain" }, prizes.map((p) => el("li", {},
+      `${t(`prize_${p.category}`)} ${p.place}: ${p.players.map(nameOf).join(", ")}`))));
+}
+
+function auditPanel() {
+  if (!state || !state.audit.length) return null;
+  return el("details", { class: "panel", id: "audit" },
+    el("summary", {}, t("audit_log")),
+    el("ul", { class: "plain small" }, state.audit.map((a) => el("li", {},
+      `${new Date(a.at * 1000).toLocaleTimeString()} · ${a.actor} · ${a.action} ${a.text}`))));
+}
+
+start();

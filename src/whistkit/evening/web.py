@@ -1,0 +1,568 @@
+"""The evening organiser's web app: host pages, table pages, projector, print, export.
+
+``whistkit evening`` serves it (see docs/evening.md, "Running an evening"). Pages are
+plain HTML and ES modules under ``/static``; data comes from a small JSON API:
+
+- Host (the laptop; a cookie holding the evening's host key, set when the evening is
+  created, or by opening ``/e/{id}/host?key=...`` as printed in the terminal):
+  ``POST /api/evenings`` creates; ``GET /api/e/{id}`` is the whole state;
+  ``POST /api/e/{id}/{config,players,import,seat,status,result,correct,hide}`` change it.
+- Tables (a phone, no login: the link on the table card carries the table's token):
+  ``GET /api/t/{id}/{token}``, ``POST /api/t/{id}/{token}/{enter,confirm,reject}``.
+- The projector: ``GET /api/e/{id}/projector`` (host cookie).
+
+Every ``GET /api/...`` of a state takes ``?since=V``: it answers at once when the evening's
+version is not V, else waits until it changes (at most :data:`WAIT_SECONDS`), so pages
+follow the evening by long polling, one request at a time each, with a bound on the
+number of waiting requests. Every write is committed to SQLite before it is answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import csv
+import hmac
+import io
+import json
+import secrets
+import unicodedata
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from .._checks import is_whole
+from . import live
+from .store import Conflict, EveningStore, Player, StoredEvening
+
+STATIC_DIR = Path(__file__).parent / "static"
+WAIT_SECONDS = 20.0  # longest a long poll is held open
+MAX_WAITERS = 4000  # long polls held at once (a 130-table hall with a few devices each)
+MAX_BODY = 256 * 1024  # bytes of a request body
+MAX_PLAYERS = 520
+MAX_NAME = 40
+MAX_TITLE = 80
+MAX_REASON = 200
+MAX_OPEN_EVENINGS = 50
+COOKIE = "wk_host_"  # + evening id
+
+
+class Refused(Exception):
+    """A request refused with a status and a message naming what is wrong."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Hub:
+    """Who waits for which evening's next version; bounded."""
+
+    def __init__(self) -> None:
+        self.events: dict[str, asyncio.Event] = {}
+        self.waiting = 0
+
+    def changed(self, evening: str) -> None:
+        ev = self.events.pop(evening, None)
+        if ev is not None:
+            ev.set()
+
+    async def wait(self, evening: str, since: int, version: Callable[[], int | None]) -> None:
+        """Return when ``version()`` differs from ``since`` or after the longest wait."""
+        if version() != since:
+            return
+        if self.waiting >= MAX_WAITERS:
+            raise Refused(503, "too many pages are waiting for updates; try again shortly")
+        ev = self.events.setdefault(evening, asyncio.Event())
+        self.waiting += 1
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(ev.wait(), WAIT_SECONDS)
+        finally:
+            self.waiting -= 1
+
+
+class Organiser:
+    """The app's state: the store, the waiting pages and the derived evenings."""
+
+    def __init__(self, db: str | Path) -> None:
+        self.store = EveningStore(db)
+        self.hub = Hub()
+        self.cache: dict[str, live.Live] = {}
+
+    def stored(self, evening: str) -> StoredEvening:
+        row = self.store.get(evening)
+        if row is None:
+            raise Refused(404, f"unknown evening {evening!r}")
+        return row
+
+    def live(self, evening: str) -> live.Live:
+        """The evening with its derived state, rebuilt only when its version changed."""
+        have = self.cache.get(evening)
+        version = self.store.version(evening)
+        if version is None:
+            raise Refused(404, f"unknown evening {evening!r}")
+        if have is not None and have.stored.version == version:
+            return have
+        made = live.Live(self.stored(evening))
+        self.cache[evening] = made
+        return made
+
+    def changed(self, evening: str) -> None:
+        self.hub.changed(evening)
+
+
+# -- reading requests ---------------------------------------------------------------------
+
+
+async def read_json(request: Request, fields: tuple[str, ...]) -> dict[str, Any]:
+    """The JSON object of a request body with only ``fields``; bounded in size."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    if kind != "application/json":
+        # also keeps other sites' plain forms out: they cannot send JSON without asking
+        raise Refused(415, "the request body must be JSON (Content-Type: application/json)")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise Refused(413, f"the request body is over {MAX_BODY // 1024} KB")
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise Refused(400, "the request body must be JSON") from None
+    except RecursionError:
+        raise Refused(400, "the request body is nested too deeply to read") from None
+    if not isinstance(data, dict):
+        raise Refused(400, "the request body must be a JSON object")
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise Refused(
+            400, f"unknown field {', '.join(map(repr, unknown))}; known: {', '.join(fields)}"
+        )
+    return data
+
+
+def whole(data: dict[str, Any], key: str, low: int, high: int) -> int:
+    value = data.get(key)
+    if not is_whole(value) or not low <= value <= high:
+        raise Refused(400, f"{key!r} must be a whole number from {low} to {high}, not {value!r}")
+    return value
+
+
+def text(value: Any, what: str, longest: int, *, empty: bool = False) -> str:
+    """A one-line text: stripped, NFC, no control characters, at most ``longest`` long."""
+    if not isinstance(value, str):
+        raise Refused(400, f"{what} must be text, not {value!r}")
+    value = unicodedata.normalize("NFC", " ".join(value.split()))
+    if not value and not empty:
+        raise Refused(400, f"{what} is empty")
+    if len(value) > longest:
+        raise Refused(400, f"{what} is {len(value)} characters long; at most {longest}")
+    if any(unicodedata.category(c)[0] == "C" for c in value):
+        raise Refused(400, f"{what} has a control character")
+    return value
+
+
+def read_players(items: Any) -> list[Player]:
+    """Players from ``[{"name", "group", "fixed"}]``, numbered 1.. in order."""
+    if not isinstance(items, list):
+        raise Refused(400, "'players' must be a list")
+    if len(items) > MAX_PLAYERS:
+        raise Refused(400, f"{len(items)} players; at most {MAX_PLAYERS}")
+    out: list[Player] = []
+    seen: set[str] = set()
+    for i, item in enumerate(items, 1):
+        if not isinstance(item, dict) or set(item) - {"name", "group", "fixed"}:
+            raise Refused(400, f"player {i} must be an object with name, group and fixed")
+        name = text(item.get("name"), f"player {i}'s name", MAX_NAME)
+        group = item.get("group", "A")
+        if group not in ("A", "B"):
+            raise Refused(400, f"player {i} ({name}): the group must be A or B, not {group!r}")
+        fixed = item.get("fixed", False)
+        if not isinstance(fixed, bool):
+            raise Refused(400, f"player {i} ({name}): 'fixed' must be true or false")
+        if name.casefold() in seen:
+            raise Refused(400, f"player {i}: the name {name!r} is there twice")
+        seen.add(name.casefold())
+        out.append(Player(i, name, group, fixed))
+    return out
+
+
+def parse_player_lines(raw: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Players from pasted lines or CSV: ``name[, group[, fixed]]`` per line (a ``;`` or a
+    tab separates too). A header line naming "name" is skipped. Returns the players and a
+    list of problems naming their lines."""
+    players: list[dict[str, Any]] = []
+    problems: list[str] = []
+    lines = raw.splitlines()
+    if len(lines) > MAX_PLAYERS + 1:
+        return [], [f"{len(lines)} lines; at most {MAX_PLAYERS} players"]
+    sample = "\n".join(lines[:20])
+    delimiter = "\t" if "\t" in sample else (";" if sample.count(";") > sample.count(",") else ",")
+    for n, row in enumerate(csv.reader(lines, delimiter=delimiter), 1):
+        cells = [c.strip() for c in row]
+        if not cells or not any(cells):
+            continue
+        if n == 1 and cells[0].casefold() in ("name", "nafn", "namn"):
+            continue
+        name = cells[0]
+        group = (cells[1] if len(cells) > 1 and cells[1] else "A").upper()
+        flag = cells[2].casefold() if len(cells) > 2 else ""
+        if group not in ("A", "B"):
+            problems.append(f"line {n}: the group must be A or B, not {cells[1]!r}")
+            continue
+        if flag not in ("", "fixed", "fast", "yes", "já", "ja", "1", "true", "x", "no", "0"):
+            problems.append(f"line {n}: the third column must be 'fixed' or empty, not {flag!r}")
+            continue
+        players.append(
+            {"name": name, "group": group, "fixed": flag not in ("", "no", "0", "false")}
+        )
+    return players, problems
+
+
+# -- the app --------------------------------------------------------------------------------
+
+
+def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
+    """The organiser's ASGI app storing evenings in the SQLite file ``db``; the table
+    cards' links start with ``public_url`` (e.g. ``http://192.168.1.20:8000/``), else with
+    the address the host's page was opened with."""
+    org = Organiser(db)
+
+    def base_url(request: Request) -> str:
+        return public_url or str(request.base_url)
+
+    no_cache = {"Cache-Control": "no-cache"}
+
+    def page(name: str) -> Callable[[Request], Awaitable[Response]]:
+        async def serve(request: Request) -> Response:
+            return FileResponse(STATIC_DIR / name, headers=no_cache)
+
+        return serve
+
+    def host_of(request: Request) -> StoredEvening:
+        """The evening of the path if this browser holds its host key, else refused."""
+        evening = request.path_params["evening"]
+        row = org.stored(evening)
+        key = request.cookies.get(COOKIE + evening, "")
+        if not hmac.compare_digest(key.encode(), row.host_key.encode()):
+            raise Refused(403, "this page is the host's: open the host link of the evening")
+        return row
+
+    def table_of(request: Request) -> tuple[live.Live, int]:
+        evening = request.path_params["evening"]
+        token = request.path_params["token"]
+        ev = org.live(evening)
+        for number, tok in ev.stored.tables.items():
+            if hmac.compare_digest(tok.encode(), token.encode()):
+                return ev, number
+        raise Refused(404, "no such table in this evening: open the link on the table card")
+
+    def handle(
+        fn: Callable[[Request], Awaitable[Response]],
+    ) -> Callable[[Request], Awaitable[Response]]:
+        async def run(request: Request) -> Response:
+            try:
+                return await fn(request)
+            except Refused as e:
+                return JSONResponse({"error": e.message}, e.status)
+            except Conflict as e:
+                return JSONResponse({"error": str(e)}, 409)
+            except live.EveningError as e:
+                return JSONResponse({"error": str(e)}, 400)
+
+        return run
+
+    async def since_of(request: Request, evening: str) -> None:
+        raw = request.query_params.get("since")
+        if raw is None:
+            return
+        if not raw.isdigit() or len(raw) > 12:
+            raise Refused(400, f"'since' must be a version number, not {raw!r}")
+        await org.hub.wait(evening, int(raw), lambda: org.store.version(evening))
+
+    # -- host pages --------------------------------------------------------------------
+
+    async def host_page(request: Request) -> Response:
+        evening = request.path_params["evening"]
+        key = request.query_params.get("key")
+        if key is not None:  # the printed host link: keep the key in a cookie, drop it from the URL
+            row = org.stored(evening)
+            if not hmac.compare_digest(key.encode(), row.host_key.encode()):
+                raise Refused(403, "this host link's key is wrong")
+            to = RedirectResponse(f"/e/{evening}/host", 303)
+            set_host_cookie(to, evening, row.host_key)
+            return to
+        return FileResponse(STATIC_DIR / "host.html", headers=no_cache)
+
+    def set_host_cookie(response: Response, evening: str, key: str) -> None:
+        response.set_cookie(
+            COOKIE + evening, key, max_age=30 * 86400, httponly=True, samesite="strict"
+        )
+
+    async def host_only_page(request: Request) -> Response:
+        host_of(request)
+        name = request.path_params.get("kind")
+        return FileResponse(
+            STATIC_DIR / ("print.html" if name else "projector.html"), headers=no_cache
+        )
+
+    async def new_evening(request: Request) -> Response:
+        data = await read_json(request, ("title", "config"))
+        title = text(data.get("title", ""), "the title", MAX_TITLE, empty=True) or "Félagsvist"
+        config = live.check_config(data.get("config", {}))
+        if org.store.count_open() >= MAX_OPEN_EVENINGS:
+            raise Refused(409, f"{MAX_OPEN_EVENINGS} evenings are open; finish one first")
+        evening = secrets.token_hex(4)
+        key = secrets.token_urlsafe(24)
+        org.store.create(evening, title, config, key)
+        response = JSONResponse({"id": evening, "url": f"/e/{evening}/host"})
+        set_host_cookie(response, evening, key)
+        return response
+
+    async def my_evenings(request: Request) -> Response:
+        mine = []
+        for evening, title, status, updated in org.store.list():
+            key = request.cookies.get(COOKIE + evening)
+            if key is not None:
+                row = org.store.get(evening)
+                if row is not None and hmac.compare_digest(key.encode(), row.host_key.encode()):
+                    mine.append({"id": evening, "title": title, "status": status, "updated": updated})
+        return JSONResponse(mine)
+
+    async def host_state(request: Request) -> Response:
+        row = host_of(request)
+        await since_of(request, row.id)
+        return JSONResponse(org.live(row.id).host_json(base_url(request)))
+
+    async def projector_state(request: Request) -> Response:
+        row = host_of(request)
+        await since_of(request, row.id)
+        return JSONResponse(org.live(row.id).projector_json())
+
+    def done(evening: str, version: int) -> Response:
+        org.changed(evening)
+        return JSONResponse({"version": version})
+
+    async def set_config(request: Request) -> Response:
+        row = host_of(request)
+        data = await read_json(request, ("title", "config"))
+        title = text(data.get("title", row.title), "the title", MAX_TITLE)
+        config = live.check_config(data.get("config", row.config))
+        return done(row.id, org.store.update_config(row.id, title, config))
+
+    async def set_players(request: Request) -> Response:
+        row = host_of(request)
+        data = await read_json(request, ("players",))
+        return done(row.id, org.store.set_players(row.id, read_players(data.get("players"))))
+
+    async def import_players(request: Request) -> Response:
+        row = host_of(request)
+        data = await read_json(request, ("text", "replace"))
+        raw = data.get("text")
+        if not isinstance(raw, str):
+            raise Refused(400, "'text' must be the pasted lines")
+        found, problems = parse_player_lines(raw)
+        if problems:
+            raise Refused(400, "; ".join(problems[:5]))
+        before = [] if data.get("replace") else [
+            {"name": p.name, "group": p.group, "fixed": p.fixed} for p in row.players
+        ]
+        players = read_players(before + found)
+        return done(row.id, org.store.set_players(row.id, players))
+
+    async def seat(request: Request) -> Response:
+        row = host_of(request)
+        data = await read_json(request, ("mode", "seed"))
+        mode = data.get("mode", "random")
+        if mode not in ("random", "entered"):
+            raise Refused(400, f"'mode' must be 'random' or 'entered', not {mode!r}")
+        seed = data.get("seed")
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        elif not is_whole(seed) or not 0 <= seed < 2**63:
+            raise Refused(400, f"'seed' must be a whole number from 0 to 2**63-1, not {seed!r}")
+        seating = live.seat(row, mode, seed)
+        n_tables = len(seating["tables"])
+        tokens = dict(row.tables)
+        for n in range(1, n_tables + 1):
+            tokens.setdefault(n, secrets.token_urlsafe(16))
+        tokens = {n: tok for n, tok in tokens.items() if n <= n_tables}
+        return done(row.id, org.store.set_seating(row.id, seating, tokens))
+
+    async def set_status(request: Request) -> Response:
+        row = host_of(request)
+        data = await read_json(request, ("action",))
+        action = data.get("action")
+        moves = {
+            "start": ("running", ("setup",)),
+            "pause": ("paused", ("running",)),
+            "resume": ("running", ("paused",)),
+            "finish": ("finished", ("running", "paused")),
+        }
+        if action not in moves:
+            raise Refused(400, f"'action' must be one of {', '.join(moves)}, not {action!r}")
+        status, allowed = moves[action]
+        if action == "start" and row.seating is None:
+            raise Refused(409, "seat the players before the start")
+        return done(row.id, org.store.set_status(row.id, status, allowed))
+
+    async def host_result(request: Request) -> Response:
+        row = host_of(request)
+        data = await read_json(request, ("hand", "table", "ns"))
+        ev = org.live(row.id)
+        hand = whole(data, "hand", 1, ev.hands)
+        table = whole(data, "table", 1, max(1, ev.tables))
+        ns = whole(data, "ns", 0, 13)
+        ev.check_can_report(hand, table)
+        version = org.store.confirm(
+            row.id, hand, table, ns, entered_by=None, confirmed_by=None, actor="host"
+        )
+        return done(row.id, version)
+
+    async def correct(request: Request) -> Response:
+        row = host_of(request)
+        data = await read_json(request, ("hand", "table", "ns", "reason"))
+        ev = org.live(row.id)
+        hand = whole(data, "hand", 1, ev.hands)
+        table = whole(data, "table", 1, max(1, ev.tables))
+        ns = whole(data, "ns", 0, 13)
+        reason = text(data.get("reason", ""), "the reason", MAX_REASON, empty=True)
+        return done(row.id, org.store.correct(row.id, hand, table, ns, reason))
+
+    async def hide(request: Request) -> Response:
+        row = host_of(request)
+        data = await read_json(request, ("hidden",))
+        hidden = data.get("hidden")
+        if not isinstance(hidden, bool):
+            raise Refused(400, "'hidden' must be true or false")
+        return done(row.id, org.store.set_hidden(row.id, hidden))
+
+    async def qr_svg(request: Request) -> Response:
+        row = host_of(request)
+        n = request.path_params["n"]
+        if n not in row.tables:
+            raise Refused(404, f"no table {n}")
+        url = f"{base_url(request)}t/{row.id}/{row.tables[n]}"
+        return Response(live.qr_svg(url), media_type="image/svg+xml", headers=no_cache)
+
+    async def export_csv(request: Request) -> Response:
+        row = host_of(request)
+        return PlainTextResponse(
+            org.live(row.id).results_csv(),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="evening-{row.id}.csv"'},
+        )
+
+    async def export_json(request: Request) -> Response:
+        row = host_of(request)
+        body = json.dumps(org.live(row.id).export_json(), ensure_ascii=False, indent=1)
+        return Response(
+            body,
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="evening-{row.id}.json"'},
+        )
+
+    # -- table pages --------------------------------------------------------------------
+
+    async def table_state(request: Request) -> Response:
+        ev, number = table_of(request)
+        await since_of(request, ev.stored.id)
+        ev, number = table_of(request)
+        return JSONResponse(ev.table_json(number))
+
+    async def table_enter(request: Request) -> Response:
+        ev, number = table_of(request)
+        data = await read_json(request, ("hand", "side", "tricks", "by"))
+        hand = whole(data, "hand", 1, ev.hands)
+        tricks = whole(data, "tricks", 0, 13)
+        side = data.get("side")
+        if side not in ("NS", "EW"):
+            raise Refused(400, f"'side' must be 'NS' or 'EW', not {side!r}")
+        by = whole(data, "by", 1, MAX_PLAYERS)
+        ev.check_entry(hand, number, side, by)
+        ns = tricks if side == "NS" else 13 - tricks
+        return done(ev.stored.id, org.store.enter(ev.stored.id, hand, number, ns, by))
+
+    async def table_confirm(request: Request) -> Response:
+        ev, number = table_of(request)
+        data = await read_json(request, ("hand", "by", "ns"))
+        hand = whole(data, "hand", 1, ev.hands)
+        by = whole(data, "by", 1, MAX_PLAYERS)
+        ns = whole(data, "ns", 0, 13)  # what the confirming page showed
+        pending = ev.check_confirm(hand, number, by)
+        if pending.ns != ns:
+            raise Refused(409, "the entry changed meanwhile; look at it again")
+        version = org.store.confirm(
+            ev.stored.id,
+            hand,
+            number,
+            pending.ns,
+            entered_by=pending.entered_by,
+            confirmed_by=by,
+            actor=f"table {number}",
+        )
+        return done(ev.stored.id, version)
+
+    async def table_reject(request: Request) -> Response:
+        ev, number = table_of(request)
+        data = await read_json(request, ("hand", "by"))
+        hand = whole(data, "hand", 1, ev.hands)
+        by = whole(data, "by", 1, MAX_PLAYERS)
+        ev.check_confirm(hand, number, by)
+        return done(ev.stored.id, org.store.reject(ev.stored.id, hand, number, by))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        org.store.close()
+
+    h = handle
+    app = Starlette(
+        routes=[
+            Route("/", page("host.html")),
+            Route("/e/{evening}/host", h(host_page)),
+            Route("/e/{evening}/projector", h(host_only_page)),
+            Route("/e/{evening}/print/{kind:str}", h(host_only_page)),
+            Route("/e/{evening}/qr/{n:int}.svg", h(qr_svg)),
+            Route("/e/{evening}/export.csv", h(export_csv)),
+            Route("/e/{evening}/export.json", h(export_json)),
+            Route("/t/{evening}/{token}", page("table.html")),
+            Route("/api/evenings", h(new_evening), methods=["POST"]),
+            Route("/api/evenings", h(my_evenings), methods=["GET"]),
+            Route("/api/e/{evening}", h(host_state)),
+            Route("/api/e/{evening}/projector", h(projector_state)),
+            Route("/api/e/{evening}/config", h(set_config), methods=["POST"]),
+            Route("/api/e/{evening}/players", h(set_players), methods=["POST"]),
+            Route("/api/e/{evening}/import", h(import_players), methods=["POST"]),
+            Route("/api/e/{evening}/seat", h(seat), methods=["POST"]),
+            Route("/api/e/{evening}/status", h(set_status), methods=["POST"]),
+            Route("/api/e/{evening}/result", h(host_result), methods=["POST"]),
+            Route("/api/e/{evening}/correct", h(correct), methods=["POST"]),
+            Route("/api/e/{evening}/hide", h(hide), methods=["POST"]),
+            Route("/api/t/{evening}/{token}", h(table_state)),
+            Route("/api/t/{evening}/{token}/enter", h(table_enter), methods=["POST"]),
+            Route("/api/t/{evening}/{token}/confirm", h(table_confirm), methods=["POST"]),
+            Route("/api/t/{evening}/{token}/reject", h(table_reject), methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.organiser = org
+    return app
+
+
+__all__ = ["create_app", "parse_player_lines"]
