@@ -333,6 +333,9 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         set_host_cookie(response, evening, key)
         return response
 
+    async def meta(request: Request) -> Response:
+        return JSONResponse(live.meta())
+
     async def my_evenings(request: Request) -> Response:
         mine = []
         for evening, title, status, updated in org.store.list():
@@ -541,6 +544,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             Route("/e/{evening}/export.csv", h(export_csv)),
             Route("/e/{evening}/export.json", h(export_json)),
             Route("/t/{evening}/{token}", page("table.html")),
+            Route("/api/meta", h(meta)),
             Route("/api/evenings", h(new_evening), methods=["POST"]),
             Route("/api/evenings", h(my_evenings), methods=["GET"]),
             Route("/api/e/{evening}", h(host_state)),

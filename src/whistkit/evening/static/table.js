@@ -52,6 +52,7 @@ function render() {
     hand ? stage(hand) : null,
   );
   document.body.dataset.hand = hand ? String(hand.number) : "";
+  document.body.dataset.contract = hand ? hand.contract : "";
   document.body.dataset.stage = hand ? (hand.result ? "done" : hand.pending ? "pending" : "enter") : "none";
 }
 
