@@ -550,7 +550,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .solver.cli import add_parser as add_solve_parser
 
     add_solve_parser(sub)
-    add_evening_parser(sub)
+    from .evening.serve import add_serve
+
+    add_serve(add_evening_parser(sub))
     return parser
 
 

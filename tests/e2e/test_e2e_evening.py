@@ -63,7 +63,11 @@ class EveningProcess:
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
-            self.proc.wait(10)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
 
 
 @pytest.fixture
@@ -157,7 +161,9 @@ def test_three_table_evening_in_the_browser(
             phone.locator("#btn-send").click()
             phone.wait_for_selector('body[data-stage="pending"]')
             phone.locator("[data-confirm]").first.click()
-            phone.wait_for_selector(f'body[data-hand="{hand}"][data-stage="done"], body[data-hand="{hand + 1}"]')
+            phone.wait_for_selector(
+                f'body[data-hand="{hand}"][data-stage="done"], body[data-hand="{hand + 1}"]'
+            )
             pts_ns = 13 - ns if contract == NOLO else ns
             for s in "NS":
                 totals[seats[s]] += pts_ns

@@ -64,14 +64,18 @@ def test_kill_9_after_hand_5_loses_no_confirmed_result(tmp_path: Path) -> None:
             st = host.state()
             tb = st["hand_states"][5]["tables"][0]
             path = host.token_path(tb["table"])
-            host.post(f"{path}/enter", {"hand": 6, "side": "NS", "tricks": 9, "by": tb["seats"]["N"]})
+            host.post(
+                f"{path}/enter", {"hand": 6, "side": "NS", "tricks": 9, "by": tb["seats"]["N"]}
+            )
             before = host.state()
             cookies = dict(client.cookies)
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
 
         proc = start(db, port)
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10, cookies=cookies) as client:
+        with httpx.Client(
+            base_url=f"http://127.0.0.1:{port}", timeout=10, cookies=cookies
+        ) as client:
             host = Driver(client)
             host.id = before["id"]
             after = host.state()
@@ -80,12 +84,17 @@ def test_kill_9_after_hand_5_loses_no_confirmed_result(tmp_path: Path) -> None:
                 assert got == results
             assert after["current"]["number"] == 6
             assert after["standings"] == before["standings"]
-            assert after["hand_states"][5]["tables"][0]["pending"] == {"ns": 9, "by": tb["seats"]["N"]}
+            assert after["hand_states"][5]["tables"][0]["pending"] == {
+                "ns": 9,
+                "by": tb["seats"]["N"],
+            }
             # the evening goes on: the pending entry is confirmed, the hand completed
             host.post(f"{path}/confirm", {"hand": 6, "by": tb["seats"]["E"], "ns": 9})
             for other in after["hand_states"][5]["tables"][1:]:
                 p = host.token_path(other["table"])
-                host.post(f"{p}/enter", {"hand": 6, "side": "EW", "tricks": 4, "by": other["seats"]["W"]})
+                host.post(
+                    f"{p}/enter", {"hand": 6, "side": "EW", "tricks": 4, "by": other["seats"]["W"]}
+                )
                 host.post(f"{p}/confirm", {"hand": 6, "by": other["seats"]["S"], "ns": 9})
             assert host.state()["current"]["number"] == 7
     finally:

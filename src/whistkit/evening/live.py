@@ -1,43 +1,124 @@
 """A stored evening with what the model derives from it, as the pages see it.
 
 :class:`Live` takes a :class:`~whistkit.evening.store.StoredEvening` (the evening as
-entered), asks the model for the seatings, moves, totals and prizes, and gives each page
-its JSON: the host's whole state, one table's view, the projector's, and the exports. It
-also checks entries against the derived state (the right hand, a player of that table,
-the confirming player an opponent of the one who entered).
+entered), builds the model's :class:`~whistkit.evening.Evening` from it and asks
+:func:`~whistkit.evening.derive` for the seatings, moves, totals and prizes; it gives each
+page its JSON (the host's whole state, one table's view, the projector's) and the
+exports. It also checks table entries against the derived state: the hand in play, a
+player of that table, the confirming player an opponent of the one who entered.
+
+The configuration is stored as JSON with the model's :class:`~whistkit.evening.Config`
+field names; :func:`config_from_json` reads it back, strictly.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
-from dataclasses import dataclass
 from typing import Any
 
-from . import model as m
-from .store import Pending, StoredEvening
+from . import (
+    CONTRACTS,
+    PRESETS,
+    SIT_OUT_POLICIES,
+    TIE_RULES,
+    Config,
+    Derivation,
+    Evening,
+    EveningError,
+    HandState,
+    Prizes,
+    Result,
+    derive,
+)
+from . import Player as ModelPlayer
+from .model import MAX_HANDS, MAX_TOP
+from .store import Pending, Player, StoredEvening
 
 SEATS = ("N", "E", "S", "W")
 SIDE = {"N": "NS", "S": "NS", "E": "EW", "W": "EW"}
+PARTNER = {"N": "S", "S": "N", "E": "W", "W": "E"}
+_PRIZE_FIELDS = {f.name: f.type for f in dataclasses.fields(Prizes)}
+_CONFIG_FIELDS = {f.name for f in dataclasses.fields(Config)}
 
 
-class EveningError(ValueError):
-    """An entry or a configuration the evening refuses; the message says why."""
+def config_to_json(config: Config) -> dict[str, Any]:
+    out = dataclasses.asdict(config)
+    out["trump_order"] = None if config.trump_order is None else list(config.trump_order)
+    return out
 
 
-@dataclass(frozen=True)
-class TableHand:
-    table: int
-    seats: dict[str, int]  # seat letter -> player id
-    dealer: str | None
+def config_from_json(raw: Any) -> Config:
+    """A checked :class:`Config` from its JSON (missing fields take the defaults);
+    ``EveningError`` names an unknown or ill-typed field."""
+    if not isinstance(raw, dict):
+        raise EveningError("'config' must be an object")
+    unknown = sorted(set(raw) - _CONFIG_FIELDS)
+    if unknown:
+        raise EveningError(
+            f"unknown config field {', '.join(map(repr, unknown))}; known:"
+            f" {', '.join(sorted(_CONFIG_FIELDS))}"
+        )
+    values = dict(raw)
+    prizes = values.pop("prizes", None)
+    if prizes is None:
+        values["prizes"] = Prizes()
+    elif isinstance(prizes, dict):
+        bad = sorted(set(prizes) - set(_PRIZE_FIELDS))
+        if bad:
+            raise EveningError(
+                f"unknown prize field {', '.join(map(repr, bad))}; known:"
+                f" {', '.join(_PRIZE_FIELDS)}"
+            )
+        values["prizes"] = Prizes(**prizes)
+    else:
+        raise EveningError("'prizes' must be an object")
+    order = values.get("trump_order")
+    if order is not None:
+        if not isinstance(order, list) or not all(isinstance(c, str) for c in order):
+            raise EveningError("'trump_order' must be a list of contract codes")
+        values["trump_order"] = tuple(c.upper() for c in order)
+    config = Config(**values)
+    config.check()
+    return config
 
 
-@dataclass(frozen=True)
-class Hand:
-    number: int
-    contract: str
-    tables: list[TableHand]
-    sitting_out: list[tuple[int, float | None]]  # player, points credited (None: not yet)
+def meta() -> dict[str, Any]:
+    """What the create form offers."""
+    return {
+        "presets": list(PRESETS),
+        "sit_out_policies": list(SIT_OUT_POLICIES),
+        "tie_rules": list(TIE_RULES),
+        "contracts": list(CONTRACTS),
+        "max_hands": MAX_HANDS,
+        "max_top": MAX_TOP,
+        "default_config": config_to_json(Config()),
+    }
+
+
+def model_player(p: Player) -> ModelPlayer:
+    return ModelPlayer(
+        id=p.id,
+        name=p.name,
+        group=p.group,
+        other_group=p.other_group,
+        fixed_seat=p.fixed,
+        arrives=p.arrives,
+        leaves=p.leaves,
+    )
+
+
+def model_evening(stored: StoredEvening) -> Evening:
+    """The model's truth of a stored evening: each table's first confirmed result moves
+    the players; a host's correction changes its points."""
+    results = sorted(stored.results.values(), key=lambda r: (r.hand, r.table))
+    return Evening(
+        config=config_from_json(stored.config),
+        players=tuple(model_player(p) for p in stored.players),
+        results=tuple(Result(r.hand, r.table, r.moved_ns) for r in results),
+        corrections=tuple(Result(r.hand, r.table, r.ns) for r in results if r.ns != r.moved_ns),
+    )
 
 
 def _fmt(x: float) -> float | int:
@@ -50,87 +131,85 @@ class Live:
     def __init__(self, stored: StoredEvening) -> None:
         self.stored = stored
         self.names = {p.id: p.name for p in stored.players}
-        self.groups = {p.id: p.group for p in stored.players}
-        derived = m.derive_for_web(stored)
-        self.contracts: list[str] = derived.contracts
-        self.hands_seated: list[Hand] = derived.hands
-        self.totals: dict[int, float] = derived.totals
-        self.prizes: list[dict[str, Any]] = derived.prizes
-        self.hands = len(self.contracts)
-        self.tables = len(stored.tables)
+        self.config = config_from_json(stored.config)
+        self.hands = self.config.hands
+        self.contracts = [self.config.contract_of(h) for h in range(1, self.hands + 1)]
+        self.started = stored.status != "setup"
+        self.done: Derivation | None = None
+        if stored.seating is not None and stored.players:
+            self.done = derive(model_evening(stored))
+        self.seated: tuple[HandState, ...] = self.done.hands if self.done else ()
+        self.tables = max((len(h.tables) for h in self.seated), default=0)
 
     # -- where the evening is -------------------------------------------------------------
 
-    def current(self) -> Hand | None:
-        """The hand in progress: the first seated hand with a table still to report."""
-        if self.stored.status == "setup":
+    def current(self) -> HandState | None:
+        """The hand in play (None before the start and once every hand is reported)."""
+        if not self.started or self.done is None or self.done.current is None:
             return None
-        for hand in self.hands_seated:
-            if any((hand.number, tb.table) not in self.stored.results for tb in hand.tables):
-                return hand
-        return None
+        return self.done.hand(self.done.current)
 
-    def waiting(self, hand: Hand) -> list[int]:
-        return [tb.table for tb in hand.tables if (hand.number, tb.table) not in self.stored.results]
+    def _next_seat(self, hand: int, player: int) -> str | None:
+        if hand + 1 > len(self.seated):
+            return None
+        t = self.seated[hand].table_of(player)
+        return None if t is None else t.seat_of(player)
 
-    def moves_after(self, number: int) -> list[dict[str, Any]]:
-        """Where each player of hand ``number`` sits in the next hand (only when seated)."""
-        if number < 1 or number >= len(self.hands_seated) + 1 or number >= len(self.hands_seated):
-            return []
-        before, after = self.hands_seated[number - 1], self.hands_seated[number]
-        where = {}
-        for tb in after.tables:
-            for seat, pid in tb.seats.items():
-                where[pid] = (tb.table, seat)
+    def moves_of(self, hand: HandState) -> list[dict[str, Any]]:
+        """The moves after ``hand`` known so far (a reported table's are known at once)."""
         out = []
-        for tb in before.tables:
-            for seat in SEATS:
-                pid = tb.seats[seat]
-                to = where.get(pid)
-                if to is None:
-                    out.append({"player": pid, "name": self.names[pid], "from": tb.table, "to": None, "seat": None, "stay": False})
-                    continue
-                out.append(
-                    {
-                        "player": pid,
-                        "name": self.names[pid],
-                        "from": tb.table,
-                        "to": to[0],
-                        "seat": to[1],
-                        "stay": to[0] == tb.table,
-                    }
-                )
+        for mv in hand.moves:
+            out.append(
+                {
+                    "player": mv.player,
+                    "name": self.names.get(mv.player, f"#{mv.player}"),
+                    "from": mv.from_table,
+                    "to": mv.to_table,
+                    "seat": self._next_seat(hand.number, mv.player),
+                    "stay": mv.stays,
+                }
+            )
         return out
 
     def last_moves(self) -> dict[str, Any] | None:
-        """The moves into the hand in progress (or into the last hand): the players who
-        change tables, by name."""
+        """The moves into the hand in play (or into the last hand), of the players who
+        change tables or come in or go out, by table."""
         cur = self.current()
-        number = (cur.number if cur else len(self.hands_seated)) - 1
-        if number < 1:
+        number = (cur.number if cur else len(self.seated)) - 1
+        if number < 1 or not self.started:
             return None
-        moving = [mv for mv in self.moves_after(number) if not mv["stay"] and mv["to"] is not None]
-        moving.sort(key=lambda mv: (mv["to"], mv["name"]))
+        moving = [mv for mv in self.moves_of(self.seated[number - 1]) if not mv["stay"]]
+        moving.sort(key=lambda mv: (mv["to"] is None, mv["to"] or 0, mv["name"]))
         return {"after": number, "moves": moving}
+
+    def arrival_hand(self) -> int:
+        """The first hand a player added now can play: the one after the hand in play
+        (the seating of the hand in play stands)."""
+        cur = self.current()
+        if cur is None or cur.number >= self.hands:
+            raise EveningError("no hand is left for a late arrival")
+        return cur.number + 1
 
     # -- checks ---------------------------------------------------------------------------
 
-    def _hand_table(self, hand: int, table: int) -> TableHand:
-        if hand > len(self.hands_seated):
-            raise EveningError(f"hand {hand} is not seated yet: the tables still report hand {len(self.hands_seated)}")
-        for tb in self.hands_seated[hand - 1].tables:
-            if tb.table == table:
-                return tb
-        raise EveningError(f"no one plays at table {table} in hand {hand}")
+    def _table_in_play(self, hand: int, table: int) -> dict[str, int]:
+        cur = self.current()
+        if cur is None:
+            raise EveningError("no hand is in play")
+        if hand != cur.number:
+            raise EveningError(f"hand {hand} is not in play; hand {cur.number} is")
+        if not 1 <= table <= len(cur.tables):
+            raise EveningError(f"no one plays at table {table} in hand {hand}")
+        return cur.table(table).seat_map()
 
     def check_can_report(self, hand: int, table: int) -> None:
-        self._hand_table(hand, table)
+        self._table_in_play(hand, table)
 
     def check_entry(self, hand: int, table: int, side: str, by: int) -> None:
         if self.stored.status != "running":
             raise EveningError(f"the evening is {self.stored.status}; results wait")
-        tb = self._hand_table(hand, table)
-        seat = next((s for s, p in tb.seats.items() if p == by), None)
+        seats = self._table_in_play(hand, table)
+        seat = next((s for s, p in seats.items() if p == by), None)
         if seat is None:
             raise EveningError(f"player {by} does not sit at table {table} in hand {hand}")
         if SIDE[seat] != side:
@@ -139,48 +218,70 @@ class Live:
     def check_confirm(self, hand: int, table: int, by: int) -> Pending:
         if self.stored.status != "running":
             raise EveningError(f"the evening is {self.stored.status}; results wait")
-        tb = self._hand_table(hand, table)
+        seats = self._table_in_play(hand, table)
         pending = self.stored.pending.get((hand, table))
         if pending is None:
             raise EveningError(f"table {table} has no entry of hand {hand} to confirm")
-        seat = next((s for s, p in tb.seats.items() if p == by), None)
+        seat = next((s for s, p in seats.items() if p == by), None)
         if seat is None:
             raise EveningError(f"player {by} does not sit at table {table} in hand {hand}")
-        first = next(s for s, p in tb.seats.items() if p == pending.entered_by)
-        if SIDE[seat] == SIDE[first]:
+        first = next((s for s, p in seats.items() if p == pending.entered_by), None)
+        if first is not None and SIDE[seat] == SIDE[first]:
             raise EveningError("an opponent of the player who entered the result confirms it")
         return pending
+
+    def check_reject(self, hand: int, table: int, by: int) -> None:
+        seats = self._table_in_play(hand, table)
+        if by not in seats.values():
+            raise EveningError(f"player {by} does not sit at table {table} in hand {hand}")
 
     # -- pages ----------------------------------------------------------------------------
 
     def standings(self) -> list[dict[str, Any]]:
-        """Every player with their total and their place in their group (ties share)."""
-        rows = sorted(
-            self.stored.players, key=lambda p: (p.group, -self.totals.get(p.id, 0.0), p.name)
-        )
-        out: list[dict[str, Any]] = []
-        place, last, last_group = 0, None, None
-        for i, p in enumerate(rows):
-            total = self.totals.get(p.id, 0.0)
-            if p.group != last_group:
-                start, last, last_group = i, None, p.group
-            if total != last:
-                place = i - start + 1
-                last = total
-            out.append({"player": p.id, "name": p.name, "group": p.group, "total": _fmt(total), "rank": place})
+        """Every player with their total and place in their group (ties share a place)."""
+        if self.done is None:
+            return []
+        out = []
+        for group in ("A", "B"):
+            for s in self.done.standings(group):
+                out.append(
+                    {
+                        "player": s.player,
+                        "name": self.names[s.player],
+                        "group": s.group,
+                        "total": _fmt(s.total),
+                        "rank": s.place,
+                        "played": s.hands_played,
+                    }
+                )
         return out
 
-    def hand_json(self, hand: Hand) -> dict[str, Any]:
+    def prizes(self) -> list[dict[str, Any]]:
+        if self.done is None or not self.started:
+            return []
+        return [
+            {
+                "category": p.category,
+                "place": p.place,
+                "players": list(p.players),
+                "names": [self.names[i] for i in p.players],
+                "value": _fmt(p.value),
+            }
+            for p in self.done.prizes
+        ]
+
+    def hand_json(self, hand: HandState) -> dict[str, Any]:
         tables = []
-        for tb in hand.tables:
-            res = self.stored.results.get((hand.number, tb.table))
-            pend = self.stored.pending.get((hand.number, tb.table))
+        for t in hand.tables:
+            pend = self.stored.pending.get((hand.number, t.table))
             tables.append(
                 {
-                    "table": tb.table,
-                    "seats": tb.seats,
-                    "dealer": tb.dealer,
-                    "result": None if res is None else {"ns": res.ns, "moved_ns": res.moved_ns},
+                    "table": t.table,
+                    "seats": t.seat_map(),
+                    "dealer": t.seat_of(t.dealer),
+                    "result": None
+                    if t.confirmed_tricks is None
+                    else {"ns": t.ns_tricks, "moved_ns": t.confirmed_tricks, "points": t.points},
                     "pending": None if pend is None else {"ns": pend.ns, "by": pend.entered_by},
                 }
             )
@@ -189,8 +290,8 @@ class Live:
             "contract": hand.contract,
             "tables": tables,
             "sitting_out": [
-                {"player": p, "points": None if pts is None else _fmt(pts)}
-                for p, pts in hand.sitting_out
+                {"player": s.player, "reason": s.reason, "points": _fmt(s.points)}
+                for s in hand.sitting_out
             ],
         }
 
@@ -198,9 +299,9 @@ class Live:
         cur = self.current()
         if cur is None:
             return None
-        return {"number": cur.number, "contract": cur.contract, "waiting": self.waiting(cur)}
+        return {"number": cur.number, "contract": cur.contract, "waiting": list(cur.waiting)}
 
-    def host_json(self, base_url: str) -> dict[str, Any]:
+    def host_json(self, base_url: str, audit: list[dict[str, Any]]) -> dict[str, Any]:
         s = self.stored
         return {
             "version": s.version,
@@ -211,30 +312,41 @@ class Live:
             "config": s.config,
             "host_link": f"{base_url}e/{s.id}/host?key={s.host_key}",
             "players": [
-                {"id": p.id, "name": p.name, "group": p.group, "fixed": p.fixed}
+                {
+                    "id": p.id,
+                    "name": p.name,
+                    "group": p.group,
+                    "fixed": p.fixed,
+                    "other_group": p.other_group,
+                    "arrives": p.arrives,
+                    "leaves": p.leaves,
+                }
                 for p in s.players
             ],
             "seated": s.seating is not None,
             "tables": [
                 {"number": n, "url": f"{base_url}t/{s.id}/{tok}", "qr": f"/e/{s.id}/qr/{n}.svg"}
                 for n, tok in sorted(s.tables.items())
+                if n <= max(self.tables, 1)
             ],
             "hands": self.hands,
             "contracts": self.contracts,
             "current": self.current_json(),
-            "hand_states": [self.hand_json(h) for h in self.hands_seated],
+            "hand_states": [self.hand_json(h) for h in self.seated],
             "moves": self.last_moves(),
-            "standings": self.standings(),
-            "prizes": self.prizes,
-            "audit": [],
+            "standings": self.standings() if self.started else [],
+            "prizes": self.prizes(),
+            "audit": audit,
         }
 
     def projector_json(self) -> dict[str, Any]:
         s = self.stored
         groups: dict[str, list[dict[str, Any]]] = {}
-        for row in self.standings():
-            groups.setdefault(row["group"], []).append(row)
         hidden = s.hide_standings and s.status != "finished"
+        if not hidden and self.started:
+            for row in self.standings():
+                groups.setdefault(row["group"], []).append(row)
+        cur = self.current()
         return {
             "version": s.version,
             "title": s.title,
@@ -242,22 +354,14 @@ class Live:
             "hide_standings": s.hide_standings,
             "hands": self.hands,
             "current": self.current_json(),
+            "sitting_out": [self.names[o.player] for o in cur.sitting_out] if cur else [],
             "moves": self.last_moves(),
-            "standings": {} if hidden else groups,
-            "prizes": [
-                {**p, "names": [self.names.get(i, f"#{i}") for i in p["players"]]}
-                for p in self.prizes
-            ]
-            if s.status == "finished"
-            else [],
+            "standings": groups,
+            "prizes": self.prizes() if s.status == "finished" else [],
         }
 
     def table_json(self, number: int) -> dict[str, Any]:
         s = self.stored
-        cur = self.current()
-        hand = cur
-        if hand is None and self.hands_seated and s.status != "setup":
-            hand = self.hands_seated[-1]
         out: dict[str, Any] = {
             "version": s.version,
             "title": s.title,
@@ -269,56 +373,92 @@ class Live:
             "arrived": [],
             "waiting": [],
         }
-        if hand is None:
+        if not self.started or not self.seated:
             return out
-        tb = next((x for x in hand.tables if x.table == number), None)
-        if tb is None:
+        cur = self.current()
+        hand = cur if cur is not None else self.seated[-1]
+        if number > len(hand.tables):
             return out
-        res = s.results.get((hand.number, number))
+        t = hand.table(number)
         pend = s.pending.get((hand.number, number))
         out["hand"] = {
             "number": hand.number,
             "contract": hand.contract,
-            "dealer": tb.dealer,
+            "dealer": t.seat_of(t.dealer),
             "seats": {
-                seat: {"id": pid, "name": self.names[pid], "group": self.groups[pid]}
-                for seat, pid in tb.seats.items()
+                seat: {"id": pid, "name": self.names[pid], "group": self.group_of(pid)}
+                for seat, pid in t.seat_map().items()
             },
-            "result": None if res is None else {"ns": res.ns},
+            "result": None if t.confirmed_tricks is None else {"ns": t.ns_tricks},
             "pending": None if pend is None else {"ns": pend.ns, "by": pend.entered_by},
         }
-        out["waiting"] = self.waiting(hand)
-        out["moves"] = [mv for mv in self.moves_after(hand.number) if mv["from"] == number]
+        out["waiting"] = list(hand.waiting)
+        here = set(t.seats)
+        out["moves"] = [mv for mv in self.moves_of(hand) if mv["player"] in here]
         if hand.number > 1:
             out["arrived"] = [
                 {**mv, "after": hand.number - 1}
-                for mv in self.moves_after(hand.number - 1)
+                for mv in self.moves_of(self.seated[hand.number - 2])
                 if mv["to"] == number
             ]
         return out
 
+    def group_of(self, player: int) -> str:
+        """The group a player is seated as (what their score card says)."""
+        p = next(p for p in self.stored.players if p.id == player)
+        return model_player(p).plays_as
+
     # -- exports --------------------------------------------------------------------------
 
     def results_csv(self) -> str:
-        """One row per player and hand: table, seat, partner, tricks, points; then totals."""
+        """One row per player and hand (table, seat, partner, tricks, points; sit-outs with
+        their credit), then the standings."""
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(["hand", "contract", "table", "seat", "player", "name", "group", "partner", "tricks", "points"])
-        for hand in self.hands_seated:
-            for tb in hand.tables:
-                res = self.stored.results.get((hand.number, tb.table))
-                for seat in SEATS:
-                    pid = tb.seats[seat]
-                    partner = tb.seats[{"N": "S", "S": "N", "E": "W", "W": "E"}[seat]]
-                    tricks = "" if res is None else (res.ns if SIDE[seat] == "NS" else 13 - res.ns)
-                    points = "" if res is None else m.points_for_web(hand.contract, res.ns, SIDE[seat])
-                    w.writerow([hand.number, hand.contract, tb.table, seat, pid, self.names[pid], self.groups[pid], self.names[partner], tricks, points])
-            for pid, pts in hand.sitting_out:
-                w.writerow([hand.number, hand.contract, "", "out", pid, self.names[pid], self.groups[pid], "", "", "" if pts is None else _fmt(pts)])
+        w.writerow(
+            ["hand", "contract", "table", "seat", "player", "name", "partner", "tricks", "points"]
+        )
+        for hand in self.seated:
+            for t in hand.tables:
+                for seat, pid in t.seat_map().items():
+                    partner = t.seat_map()[PARTNER[seat]]
+                    tricks: Any = ""
+                    if t.ns_tricks is not None:
+                        tricks = t.ns_tricks if SIDE[seat] == "NS" else 13 - t.ns_tricks
+                    points = t.points_of(pid)
+                    w.writerow(
+                        [
+                            hand.number,
+                            hand.contract,
+                            t.table,
+                            seat,
+                            pid,
+                            self.names[pid],
+                            self.names[partner],
+                            tricks,
+                            "" if points is None else points,
+                        ]
+                    )
+            for o in hand.sitting_out:
+                w.writerow(
+                    [
+                        hand.number,
+                        hand.contract,
+                        "",
+                        o.reason,
+                        o.player,
+                        self.names[o.player],
+                        "",
+                        "",
+                        _fmt(o.points) if hand.complete else "",
+                    ]
+                )
         w.writerow([])
-        w.writerow(["rank", "player", "name", "group", "total"])
+        w.writerow(["place", "player", "name", "group", "total", "hands played"])
         for row in self.standings():
-            w.writerow([row["rank"], row["player"], row["name"], row["group"], row["total"]])
+            w.writerow(
+                [row["rank"], row["player"], row["name"], row["group"], row["total"], row["played"]]
+            )
         return buf.getvalue()
 
     def export_json(self) -> dict[str, Any]:
@@ -329,44 +469,23 @@ class Live:
             "title": s.title,
             "status": s.status,
             "config": s.config,
-            "players": [
-                {"id": p.id, "name": p.name, "group": p.group, "fixed": p.fixed} for p in s.players
-            ],
-            "seating": s.seating,
+            "players": [dataclasses.asdict(p) for p in s.players],
             "results": [
                 {
                     "hand": r.hand,
                     "table": r.table,
-                    "ns": r.ns,
-                    "moved_ns": r.moved_ns,
+                    "ns_tricks": r.ns,
+                    "confirmed_ns_tricks": r.moved_ns,
                     "entered_by": r.entered_by,
                     "confirmed_by": r.confirmed_by,
                     "at": r.at,
                 }
                 for r in sorted(s.results.values(), key=lambda r: (r.hand, r.table))
             ],
-            "hands": [self.hand_json(h) for h in self.hands_seated],
-            "totals": [
-                {"player": row["player"], "total": row["total"], "rank": row["rank"]}
-                for row in self.standings()
-            ],
-            "prizes": self.prizes,
+            "hands": [self.hand_json(h) for h in self.seated],
+            "standings": self.standings(),
+            "prizes": self.prizes(),
         }
-
-
-def check_config(raw: Any) -> dict[str, Any]:
-    """The evening's configuration from the create form, checked by the model."""
-    return m.check_config(raw)
-
-
-def seat(stored: StoredEvening, mode: str, seed: int) -> dict[str, Any]:
-    """The first hand's seating of the stored players: at random (``seed``) or as entered."""
-    return m.seat(stored, mode, seed)
-
-
-def meta() -> dict[str, Any]:
-    """What the create form offers."""
-    return m.META
 
 
 def qr_svg(url: str) -> bytes:
@@ -376,3 +495,13 @@ def qr_svg(url: str) -> bytes:
     buf = io.BytesIO()
     segno.make(url, error="m").save(buf, kind="svg", scale=8, border=4, xmldecl=False)
     return buf.getvalue()
+
+
+__all__ = [
+    "Live",
+    "config_from_json",
+    "config_to_json",
+    "meta",
+    "model_evening",
+    "qr_svg",
+]

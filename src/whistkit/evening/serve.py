@@ -73,37 +73,45 @@ def serve(
                 if status != "finished" and row is not None:
                     links.append(f"{title}: {url}e/{evening}/host?key={row.host_key}")
             ready(url, links)
-        config = uvicorn.Config(app, log_level="warning")
+        # long polls are held open for up to 20 s: a stop does not wait for them
+        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
         uvicorn.Server(config).run(sockets=[sock])
 
 
-def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+def add_serve_arguments(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
+    """--host, --port, --db; without ``defaults`` they keep what the parent parser read
+    (``whistkit evening --port 8080 serve``)."""
+    keep = argparse.SUPPRESS
     parser.add_argument(
         "--host",
-        default="127.0.0.1",
-        help="address to listen on (default 127.0.0.1; 0.0.0.0 for the hall's network)",
+        default="127.0.0.1" if defaults else keep,
+        help="address to listen on (default 127.0.0.1; 0.0.0.0 for the hall's network:"
+        " prints that address and its QR code)",
     )
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument(
-        "--db", help="SQLite file (default: the web game's, under the user data dir)"
+        "--port", type=int, default=8000 if defaults else keep, help="port (default 8000)"
+    )
+    parser.add_argument(
+        "--db",
+        default=None if defaults else keep,
+        help="SQLite file (default: the web game's games.sqlite3 under the user data dir)",
     )
 
 
-def add_evening_parser(sub: Any) -> argparse.ArgumentParser:
-    """``whistkit evening [serve]``: the organiser (``serve`` is the default)."""
-    ev: argparse.ArgumentParser = sub.add_parser(
-        "evening",
-        help="the félagsvist evening organiser (serve; simulate)",
-        description="Serve the félagsvist evening organiser: host pages, table pages"
-        " for phones, projector, print and export (docs/evening.md).",
+def add_serve(evening: argparse.ArgumentParser) -> None:
+    """Make bare ``whistkit evening`` and ``whistkit evening serve`` serve the organiser
+    (``evening`` is the parser :func:`whistkit.cli.add_evening_parser` made)."""
+    add_serve_arguments(evening)
+    evening.set_defaults(func=cmd_serve)
+    subs = next(a for a in evening._actions if isinstance(a, argparse._SubParsersAction))
+    serve_parser = subs.add_parser(
+        "serve",
+        help="serve the organiser (the default): host pages, phones, projector, print",
+        description="Serve the félagsvist evening organiser (docs/evening.md,"
+        " 'Running an evening').",
     )
-    add_serve_arguments(ev)
-    ev.set_defaults(func=cmd_serve)
-    ev_sub = ev.add_subparsers(dest="evening_command", metavar="COMMAND")
-    srv = ev_sub.add_parser("serve", help="serve the organiser (the default)")
-    add_serve_arguments(srv)
-    srv.set_defaults(func=cmd_serve)
-    return ev
+    add_serve_arguments(serve_parser, defaults=False)
+    serve_parser.set_defaults(func=cmd_serve)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -130,4 +138,4 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_serve_arguments", "cmd_serve", "lan_address", "public_url", "serve"]
+__all__ = ["add_serve", "add_serve_arguments", "cmd_serve", "lan_address", "public_url", "serve"]

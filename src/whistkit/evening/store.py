@@ -40,8 +40,11 @@ CREATE TABLE IF NOT EXISTS evening_players (
     evening TEXT NOT NULL,
     id INTEGER NOT NULL,
     name TEXT NOT NULL,
-    grp TEXT NOT NULL,             -- A or B: the group the player plays in
+    grp TEXT NOT NULL,             -- A or B: the registered group
+    other_group INTEGER NOT NULL,  -- seated as a player of the other group
     fixed INTEGER NOT NULL,        -- keeps a fixed seat (cannot move)
+    arrives INTEGER NOT NULL,      -- first hand there (late arrivals)
+    leaves INTEGER,                -- last hand there (early leavers); NULL: to the end
     PRIMARY KEY (evening, id)
 );
 CREATE TABLE IF NOT EXISTS evening_tables (
@@ -89,12 +92,15 @@ STATUSES = ("setup", "running", "paused", "finished")
 
 @dataclass(frozen=True)
 class Player:
-    """A player as entered: ``group`` is the group they play in (A or B)."""
+    """A player as entered (the model's :class:`whistkit.evening.Player` fields)."""
 
     id: int
     name: str
     group: str
     fixed: bool = False
+    other_group: bool = False
+    arrives: int = 1
+    leaves: int | None = None
 
 
 @dataclass(frozen=True)
@@ -173,9 +179,7 @@ class EveningStore:
             self.db.execute(_CHECK)
         except sqlite3.Error as e:
             self.db.close()
-            raise ValueError(
-                f"{self.path} is not a whistkit database (SQLite says: {e})"
-            ) from None
+            raise ValueError(f"{self.path} is not a whistkit database (SQLite says: {e})") from None
 
     def close(self) -> None:
         self.db.close()
@@ -223,7 +227,7 @@ class EveningStore:
 
     def update_config(self, evening: str, title: str, config: dict[str, Any]) -> int:
         with self._tx() as db:
-            self._need_status(db, evening, ("setup",))
+            self._need_status(db, evening, STATUSES)
             db.execute(
                 "UPDATE evenings SET title = ?, config = ? WHERE id = ?",
                 (title, json.dumps(config), evening),
@@ -232,26 +236,56 @@ class EveningStore:
             return self._bump(db, evening)
 
     def set_players(self, evening: str, players: Sequence[Player]) -> int:
-        """Replace the player list (before the seating); drops a seating made earlier."""
+        """Replace the player list (checked by the caller against the results so far);
+        before the start, a seating made earlier is dropped."""
         with self._tx() as db:
-            self._need_status(db, evening, ("setup",))
+            status = self._need_status(db, evening, ("setup", "running", "paused"))
             db.execute("DELETE FROM evening_players WHERE evening = ?", (evening,))
             db.executemany(
-                "INSERT INTO evening_players (evening, id, name, grp, fixed) VALUES (?,?,?,?,?)",
-                [(evening, p.id, p.name, p.group, int(p.fixed)) for p in players],
+                "INSERT INTO evening_players (evening, id, name, grp, other_group, fixed,"
+                " arrives, leaves) VALUES (?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        evening,
+                        p.id,
+                        p.name,
+                        p.group,
+                        int(p.other_group),
+                        int(p.fixed),
+                        p.arrives,
+                        p.leaves,
+                    )
+                    for p in players
+                ],
             )
-            db.execute("UPDATE evenings SET seating = NULL WHERE id = ?", (evening,))
-            db.execute("DELETE FROM evening_tables WHERE evening = ?", (evening,))
+            if status == "setup":
+                db.execute("UPDATE evenings SET seating = NULL WHERE id = ?", (evening,))
             self._audit(db, evening, "host", "players", {"count": len(players)})
             return self._bump(db, evening)
 
-    def set_seating(self, evening: str, seating: dict[str, Any], tokens: dict[int, str]) -> int:
-        """Store the first hand's seating and the tables' link tokens (before the start);
-        a table that had a token keeps it, so printed cards stay good."""
+    def add_tables(self, evening: str, tokens: dict[int, str]) -> None:
+        """Links for tables that appear later (late arrivals fill a new table)."""
+        with self._tx() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO evening_tables (evening, number, token) VALUES (?,?,?)",
+                [(evening, n, tok) for n, tok in sorted(tokens.items())],
+            )
+
+    def set_seating(
+        self,
+        evening: str,
+        seating: dict[str, Any],
+        config: dict[str, Any],
+        tokens: dict[int, str],
+    ) -> int:
+        """Store how the first hand is seated (in the config the model reads, and as a mark
+        that the host seated them) and the tables' link tokens (before the start); a table
+        that had a token keeps it, so cards printed earlier stay good."""
         with self._tx() as db:
             self._need_status(db, evening, ("setup",))
             db.execute(
-                "UPDATE evenings SET seating = ? WHERE id = ?", (json.dumps(seating), evening)
+                "UPDATE evenings SET seating = ?, config = ? WHERE id = ?",
+                (json.dumps(seating), json.dumps(config), evening),
             )
             have = {
                 int(n)
@@ -333,7 +367,9 @@ class EveningStore:
         """Store a confirmed result (from a table's confirmation, or typed by the host);
         durable when this returns. A result already there is a :class:`Conflict`."""
         with self._tx() as db:
-            self._need_status(db, evening, ("running", "paused") if actor == "host" else ("running",))
+            self._need_status(
+                db, evening, ("running", "paused") if actor == "host" else ("running",)
+            )
             self._need_no_result(db, evening, hand, table)
             db.execute(
                 "DELETE FROM evening_pending WHERE evening = ? AND hand = ? AND tbl = ?",
@@ -381,12 +417,13 @@ class EveningStore:
             )
             return self._bump(db, evening)
 
-    def _need_status(self, db: sqlite3.Connection, evening: str, allowed: Sequence[str]) -> None:
+    def _need_status(self, db: sqlite3.Connection, evening: str, allowed: Sequence[str]) -> str:
         row = db.execute("SELECT status FROM evenings WHERE id = ?", (evening,)).fetchone()
         if row is None:
             raise KeyError(evening)
         if row[0] not in allowed:
             raise Conflict(f"the evening is {row[0]}; this needs it {' or '.join(allowed)}")
+        return str(row[0])
 
     def _need_no_result(self, db: sqlite3.Connection, evening: str, hand: int, table: int) -> None:
         row = db.execute(
@@ -414,9 +451,10 @@ class EveningStore:
         if row is None:
             return None
         players = tuple(
-            Player(int(i), name, grp, bool(fixed))
-            for i, name, grp, fixed in self.db.execute(
-                "SELECT id, name, grp, fixed FROM evening_players WHERE evening = ? ORDER BY id",
+            Player(int(i), name, grp, bool(fixed), bool(other), int(arrives), leaves)
+            for i, name, grp, fixed, other, arrives, leaves in self.db.execute(
+                "SELECT id, name, grp, fixed, other_group, arrives, leaves FROM evening_players"
+                " WHERE evening = ? ORDER BY id",
                 (evening,),
             )
         )

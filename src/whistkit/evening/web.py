@@ -22,8 +22,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import csv
+import dataclasses
 import hmac
-import io
 import json
 import secrets
 import unicodedata
@@ -44,7 +44,18 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .._checks import is_whole
-from . import live
+from . import (
+    SEATINGS,
+    Evening,
+    EveningError,
+    Result,
+    add_correction,
+    add_result,
+    derive,
+    live,
+    with_config,
+    with_players,
+)
 from .store import Conflict, EveningStore, Player, StoredEvening
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -118,6 +129,17 @@ class Organiser:
         if have is not None and have.stored.version == version:
             return have
         made = live.Live(self.stored(evening))
+        if made.tables > len(made.stored.tables):  # late arrivals fill a new table
+            tokens = made.stored.tables
+            self.store.add_tables(
+                evening,
+                {
+                    n: secrets.token_urlsafe(16)
+                    for n in range(1, made.tables + 1)
+                    if n not in tokens
+                },
+            )
+            made = live.Live(self.stored(evening))
         self.cache[evening] = made
         return made
 
@@ -162,11 +184,11 @@ def whole(data: dict[str, Any], key: str, low: int, high: int) -> int:
     return value
 
 
-def text(value: Any, what: str, longest: int, *, empty: bool = False) -> str:
+def text(value: object, what: str, longest: int, *, empty: bool = False) -> str:
     """A one-line text: stripped, NFC, no control characters, at most ``longest`` long."""
     if not isinstance(value, str):
         raise Refused(400, f"{what} must be text, not {value!r}")
-    value = unicodedata.normalize("NFC", " ".join(value.split()))
+    value = unicodedata.normalize("NFC", " ".join(str(value).split()))
     if not value and not empty:
         raise Refused(400, f"{what} is empty")
     if len(value) > longest:
@@ -176,28 +198,48 @@ def text(value: Any, what: str, longest: int, *, empty: bool = False) -> str:
     return value
 
 
-def read_players(items: Any) -> list[Player]:
-    """Players from ``[{"name", "group", "fixed"}]``, numbered 1.. in order."""
+def read_players(items: Any, hands: int) -> list[Player]:
+    """Players from ``[{"name", "group", "fixed", "other_group", "arrives", "leaves",
+    "id"}]`` (only the name is required); a player without an id gets the next free one."""
     if not isinstance(items, list):
         raise Refused(400, "'players' must be a list")
     if len(items) > MAX_PLAYERS:
         raise Refused(400, f"{len(items)} players; at most {MAX_PLAYERS}")
+    fields = {"id", "name", "group", "fixed", "other_group", "arrives", "leaves"}
     out: list[Player] = []
     seen: set[str] = set()
-    for i, item in enumerate(items, 1):
-        if not isinstance(item, dict) or set(item) - {"name", "group", "fixed"}:
-            raise Refused(400, f"player {i} must be an object with name, group and fixed")
-        name = text(item.get("name"), f"player {i}'s name", MAX_NAME)
+    ids = {item.get("id") for item in items if isinstance(item, dict)}
+    next_id = max((i for i in ids if is_whole(i)), default=0) + 1
+    taken: set[int] = set()
+    for n, item in enumerate(items, 1):
+        if not isinstance(item, dict) or set(item) - fields:
+            raise Refused(400, f"player {n} must be an object with {', '.join(sorted(fields))}")
+        name = text(item.get("name"), f"player {n}'s name", MAX_NAME)
+        who = f"player {n} ({name})"
+        pid = item.get("id")
+        if pid is None:
+            pid, next_id = next_id, next_id + 1
+        elif not is_whole(pid) or not 1 <= pid <= 10**6 or pid in taken:
+            raise Refused(400, f"{who}: 'id' must be a new whole number from 1, not {pid!r}")
+        taken.add(pid)
         group = item.get("group", "A")
         if group not in ("A", "B"):
-            raise Refused(400, f"player {i} ({name}): the group must be A or B, not {group!r}")
-        fixed = item.get("fixed", False)
-        if not isinstance(fixed, bool):
-            raise Refused(400, f"player {i} ({name}): 'fixed' must be true or false")
+            raise Refused(400, f"{who}: the group must be A or B, not {group!r}")
+        flags = {}
+        for key in ("fixed", "other_group"):
+            flags[key] = item.get(key, False)
+            if not isinstance(flags[key], bool):
+                raise Refused(400, f"{who}: {key!r} must be true or false")
+        arrives = item.get("arrives", 1)
+        if not is_whole(arrives) or not 1 <= arrives <= hands:
+            raise Refused(400, f"{who}: 'arrives' must be a hand from 1 to {hands}")
+        leaves = item.get("leaves")
+        if leaves is not None and (not is_whole(leaves) or not arrives <= leaves <= hands):
+            raise Refused(400, f"{who}: 'leaves' must be a hand from {arrives} to {hands}")
         if name.casefold() in seen:
-            raise Refused(400, f"player {i}: the name {name!r} is there twice")
+            raise Refused(400, f"{who}: the name is there twice")
         seen.add(name.casefold())
-        out.append(Player(i, name, group, fixed))
+        out.append(Player(pid, name, group, flags["fixed"], flags["other_group"], arrives, leaves))
     return out
 
 
@@ -281,7 +323,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
                 return JSONResponse({"error": e.message}, e.status)
             except Conflict as e:
                 return JSONResponse({"error": str(e)}, 409)
-            except live.EveningError as e:
+            except EveningError as e:
                 return JSONResponse({"error": str(e)}, 400)
 
         return run
@@ -323,7 +365,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
     async def new_evening(request: Request) -> Response:
         data = await read_json(request, ("title", "config"))
         title = text(data.get("title", ""), "the title", MAX_TITLE, empty=True) or "Félagsvist"
-        config = live.check_config(data.get("config", {}))
+        config = live.config_to_json(live.config_from_json(data.get("config", {})))
         if org.store.count_open() >= MAX_OPEN_EVENINGS:
             raise Refused(409, f"{MAX_OPEN_EVENINGS} evenings are open; finish one first")
         evening = secrets.token_hex(4)
@@ -334,7 +376,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         return response
 
     async def meta(request: Request) -> Response:
-        return JSONResponse(live.meta())
+        return JSONResponse({**live.meta(), "max_players": MAX_PLAYERS, "max_name": MAX_NAME})
 
     async def my_evenings(request: Request) -> Response:
         mine = []
@@ -343,13 +385,19 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             if key is not None:
                 row = org.store.get(evening)
                 if row is not None and hmac.compare_digest(key.encode(), row.host_key.encode()):
-                    mine.append({"id": evening, "title": title, "status": status, "updated": updated})
+                    mine.append(
+                        {"id": evening, "title": title, "status": status, "updated": updated}
+                    )
         return JSONResponse(mine)
 
     async def host_state(request: Request) -> Response:
         row = host_of(request)
         await since_of(request, row.id)
-        return JSONResponse(org.live(row.id).host_json(base_url(request)))
+        audit = [
+            {"at": a.at, "actor": a.actor, "action": a.action, "detail": a.detail}
+            for a in org.store.audit(row.id, limit=300)
+        ]
+        return JSONResponse(org.live(row.id).host_json(base_url(request), audit))
 
     async def projector_state(request: Request) -> Response:
         row = host_of(request)
@@ -364,13 +412,26 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         row = host_of(request)
         data = await read_json(request, ("title", "config"))
         title = text(data.get("title", row.title), "the title", MAX_TITLE)
-        config = live.check_config(data.get("config", row.config))
-        return done(row.id, org.store.update_config(row.id, title, config))
+        config = live.config_from_json(data.get("config", row.config))
+        if row.seating is not None:  # the model says what may change once results exist
+            with_config(live.model_evening(row), config)
+        return done(row.id, org.store.update_config(row.id, title, live.config_to_json(config)))
+
+    def check_players(row: StoredEvening, players: list[Player]) -> None:
+        """The model's checks of a new player list: each player, and once the evening has
+        results, that no hand already played would be seated otherwise."""
+        for p in players:
+            live.model_player(p).check(live.config_from_json(row.config).hands)
+        if row.results:
+            evening = live.model_evening(row)
+            with_players(evening, [live.model_player(p) for p in players])
 
     async def set_players(request: Request) -> Response:
         row = host_of(request)
         data = await read_json(request, ("players",))
-        return done(row.id, org.store.set_players(row.id, read_players(data.get("players"))))
+        players = read_players(data.get("players"), live.config_from_json(row.config).hands)
+        check_players(row, players)
+        return done(row.id, org.store.set_players(row.id, players))
 
     async def import_players(request: Request) -> Response:
         row = host_of(request)
@@ -381,30 +442,56 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         found, problems = parse_player_lines(raw)
         if problems:
             raise Refused(400, "; ".join(problems[:5]))
-        before = [] if data.get("replace") else [
-            {"name": p.name, "group": p.group, "fixed": p.fixed} for p in row.players
-        ]
-        players = read_players(before + found)
+        if data.get("replace") and row.status != "setup":
+            raise Refused(409, "the evening has started: add players, do not replace the list")
+        before = (
+            []
+            if data.get("replace")
+            else [
+                {
+                    "id": p.id,
+                    "name": p.name,
+                    "group": p.group,
+                    "fixed": p.fixed,
+                    "other_group": p.other_group,
+                    "arrives": p.arrives,
+                    "leaves": p.leaves,
+                }
+                for p in row.players
+            ]
+        )
+        if row.status != "setup":  # late arrivals: from the hand after the one in play
+            arrives = org.live(row.id).arrival_hand()
+            found = [{**f, "arrives": arrives} for f in found]
+        hands = live.config_from_json(row.config).hands
+        players = read_players(before + found, hands)
+        check_players(row, players)
         return done(row.id, org.store.set_players(row.id, players))
 
     async def seat(request: Request) -> Response:
         row = host_of(request)
         data = await read_json(request, ("mode", "seed"))
         mode = data.get("mode", "random")
-        if mode not in ("random", "entered"):
-            raise Refused(400, f"'mode' must be 'random' or 'entered', not {mode!r}")
+        if mode not in SEATINGS:
+            raise Refused(400, f"'mode' must be one of {', '.join(SEATINGS)}, not {mode!r}")
         seed = data.get("seed")
         if seed is None:
             seed = secrets.randbelow(2**31)
         elif not is_whole(seed) or not 0 <= seed < 2**63:
             raise Refused(400, f"'seed' must be a whole number from 0 to 2**63-1, not {seed!r}")
-        seating = live.seat(row, mode, seed)
-        n_tables = len(seating["tables"])
-        tokens = dict(row.tables)
-        for n in range(1, n_tables + 1):
-            tokens.setdefault(n, secrets.token_urlsafe(16))
-        tokens = {n: tok for n, tok in tokens.items() if n <= n_tables}
-        return done(row.id, org.store.set_seating(row.id, seating, tokens))
+        if len(row.players) < 4:
+            raise Refused(409, "a table needs four players: enter the players first")
+        config = dataclasses.replace(live.config_from_json(row.config), seating=mode, seed=seed)
+        evening = Evening(config, tuple(live.model_player(p) for p in row.players))
+        first = derive(evening).hands[0]  # the model refuses what cannot be seated
+        tokens = {
+            n: row.tables.get(n) or secrets.token_urlsafe(16)
+            for n in range(1, len(first.tables) + 1)
+        }
+        version = org.store.set_seating(
+            row.id, {"mode": mode, "seed": seed}, live.config_to_json(config), tokens
+        )
+        return done(row.id, version)
 
     async def set_status(request: Request) -> Response:
         row = host_of(request)
@@ -431,6 +518,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         table = whole(data, "table", 1, max(1, ev.tables))
         ns = whole(data, "ns", 0, 13)
         ev.check_can_report(hand, table)
+        add_result(live.model_evening(row), Result(hand, table, ns))
         version = org.store.confirm(
             row.id, hand, table, ns, entered_by=None, confirmed_by=None, actor="host"
         )
@@ -444,6 +532,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         table = whole(data, "table", 1, max(1, ev.tables))
         ns = whole(data, "ns", 0, 13)
         reason = text(data.get("reason", ""), "the reason", MAX_REASON, empty=True)
+        add_correction(live.model_evening(row), Result(hand, table, ns))
         return done(row.id, org.store.correct(row.id, hand, table, ns, reason))
 
     async def hide(request: Request) -> Response:
@@ -495,7 +584,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         side = data.get("side")
         if side not in ("NS", "EW"):
             raise Refused(400, f"'side' must be 'NS' or 'EW', not {side!r}")
-        by = whole(data, "by", 1, MAX_PLAYERS)
+        by = whole(data, "by", 1, 10**6)
         ev.check_entry(hand, number, side, by)
         ns = tricks if side == "NS" else 13 - tricks
         return done(ev.stored.id, org.store.enter(ev.stored.id, hand, number, ns, by))
@@ -504,7 +593,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         ev, number = table_of(request)
         data = await read_json(request, ("hand", "by", "ns"))
         hand = whole(data, "hand", 1, ev.hands)
-        by = whole(data, "by", 1, MAX_PLAYERS)
+        by = whole(data, "by", 1, 10**6)
         ns = whole(data, "ns", 0, 13)  # what the confirming page showed
         pending = ev.check_confirm(hand, number, by)
         if pending.ns != ns:
@@ -524,8 +613,8 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         ev, number = table_of(request)
         data = await read_json(request, ("hand", "by"))
         hand = whole(data, "hand", 1, ev.hands)
-        by = whole(data, "by", 1, MAX_PLAYERS)
-        ev.check_confirm(hand, number, by)
+        by = whole(data, "by", 1, 10**6)
+        ev.check_reject(hand, number, by)
         return done(ev.stored.id, org.store.reject(ev.stored.id, hand, number, by))
 
     @contextlib.asynccontextmanager

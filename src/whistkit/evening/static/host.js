@@ -120,49 +120,53 @@ function createForm() {
     meta.presets.map((p) => el("option", { value: p, selected: p === c.preset }, t(`preset_${p}`))));
   const hands = el("input", { id: "f-hands", type: "number", min: "1", max: String(meta.max_hands), value: String(c.hands) });
   const perMove = el("select", { id: "f-per-move" },
-    [1, 4].map((n) => el("option", { value: String(n), selected: n === c.hands_per_move }, t("hands_per_move_n", { n }))));
+    [1, 4].map((n) => el("option", { value: String(n), selected: n === c.hands_per_move }, String(n))));
   const sitOut = el("select", { id: "f-sitout" },
     meta.sit_out_policies.map((p) => el("option", { value: p, selected: p === c.sit_out }, t(`sitout_${p}`))));
   const ties = el("select", { id: "f-ties" },
-    meta.tie_rules.map((p) => el("option", { value: p, selected: p === c.ties }, t(`ties_${p}`))));
-  const trumps = el("input", { id: "f-trumps", value: c.trump_order.join(" "), maxlength: "60" });
-  const prizeRows = meta.prize_categories.map((cat) => {
-    const on = c.prizes[cat] !== undefined && c.prizes[cat] > 0;
-    return el("label", { class: "check" },
-      el("input", { type: "checkbox", "data-prize": cat, checked: on }),
-      " ", t(`prize_${cat}`),
-      meta.prizes_with_count.includes(cat)
-        ? el("input", { type: "number", min: "1", max: "20", value: String(c.prizes[cat] || 3), "data-prize-n": cat, class: "small" })
-        : null);
-  });
+    meta.tie_rules.map((p) => el("option", { value: p, selected: p === c.prizes.ties }, t(`ties_${p}`))));
+  const trumps = el("input", { id: "f-trumps", maxlength: "60", placeholder: "H C D S NT" });
+  const trumpField = field(t("trump_order"), trumps);
+  const showTrumps = () => { trumpField.hidden = preset.value === "felagsvist"; };
+  preset.addEventListener("change", showTrumps);
+  showTrumps();
+  const top = el("input", { id: "f-top", type: "number", min: "0", max: String(meta.max_top), value: String(c.prizes.top), class: "small" });
+  const perGroup = el("input", { id: "f-top-group", type: "number", min: "0", max: String(meta.max_top), value: String(c.prizes.top_per_group), class: "small" });
+  const box = (id, on) => el("input", { type: "checkbox", id, checked: on });
+  const lowest = box("f-lowest", c.prizes.lowest);
+  const longest = box("f-longest", c.prizes.longest_at_table);
+  const ten = box("f-ten", c.prizes.ten_tricks);
   const form = el("form", { class: "panel", id: "create" },
     el("h2", {}, t("new_evening")),
     field(t("evening_title"), title),
     field(t("preset"), preset),
     field(t("hands"), hands),
     field(t("hands_per_move"), perMove),
-    field(t("trump_order"), trumps),
+    trumpField,
     field(t("sit_out_policy"), sitOut),
-    el("fieldset", {}, el("legend", {}, t("prizes")), prizeRows),
-    field(t("ties"), ties),
+    el("fieldset", {}, el("legend", {}, t("prizes")),
+      el("label", { class: "check" }, top, " ", t("cfg_top")),
+      el("label", { class: "check" }, perGroup, " ", t("cfg_top_per_group")),
+      el("label", { class: "check" }, lowest, " ", t("prize_lowest")),
+      el("label", { class: "check" }, longest, " ", t("prize_longest_at_table")),
+      el("label", { class: "check" }, ten, " ", t("prize_ten_tricks")),
+      field(t("ties"), ties)),
     el("button", { type: "submit", id: "f-create", class: "primary" }, t("create")),
   );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    const prizes = {};
-    for (const box of form.querySelectorAll("[data-prize]")) {
-      const cat = box.dataset.prize;
-      const n = form.querySelector(`[data-prize-n="${cat}"]`);
-      prizes[cat] = box.checked ? (n ? Number(n.value) : 1) : 0;
-    }
+    const order = trumps.value.toUpperCase().split(/[\s,]+/).filter(Boolean);
     const config = {
       preset: preset.value,
       hands: Number(hands.value),
       hands_per_move: Number(perMove.value),
-      trump_order: trumps.value.split(/[\s,]+/).filter(Boolean),
+      trump_order: preset.value !== "felagsvist" && order.length ? order : null,
       sit_out: sitOut.value,
-      ties: ties.value,
-      prizes,
+      prizes: {
+        top: Number(top.value), top_per_group: Number(perGroup.value),
+        lowest: lowest.checked, longest_at_table: longest.checked, ten_tricks: ten.checked,
+        ties: ties.value,
+      },
     };
     act(async () => {
       const made = await api("POST", "/api/evenings", { title: title.value, config });
@@ -243,7 +247,7 @@ function setupPanel() {
       }, "✕"))))));
   const seatButtons = el("div", { class: "buttons" },
     el("button", { id: "btn-seat-random", class: "primary", onclick: () => act(() => api("POST", `/api/e/${id}/seat`, { mode: "random" })) }, t("seat_random")),
-    el("button", { id: "btn-seat-entered", onclick: () => act(() => api("POST", `/api/e/${id}/seat`, { mode: "entered" })) }, t("seat_entered")));
+    el("button", { id: "btn-seat-entered", onclick: () => act(() => api("POST", `/api/e/${id}/seat`, { mode: "as_entered" })) }, t("seat_entered")));
   return el("section", { class: "panel" },
     el("h2", {}, t("players"), ` (${state.players.length}: A ${counts.A}, B ${counts.B})`),
     addForm,
@@ -428,12 +432,19 @@ function prizesView(prizes) {
       `${t(`prize_${p.category}`)} ${p.place}: ${p.players.map(nameOf).join(", ")}`))));
 }
 
+function auditText(a) {
+  const d = a.detail || {};
+  if (a.action === "correct") return t("audit_correct", { hand: d.hand, table: d.table, from: d.from, to: d.to, reason: d.reason || "" });
+  if (a.action === "result" || a.action === "enter") return t("audit_result", { hand: d.hand, table: d.table, ns: d.ns });
+  return "";
+}
+
 function auditPanel() {
   if (!state || !state.audit.length) return null;
   return el("details", { class: "panel", id: "audit" },
     el("summary", {}, t("audit_log")),
     el("ul", { class: "plain small" }, state.audit.map((a) => el("li", {},
-      `${new Date(a.at * 1000).toLocaleTimeString()} · ${a.actor} · ${a.action} ${a.text}`))));
+      `${new Date(a.at * 1000).toLocaleTimeString()} · ${a.actor} · ${a.action} ${auditText(a)}`))));
 }
 
 start();
