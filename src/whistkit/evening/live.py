@@ -331,6 +331,7 @@ class Live:
             ],
             "hands": self.hands,
             "contracts": self.contracts,
+            "cycle": list(self.config.contracts),
             "current": self.current_json(),
             "hand_states": [self.hand_json(h) for h in self.seated],
             "moves": self.last_moves(),

@@ -73,9 +73,16 @@ def serve(
                 if status != "finished" and row is not None:
                     links.append(f"{title}: {url}e/{evening}/host?key={row.host_key}")
             ready(url, links)
-        # long polls are held open for up to 20 s: a stop does not wait for them
-        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
-        uvicorn.Server(config).run(sockets=[sock])
+        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
+        hub = app.state.organiser.hub
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig: int, frame: Any) -> None:
+                # long polls are held open for up to 20 s: answer them so the stop is quick
+                hub.close_threadsafe()
+                super().handle_exit(sig, frame)
+
+        Server(config).run(sockets=[sock])
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:

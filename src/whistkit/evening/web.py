@@ -85,6 +85,20 @@ class Hub:
     def __init__(self) -> None:
         self.events: dict[str, asyncio.Event] = {}
         self.waiting = 0
+        self.closing = False
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def close(self) -> None:
+        """Answer every waiting page now (the server stops)."""
+        self.closing = True
+        for ev in self.events.values():
+            ev.set()
+        self.events.clear()
+
+    def close_threadsafe(self) -> None:
+        """:meth:`close` from a signal handler or another thread."""
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.close)
 
     def changed(self, evening: str) -> None:
         ev = self.events.pop(evening, None)
@@ -93,8 +107,9 @@ class Hub:
 
     async def wait(self, evening: str, since: int, version: Callable[[], int | None]) -> None:
         """Return when ``version()`` differs from ``since`` or after the longest wait."""
-        if version() != since:
+        if version() != since or self.closing:
             return
+        self.loop = asyncio.get_running_loop()
         if self.waiting >= MAX_WAITERS:
             raise Refused(503, "too many pages are waiting for updates; try again shortly")
         ev = self.events.setdefault(evening, asyncio.Event())

@@ -88,6 +88,11 @@ export function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+// parent's children become kids (nested lists flattened; null, undefined, false left out)
+export function fill(parent, ...kids) {
+  parent.replaceChildren(...kids.flat(Infinity).filter((k) => k !== null && k !== undefined && k !== false));
+}
+
 export class ApiError extends Error {}
 
 // A JSON request; a refusal throws ApiError with the server's message.

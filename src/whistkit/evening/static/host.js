@@ -1,16 +1,13 @@
 // The host's pages on the laptop: create the evening, players, seating, follow the tables,
 // type results from paper cards (keyboard alone), correct results, pause, finish.
 import {
-  api, byId, contractName, contractShort, el, languageMenu, pickLanguage, setLanguage, t, watch,
-} from "./ev.js";
+  api, byId, contractName, contractShort, el, languageMenu, pickLanguage, setLanguage, t, watch, fill } from "./ev.js";
 
 const main = document.getElementById("main");
 const errorBox = document.getElementById("error");
 let meta = null;
 let state = null;
 let watcher = null;
-// the hand the paper-card entry form shows (null: the hand in progress)
-let entryHand = null;
 
 function showError(message) {
   errorBox.textContent = message || "";
@@ -74,9 +71,9 @@ function render() {
   // what was being typed survives an update that arrives meanwhile
   const typed = new Map();
   for (const e of main.querySelectorAll("input[id]:not([type=checkbox]), textarea[id]")) {
-    if (!e.disabled && e.value) typed.set(e.id, e.value);
+    if (!e.disabled && e.value) typed.set(e.id, [e.value, e.dataset.ctx]);
   }
-  main.replaceChildren(
+  fill(main,
     statusPanel(),
     state.status === "setup" ? setupPanel() : null,
     state.status !== "setup" ? tablesPanel() : null,
@@ -85,9 +82,9 @@ function render() {
     state.status !== "setup" ? standingsPanel() : null,
     auditPanel(),
   );
-  for (const [k, v] of typed) {
+  for (const [k, [v, ctx]] of typed) {
     const e = document.getElementById(k);
-    if (e && !e.disabled && !e.value) e.value = v;
+    if (e && !e.disabled && !e.value && e.dataset.ctx === ctx) e.value = v;
   }
   if (focused) {
     const again = document.getElementById(focused);
@@ -99,7 +96,7 @@ function render() {
 
 async function renderLanding() {
   const mine = await api("GET", "/api/evenings").catch(() => []);
-  main.replaceChildren(
+  fill(main,
     mine.length
       ? el("section", { class: "panel" }, el("h2", {}, t("your_evenings")),
           el("ul", { class: "plain" }, mine.map((e) =>
@@ -313,19 +310,12 @@ function tablesPanel() {
 
 // Results from paper cards: one N–S tricks field per table; Enter saves and goes on.
 function entryPanel() {
-  const last = state.hand_states.length;
-  if (!last) return null;
-  const cur = state.current ? state.current.number : last;
-  const number = entryHand && entryHand <= last ? entryHand : cur;
+  if (!state.current || state.status === "finished") return null;
+  const number = state.current.number;
   const hand = state.hand_states[number - 1];
-  const pick = el("select", {
-    id: "entry-hand",
-    onchange: (e) => { entryHand = Number(e.target.value); render(); },
-  }, state.hand_states.map((h) => el("option", { value: String(h.number), selected: h.number === number },
-    t("hand_n", { n: h.number }))));
   const rows = hand.tables.map((tb) => {
     const input = el("input", {
-      id: `entry-${tb.table}`, type: "number", min: "0", max: "13", inputmode: "numeric",
+      id: `entry-${tb.table}`, "data-ctx": String(number), type: "number", min: "0", max: "13", inputmode: "numeric",
       class: "tricks", disabled: !!tb.result || state.status === "finished",
       value: tb.result ? String(tb.result.ns) : "",
       "aria-label": t("ns_tricks_at", { n: tb.table }),
@@ -363,10 +353,10 @@ function entryPanel() {
     return n ? `entry-${n}` : null;
   }
   return el("section", { class: "panel" },
-    el("h2", {}, t("enter_from_paper"), " ", pick),
+    el("h2", {}, t("enter_from_paper"), " · ", t("hand_n", { n: number })),
     el("p", { class: "sub" }, t("enter_help")),
     el("table", { class: "grid entry" },
-      el("thead", {}, el("tr", {}, el("th", {}, t("table")), el("th", {}, "N–S"), el("th", {}, t("tricks")), el("th", {}, "A–V"), el("th", {}, "E–W"))),
+      el("thead", {}, el("tr", {}, el("th", {}, t("table")), el("th", {}, t("side_NS")), el("th", {}, t("tricks_ns")), el("th", {}, t("tricks_ew")), el("th", {}, t("side_EW")))),
       el("tbody", {}, rows)));
 }
 

@@ -1,6 +1,6 @@
 // Printing from the browser (A4 or Letter): a card per table with its QR code and link, a
 // personal score card per player (a paper backup), the final results with the prizes.
-import { api, byId, contractName, contractShort, el, languageMenu, pickLanguage, setLanguage, t } from "./ev.js";
+import { api, byId, contractName, contractShort, el, languageMenu, pickLanguage, setLanguage, t, fill } from "./ev.js";
 
 const main = document.getElementById("main");
 const [, , evening, , kind] = location.pathname.split("/");
@@ -10,9 +10,11 @@ function fmt(x) {
   return Number.isInteger(x) ? String(x) : x.toFixed(1);
 }
 
+// the trump cycle, once: "♥ Hearts → ♠ Spades → Grand → ♦ Diamonds → ♣ Clubs → Nóló"
 function cycle() {
-  return el("p", { class: "cycle" }, state.contracts.map((c, i) =>
-    el("span", {}, el("small", {}, `${i + 1}`), " ", contractShort(c))));
+  return el("p", { class: "cycle" },
+    state.cycle.map((c, i) => el("span", {}, i ? "→ " : "", contractName(c))),
+    el("span", { class: "sub" }, t("cycle_repeats", { hands: state.hands })));
 }
 
 function tableCards() {
@@ -87,7 +89,7 @@ async function render() {
   if (!state) return;
   document.title = `${state.title} · ${t(`print_${kind}`)}`;
   const made = kind === "tables" ? tableCards() : kind === "scorecards" ? scoreCards() : results();
-  main.replaceChildren(...[made].flat());
+  fill(main, made);
   // printing waits for the QR codes
   await Promise.all([...main.querySelectorAll("img")].map((img) => img.decode().catch(() => null)));
 }

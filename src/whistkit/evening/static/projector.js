@@ -1,6 +1,6 @@
 // The projector: the hand in progress, the tables still to report, the moves after each
 // hand, the leaderboard by group (hidden until the end when the host says so), prizes.
-import { contractName, el, pickLanguage, setLanguage, t, watch } from "./ev.js";
+import { contractName, el, pickLanguage, setLanguage, t, watch, fill } from "./ev.js";
 
 const main = document.getElementById("main");
 const errorBox = document.getElementById("error");
@@ -29,8 +29,9 @@ function render(s) {
   const moves = s.moves && s.moves.moves.length && s.status !== "finished"
     ? el("section", { id: "p-moves", "data-after": String(s.moves.after) },
         el("h2", {}, t("moves_after", { n: s.moves.after })),
-        el("div", { class: "move-list" }, s.moves.moves.map((m) =>
-          el("span", { "data-player": String(m.player) }, t("to_table", { name: m.name, n: m.to })))))
+        el("div", { class: `move-list${s.moves.moves.length > 24 ? " many" : ""}` }, s.moves.moves.map((m) =>
+          el("span", { "data-player": String(m.player) },
+            m.to === null ? t("to_out", { name: m.name }) : t("to_table", { name: m.name, n: m.to })))))
     : null;
   let board;
   if (s.hide_standings && s.status !== "finished") {
@@ -48,7 +49,7 @@ function render(s) {
         el("ul", { class: "plain" }, s.prizes.map((p) =>
           el("li", {}, `${t(`prize_${p.category}`)} ${p.place}: ${p.names.join(", ")}`))))
     : null;
-  main.replaceChildren(head, waiting, moves, prizes, board);
+  fill(main, head, el("div", { class: "p-grid" }, el("div", { class: "p-left" }, waiting, moves, prizes), board));
   document.body.dataset.version = String(s.version);
 }
 

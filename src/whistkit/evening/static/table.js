@@ -1,7 +1,7 @@
 // A table's page on a phone (from the QR code on the table card, no login): who sits where,
 // the contract; one player enters their partnership's tricks, an opponent confirms; then
 // who moves where.
-import { api, contractName, el, languageMenu, pickLanguage, setLanguage, t, watch } from "./ev.js";
+import { api, contractName, el, languageMenu, pickLanguage, setLanguage, t, watch, fill } from "./ev.js";
 
 const main = document.getElementById("main");
 const errorBox = document.getElementById("error");
@@ -42,11 +42,11 @@ function render() {
   document.body.dataset.table = String(s.table);
   const hand = s.hand;
   if (!hand || hand.number !== choice.hand) choice = { hand: hand ? hand.number : null, by: null, tricks: null };
-  main.replaceChildren(
+  fill(main,
     s.status === "paused" ? el("p", { class: "banner", id: "paused" }, t("paused_banner")) : null,
     s.status === "setup" ? el("p", { class: "banner" }, t("not_started")) : null,
     s.status === "finished" ? el("p", { class: "banner", id: "finished" }, t("evening_over")) : null,
-    s.arrived && s.arrived.length ? arrivals(s.arrived) : null,
+    s.arrived && s.arrived.length && hand && !hand.result ? arrivals(s.arrived) : null,
     hand ? el("p", { class: "contract", id: "contract" }, contractName(hand.contract)) : null,
     hand ? compass(hand) : s.sitting_out ? null : el("p", { class: "big" }, t("no_hand_here")),
     hand ? stage(hand) : null,
@@ -59,7 +59,9 @@ function render() {
 function arrivals(moves) {
   return el("div", { class: "moves small-moves", id: "arrived" },
     el("b", {}, t("moves_after", { n: moves[0].after })),
-    moves.map((m) => el("div", {}, m.stay ? t("stays", { name: m.name }) : t("arrives", { name: m.name, from: m.from }))));
+    moves.map((m) => el("div", {},
+      m.stay ? t("stays", { name: m.name })
+        : m.from === null ? t("comes_in", { name: m.name }) : t("arrives", { name: m.name, from: m.from }))));
 }
 
 function compass(hand) {
@@ -70,7 +72,7 @@ function compass(hand) {
       el("span", { class: "who" }, p.name),
       el("span", { class: "grp" }, t(`group_${p.group}`)));
   };
-  return el("div", { class: "compass" }, SEATS.map(cell), el("div", { class: "middle" }, contractName(hand.contract)));
+  return el("div", { class: "compass" }, SEATS.map(cell), el("div", { class: "middle" }, t("table_n", { n: state.table })));
 }
 
 function stage(hand) {
@@ -136,15 +138,19 @@ function confirmView(hand) {
     }, t("not_right")));
 }
 
+function moveText(m) {
+  if (m.to === null) return t("goes_out", { name: m.name });
+  const seat = m.seat ? ` (${t(`seat_${m.seat}`)})` : "";
+  return (m.stay ? t("stays", { name: m.name }) : t("moves_to", { name: m.name, n: m.to })) + seat;
+}
+
 function resultView(hand) {
   const r = hand.result;
   return el("div", { class: "done" },
     el("p", { class: "big", id: "result" }, "✓ ", `${t("side_NS")} ${r.ns} · ${t("side_EW")} ${13 - r.ns}`),
     state.moves && state.moves.length
       ? el("div", { class: "moves", id: "moves" }, el("b", {}, t("moves_after", { n: hand.number })),
-          state.moves.map((m) => el("div", { "data-player": String(m.player) },
-            m.stay ? t("stays_seat", { name: m.name, seat: t(`seat_${m.seat}`) })
-              : t("moves_to", { name: m.name, n: m.to, seat: t(`seat_${m.seat}`) }))))
+          state.moves.map((m) => el("div", { "data-player": String(m.player) }, moveText(m))))
       : null,
     state.waiting && state.waiting.length
       ? el("p", { class: "sub" }, t("waiting_for", { tables: state.waiting.join(", ") }))
