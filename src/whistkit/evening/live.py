@@ -34,7 +34,7 @@ from . import (
 )
 from . import Player as ModelPlayer
 from .model import MAX_HANDS, MAX_TOP
-from .store import Pending, Player, StoredEvening
+from .store import Conflict, Pending, Player, StoredEvening
 
 SEATS = ("N", "E", "S", "W")
 SIDE = {"N": "NS", "S": "NS", "E": "EW", "W": "EW"}
@@ -207,7 +207,7 @@ class Live:
 
     def check_entry(self, hand: int, table: int, side: str, by: int) -> None:
         if self.stored.status != "running":
-            raise EveningError(f"the evening is {self.stored.status}; results wait")
+            raise Conflict(f"the evening is {self.stored.status}; results wait")
         seats = self._table_in_play(hand, table)
         seat = next((s for s, p in seats.items() if p == by), None)
         if seat is None:
@@ -217,7 +217,7 @@ class Live:
 
     def check_confirm(self, hand: int, table: int, by: int) -> Pending:
         if self.stored.status != "running":
-            raise EveningError(f"the evening is {self.stored.status}; results wait")
+            raise Conflict(f"the evening is {self.stored.status}; results wait")
         seats = self._table_in_play(hand, table)
         pending = self.stored.pending.get((hand, table))
         if pending is None:
