@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import json
 from typing import Any
 
 from . import (
@@ -125,19 +126,35 @@ def _fmt(x: float) -> float | int:
     return int(x) if float(x).is_integer() else round(x, 2)
 
 
-class Live:
-    """One evening, derived once per stored version."""
+def truth_key(stored: StoredEvening) -> tuple[Any, ...]:
+    """What the derivation of ``stored`` depends on (entries waiting for a confirmation,
+    the status and the projector switch do not count)."""
+    return (
+        json.dumps(stored.config, sort_keys=True),
+        stored.players,
+        stored.seating is not None,
+        tuple(sorted((k, r.moved_ns, r.ns) for k, r in stored.results.items())),
+    )
 
-    def __init__(self, stored: StoredEvening) -> None:
+
+def derivation_of(stored: StoredEvening) -> Derivation | None:
+    """The model's derivation of a seated evening (None before the seating)."""
+    if stored.seating is None or not stored.players:
+        return None
+    return derive(model_evening(stored))
+
+
+class Live:
+    """One evening as stored, with its derivation (:func:`derivation_of`)."""
+
+    def __init__(self, stored: StoredEvening, done: Derivation | None) -> None:
         self.stored = stored
         self.names = {p.id: p.name for p in stored.players}
         self.config = config_from_json(stored.config)
         self.hands = self.config.hands
         self.contracts = [self.config.contract_of(h) for h in range(1, self.hands + 1)]
         self.started = stored.status != "setup"
-        self.done: Derivation | None = None
-        if stored.seating is not None and stored.players:
-            self.done = derive(model_evening(stored))
+        self.done = done
         self.seated: tuple[HandState, ...] = self.done.hands if self.done else ()
         self.tables = max((len(h.tables) for h in self.seated), default=0)
 
@@ -229,6 +246,14 @@ class Live:
         if first is not None and SIDE[seat] == SIDE[first]:
             raise EveningError("an opponent of the player who entered the result confirms it")
         return pending
+
+    def check_correction(self, hand: int, table: int) -> None:
+        """A correction is of a reported result (the model's add_correction rule)."""
+        if hand > len(self.seated):
+            raise EveningError(f"hand {hand} has not been played")
+        t = self.seated[hand - 1]
+        if not 1 <= table <= len(t.tables) or not t.table(table).reported:
+            raise EveningError(f"hand {hand} table {table} has not reported; enter its result")
 
     def check_reject(self, hand: int, table: int, by: int) -> None:
         seats = self._table_in_play(hand, table)
@@ -502,7 +527,9 @@ __all__ = [
     "Live",
     "config_from_json",
     "config_to_json",
+    "derivation_of",
     "meta",
     "model_evening",
     "qr_svg",
+    "truth_key",
 ]
