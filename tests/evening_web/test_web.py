@@ -288,3 +288,26 @@ def shared_evening(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[T
         c.post(f"/api/e/{host.id}/seat", json={"seed": 1})
         c.post(f"/api/e/{host.id}/status", json={"action": "start"})
         yield c, host.token_path(1)
+
+
+def test_balancing_the_groups_and_an_early_leaver(client: TestClient) -> None:
+    host = Driver(client)  # type: ignore[arg-type]
+    host.create({"preset": "felagsvist", "hands": 12})
+    host.post(f"/api/e/{host.id}/import", {"text": player_lines(10, 6)})
+    host.post(f"/api/e/{host.id}/balance", {})
+    players = host.state()["players"]
+    assert sum(p["other_group"] for p in players) == 2
+    host.post(f"/api/e/{host.id}/seat", {"seed": 4})
+    host.post(f"/api/e/{host.id}/status", {"action": "start"})
+    assert "before the start" in error(client.post(f"/api/e/{host.id}/balance", json={}), 409)
+    # the first player leaves after hand 1: from hand 2 on they sit out (absent)
+    players = host.state()["players"]
+    players[0]["leaves"] = 1
+    host.post(f"/api/e/{host.id}/players", {"players": players})
+    host.play_hand(random.Random(5))
+    hand2 = host.state()["hand_states"][1]
+    assert players[0]["id"] in {o["player"] for o in hand2["sitting_out"]}
+    # a list that would reseat a hand already played is refused
+    players = host.state()["players"]
+    r = client.post(f"/api/e/{host.id}/players", json={"players": players[1:]})
+    assert r.status_code == 400

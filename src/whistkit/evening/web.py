@@ -50,6 +50,7 @@ from . import (
     Derivation,
     Evening,
     EveningError,
+    balance_groups,
     derive,
     live,
     with_config,
@@ -498,6 +499,18 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         await run_in_threadpool(check_players, row, players)
         return done(row.id, org.store.set_players(row.id, players))
 
+    async def balance(request: Request) -> Response:
+        row = host_of(request)
+        await read_json(request, ())
+        if row.status != "setup":
+            raise Refused(409, "the groups are balanced before the start")
+        flipped = balance_groups([live.model_player(p) for p in row.players])
+        players = [
+            dataclasses.replace(p, other_group=m.other_group)
+            for p, m in zip(row.players, flipped, strict=True)
+        ]
+        return done(row.id, org.store.set_players(row.id, players))
+
     async def seat(request: Request) -> Response:
         row = host_of(request)
         data = await read_json(request, ("mode", "seed"))
@@ -671,6 +684,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             Route("/api/e/{evening}/players", h(set_players), methods=["POST"]),
             Route("/api/e/{evening}/import", h(import_players), methods=["POST"]),
             Route("/api/e/{evening}/seat", h(seat), methods=["POST"]),
+            Route("/api/e/{evening}/balance", h(balance), methods=["POST"]),
             Route("/api/e/{evening}/status", h(set_status), methods=["POST"]),
             Route("/api/e/{evening}/result", h(host_result), methods=["POST"]),
             Route("/api/e/{evening}/correct", h(correct), methods=["POST"]),

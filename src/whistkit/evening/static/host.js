@@ -75,11 +75,12 @@ function render() {
   }
   fill(main,
     statusPanel(),
-    state.status === "setup" ? setupPanel() : null,
+    state.status === "setup" ? playersPanel() : null,
     state.status !== "setup" ? tablesPanel() : null,
     state.status !== "setup" ? entryPanel() : null,
     state.status !== "setup" ? correctionPanel() : null,
     state.status !== "setup" ? standingsPanel() : null,
+    state.status !== "setup" ? playersPanel() : null,
     auditPanel(),
   );
   for (const [k, [v, ctx]] of typed) {
@@ -207,24 +208,39 @@ function statusPanel() {
   );
 }
 
-function setupPanel() {
+// A line of the import format for one player (quoted when the name has a separator).
+function playerLine(name, group, fixed) {
+  const quoted = /[",;\t]/.test(name) ? `"${name.replaceAll('"', '""')}"` : name;
+  return `${quoted}, ${group}${fixed ? ", fixed" : ""}`;
+}
+
+// Players: in setup the whole list is edited; once started, late arrivals are added (they
+// play from the next hand) and early leavers marked.
+function playersPanel() {
   const id = state.id;
+  const setup = state.status === "setup";
   const lines = el("textarea", {
     id: "import-text", rows: "8", "data-tp": "import_placeholder", placeholder: t("import_placeholder"),
   });
   const replace = el("input", { type: "checkbox", id: "import-replace" });
-  const name = el("input", { id: "add-name", maxlength: "40", placeholder: t("name") });
-  const group = el("select", { id: "add-group" }, el("option", { value: "A" }, t("group_A")), el("option", { value: "B" }, t("group_B")));
+  const name = el("input", { id: "add-name", maxlength: "40", placeholder: t("name"), "aria-label": t("name") });
+  const group = el("select", { id: "add-group", "aria-label": t("group") },
+    el("option", { value: "A" }, t("group_A")), el("option", { value: "B" }, t("group_B")));
   const fixed = el("input", { type: "checkbox", id: "add-fixed" });
-  const players = state.players.map((p) => ({ name: p.name, group: p.group, fixed: p.fixed }));
+  const players = state.players.map((p) => ({
+    id: p.id, name: p.name, group: p.group, fixed: p.fixed, other_group: p.other_group,
+    arrives: p.arrives, leaves: p.leaves,
+  }));
   const save = (list) => act(() => api("POST", `/api/e/${id}/players`, { players: list }));
   const addForm = el("form", { class: "row", id: "add-form" },
     name, group, el("label", { class: "check" }, fixed, " ", t("fixed_seat")),
-    el("button", { type: "submit" }, t("add")));
+    el("button", { type: "submit" }, setup ? t("add") : t("add_late")));
   addForm.addEventListener("submit", async (e) => {
     e.preventDefault();
     if (!name.value.trim()) return;
-    const ok = await save([...players, { name: name.value, group: group.value, fixed: fixed.checked }]);
+    const ok = setup
+      ? await save([...players, { name: name.value, group: group.value, fixed: fixed.checked }])
+      : await act(() => api("POST", `/api/e/${id}/import`, { text: playerLine(name.value.trim(), group.value, fixed.checked) }));
     if (ok) {
       const now = document.getElementById("add-name");
       now.value = "";
@@ -232,40 +248,71 @@ function setupPanel() {
     }
   });
   const counts = { A: 0, B: 0 };
-  for (const p of state.players) counts[p.group] += 1;
+  for (const p of state.players) counts[p.other_group ? (p.group === "A" ? "B" : "A") : p.group] += 1;
+  const cur = state.current ? state.current.number : null;
+  const rowEnd = (p, i) => {
+    if (setup) {
+      return [
+        el("td", {}, el("input", {
+          type: "checkbox", checked: p.other_group, "aria-label": t("other_group"),
+          onchange: (e) => save(players.map((q, j) => (j === i ? { ...q, other_group: e.target.checked } : q))),
+        })),
+        el("td", {}, el("button", {
+          class: "small", "aria-label": t("remove_player", { name: p.name }),
+          onclick: () => save(players.filter((_, j) => j !== i)),
+        }, "✕")),
+      ];
+    }
+    const when = p.leaves !== null ? t("leaves_after", { n: p.leaves })
+      : p.arrives > 1 ? t("arrives_at", { n: p.arrives }) : "";
+    return [
+      el("td", {}, p.other_group ? "✓" : ""),
+      el("td", {}, when,
+        p.leaves === null && cur && cur >= p.arrives && state.status !== "finished"
+          ? el("button", {
+            class: "small",
+            onclick: () => save(players.map((q, j) => (j === i ? { ...q, leaves: cur } : q))),
+          }, t("leaves_now", { n: cur }))
+          : null),
+    ];
+  };
   const list = el("table", { class: "grid", id: "players" },
-    el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, t("name")), el("th", {}, t("group")), el("th", {}, t("fixed_seat")), el("th", {}))),
+    el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, t("name")), el("th", {}, t("group")),
+      el("th", {}, t("fixed_seat")), el("th", {}, t("other_group")), el("th", {}))),
     el("tbody", {}, state.players.map((p, i) => el("tr", {},
       el("td", {}, String(p.id)), el("td", {}, p.name), el("td", {}, p.group),
-      el("td", {}, p.fixed ? "✓" : ""),
-      el("td", {}, el("button", {
-        class: "small", "aria-label": t("remove_player", { name: p.name }),
-        onclick: () => save(players.filter((_, j) => j !== i)),
-      }, "✕"))))));
-  const seatButtons = el("div", { class: "buttons" },
+      el("td", {}, p.fixed ? "✓" : ""), rowEnd(p, i)))));
+  const uneven = Math.abs(counts.A - counts.B) > 1 && state.config.preset !== "partner";
+  const seatButtons = setup ? el("div", { class: "buttons" },
+    uneven ? el("button", { id: "btn-balance", onclick: () => act(() => api("POST", `/api/e/${id}/balance`, {})) }, t("balance")) : null,
     el("button", { id: "btn-seat-random", class: "primary", onclick: () => act(() => api("POST", `/api/e/${id}/seat`, { mode: "random" })) }, t("seat_random")),
-    el("button", { id: "btn-seat-entered", onclick: () => act(() => api("POST", `/api/e/${id}/seat`, { mode: "as_entered" })) }, t("seat_entered")));
-  return el("section", { class: "panel" },
-    el("h2", {}, t("players"), ` (${state.players.length}: A ${counts.A}, B ${counts.B})`),
+    el("button", { id: "btn-seat-entered", onclick: () => act(() => api("POST", `/api/e/${id}/seat`, { mode: "as_entered" })) }, t("seat_entered"))) : null;
+  const body = [
+    el("h2", {}, t("players"), ` (${state.players.length}: ${t("plays_as_counts", { a: counts.A, b: counts.B })})`),
+    setup ? null : el("p", { class: "sub" }, t("late_help")),
     addForm,
-    el("details", { open: state.players.length === 0 },
+    el("details", { open: setup && state.players.length === 0 },
       el("summary", {}, t("import")),
       el("p", { class: "sub" }, t("import_help")),
       lines,
       el("div", { class: "row" },
-        el("label", { class: "check" }, replace, " ", t("import_replace")),
+        setup ? el("label", { class: "check" }, replace, " ", t("import_replace")) : null,
         el("button", {
           id: "btn-import",
           onclick: () => act(async () => {
-            await api("POST", `/api/e/${id}/import`, { text: lines.value, replace: replace.checked });
+            await api("POST", `/api/e/${id}/import`, { text: lines.value, replace: setup && replace.checked });
             document.getElementById("import-text").value = "";
           }),
         }, t("import_button")))),
     list,
-    el("h2", {}, t("seating")),
-    state.seated ? seatingView(state.hand_states[0]) : el("p", { class: "sub" }, t("not_seated")),
-    seatButtons,
-  );
+  ];
+  if (setup) {
+    body.push(el("h2", {}, t("seating")),
+      state.seated ? seatingView(state.hand_states[0]) : el("p", { class: "sub" }, t("not_seated")),
+      seatButtons);
+    return el("section", { class: "panel" }, body);
+  }
+  return el("details", { class: "panel", id: "players-panel" }, el("summary", {}, t("players_late")), body);
 }
 
 function nameOf(pid) {
