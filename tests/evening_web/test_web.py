@@ -311,3 +311,21 @@ def test_balancing_the_groups_and_an_early_leaver(client: TestClient) -> None:
     players = host.state()["players"]
     r = client.post(f"/api/e/{host.id}/players", json={"players": players[1:]})
     assert r.status_code == 400
+
+
+def test_the_projector_hides_the_standings_until_the_end(client: TestClient) -> None:
+    host = running(client)
+    host.play_hand(random.Random(9))
+    shown = client.get(f"/api/e/{host.id}/projector").json()
+    assert sorted(shown["standings"]) == ["A", "B"]
+    assert sum(len(rows) for rows in shown["standings"].values()) == 12
+    assert shown["current"] == {"number": 2, "contract": "S", "waiting": [1, 2, 3]}
+    assert shown["moves"]["after"] == 1
+    assert shown["prizes"] == []
+    host.post(f"/api/e/{host.id}/hide", {"hidden": True})
+    hidden = client.get(f"/api/e/{host.id}/projector").json()
+    assert hidden["standings"] == {} and hidden["hide_standings"] is True
+    host.post(f"/api/e/{host.id}/status", {"action": "finish"})
+    final = client.get(f"/api/e/{host.id}/projector").json()
+    assert sum(len(rows) for rows in final["standings"].values()) == 12
+    assert final["prizes"] and all(p["names"] for p in final["prizes"])
