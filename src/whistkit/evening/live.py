@@ -434,6 +434,35 @@ class Live:
         p = next(p for p in self.stored.players if p.id == player)
         return model_player(p).plays_as
 
+    def cards_json(self) -> dict[str, Any]:
+        """Each player's score card as far as it is known: table, seat, partner, tricks,
+        points and running total per hand (the paper backup, filled in)."""
+        cards = []
+        for p in self.stored.players:
+            lines: list[dict[str, Any]] = []
+            total = 0.0
+            for line in self.done.card(p.id) if self.done else ():
+                tricks = None
+                if line.points is not None and not line.sat_out:
+                    pts = int(line.points)
+                    tricks = 13 - pts if line.contract == "NOLO" else pts
+                if line.points is not None:
+                    total += line.points
+                lines.append(
+                    {
+                        "hand": line.hand,
+                        "table": line.table,
+                        "seat": line.seat,
+                        "partner": None if line.partner is None else self.names[line.partner],
+                        "tricks": tricks,
+                        "points": None if line.points is None else _fmt(line.points),
+                        "total": None if line.points is None else _fmt(total),
+                        "sat_out": line.sat_out,
+                    }
+                )
+            cards.append({"player": p.id, "lines": lines})
+        return {"version": self.stored.version, "cards": cards}
+
     # -- exports --------------------------------------------------------------------------
 
     def results_csv(self) -> str:

@@ -435,6 +435,10 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         await since_of(request, row.id)
         return JSONResponse((await org.live(row.id)).projector_json())
 
+    async def score_cards(request: Request) -> Response:
+        row = host_of(request)
+        return JSONResponse((await org.live(row.id)).cards_json())
+
     def done(evening: str, version: int) -> Response:
         org.changed(evening)
         return JSONResponse({"version": version})
@@ -680,6 +684,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             Route("/api/evenings", h(my_evenings), methods=["GET"]),
             Route("/api/e/{evening}", h(host_state)),
             Route("/api/e/{evening}/projector", h(projector_state)),
+            Route("/api/e/{evening}/cards", h(score_cards)),
             Route("/api/e/{evening}/config", h(set_config), methods=["POST"]),
             Route("/api/e/{evening}/players", h(set_players), methods=["POST"]),
             Route("/api/e/{evening}/import", h(import_players), methods=["POST"]),

@@ -5,6 +5,7 @@ import { api, byId, contractName, contractShort, el, languageMenu, pickLanguage,
 const main = document.getElementById("main");
 const [, , evening, , kind] = location.pathname.split("/");
 let state = null;
+let cards = [];
 
 function fmt(x) {
   return Number.isInteger(x) ? String(x) : x.toFixed(1);
@@ -28,6 +29,8 @@ function tableCards() {
 }
 
 function scoreCards() {
+  const lines = new Map(cards.map((c) => [c.player, new Map(c.lines.map((l) => [l.hand, l]))]));
+  const cell = (v) => (v === null || v === undefined ? "" : String(v));
   const first = state.hand_states[0];
   const where = new Map();
   if (first) {
@@ -42,8 +45,14 @@ function scoreCards() {
     el("table", { class: "grid" },
       el("thead", {}, el("tr", {},
         [t("hand"), t("contract"), t("table"), t("partner"), t("tricks"), t("points"), t("total")].map((h) => el("th", {}, h)))),
-      el("tbody", {}, state.contracts.map((c, i) => el("tr", {},
-        el("td", {}, String(i + 1)), el("td", {}, contractShort(c)), el("td"), el("td", { class: "wide" }), el("td"), el("td"), el("td")))))));
+      el("tbody", {}, state.contracts.map((c, i) => {
+        const l = lines.get(p.id)?.get(i + 1) || {};
+        return el("tr", {},
+          el("td", {}, String(i + 1)), el("td", {}, contractShort(c)),
+          el("td", {}, l.sat_out ? t("sitting_out") : cell(l.table)),
+          el("td", { class: "wide" }, cell(l.partner)),
+          el("td", {}, cell(l.tricks)), el("td", {}, cell(l.points)), el("td", {}, cell(l.total)));
+      })))));
 }
 
 function results() {
@@ -75,6 +84,7 @@ async function start() {
   document.getElementById("btn-print").addEventListener("click", () => window.print());
   try {
     state = await api("GET", `/api/e/${evening}`);
+    if (kind === "scorecards") cards = (await api("GET", `/api/e/${evening}/cards`)).cards;
   } catch (e) {
     const box = document.getElementById("error");
     box.textContent = e.message;
