@@ -645,13 +645,11 @@ class _Engine:
                 if home is not None and home <= count and have[home] < 2:
                     target = home
                 else:
-                    # a table without a fixed-seat player of this group, if any
-                    lone = [
-                        t
-                        for t in slots
-                        if have[t] < 2
-                        and not any(p in self.fixed and self.group[p] == g for p, _ in slots[t])
-                    ]
+                    # a table without a fixed-seat player, else without one of this group
+                    free = [t for t in slots if have[t] < 2]
+                    fixed_at = {t: [p for p, _ in slots[t] if p in self.fixed] for t in free}
+                    lone = [t for t in free if not fixed_at[t]]
+                    lone = lone or [t for t in free if all(self.group[p] != g for p in fixed_at[t])]
                     target = lone[0] if lone else target
             slots[target].append((pid, False))
             have[target] += 1
@@ -720,19 +718,19 @@ class _Engine:
     ) -> tuple[int, int, int, int]:
         """Turn the seat letters so that a fixed-seat player keeps theirs; note the
         partnerships of the hand."""
+        known = next((i for i, pid in enumerate(seats) if pid in self.letter), None)
+        if known is not None:
+            turn = (self.letter[seats[known]] - known) % 4
+            seats = (
+                seats[(0 - turn) % 4],
+                seats[(1 - turn) % 4],
+                seats[(2 - turn) % 4],
+                seats[(3 - turn) % 4],
+            )
         for i, pid in enumerate(seats):
-            if pid in self.fixed:
-                if pid not in self.letter:
-                    self.letter[pid] = i
-                    self.home.setdefault(pid, table)
-                turn = (self.letter[pid] - i) % 4
-                seats = (
-                    seats[(0 - turn) % 4],
-                    seats[(1 - turn) % 4],
-                    seats[(2 - turn) % 4],
-                    seats[(3 - turn) % 4],
-                )
-                break
+            if pid in self.fixed and pid not in self.letter:
+                self.letter[pid] = i
+                self.home.setdefault(pid, table)
         for i in range(4):
             self.pair_of[seats[i]] = seats[(i + 2) % 4]
         return seats
@@ -758,7 +756,9 @@ class _Engine:
         if h == 1 and self.cfg.seating == "random":
             random.Random(_digest(self.cfg.seed, "seating")).shuffle(singles)
         elif h > 1:
-            singles.sort(key=lambda pid: (self.missed[pid], self.key[pid]))
+            # those who have missed most find a partner first
+            singles.sort(key=lambda pid: (-self.missed[pid], self.key[pid]))
+        singles.sort(key=lambda pid: pid not in self.fixed)
         a = [p for p in singles if self.group[p] == "A"]
         b = [p for p in singles if self.group[p] == "B"]
         new = list(zip(a, b, strict=False))
@@ -825,18 +825,33 @@ class _Engine:
         pool.sort(key=lambda pair: not (pair[0] in self.fixed or pair[1] in self.fixed))
         for pair in pool:
             home = next((self.home[p] for p in pair if p in self.home), None)
+            free = [t for t in slots if len(slots[t]) < 2]
             if home is not None and home <= count and len(slots[home]) < 2:
-                slots[home].append((pair, False))
+                target = home
+            elif pair[0] in self.fixed or pair[1] in self.fixed:
+                # a table without a fixed-seat partnership, if any
+                lone = [t for t in free if not any(p in self.fixed for q, _ in slots[t] for p in q)]
+                target = (lone or free)[0]
             else:
-                t = next(t for t in slots if len(slots[t]) < 2)
-                slots[t].append((pair, False))
+                target = free[0]
+            slots[target].append((pair, False))
         seats_out: list[tuple[int, int, int, int]] = []
         dealers: list[int] = []
         for t in range(1, count + 1):
             slot = slots[t]
-            if not move and t <= len(prev) and all(s for _, s in slot):
-                seats = prev[t - 1]
-                dealer = seats[(seats.index(prev_dealers[t - 1]) + 1) % 4]
+            kept_sides = [pair for pair, stayed in slot if stayed]
+            if not move and t <= len(prev) and kept_sides:
+                # within a round: the same seats; a new partnership takes an empty side
+                old = prev[t - 1]
+                sides = [(old[0], old[2]), (old[1], old[3])]
+                newcomers = [pair for pair, stayed in slot if not stayed]
+                for i in (0, 1):
+                    if not any(set(side) == set(sides[i]) for side in kept_sides):
+                        x, y = newcomers.pop()
+                        # one of a re-formed partnership keeps their seat
+                        sides[i] = (y, x) if x == sides[i][1] or y == sides[i][0] else (x, y)
+                seats = (sides[0][0], sides[1][0], sides[0][1], sides[1][1])
+                dealer = seats[(old.index(prev_dealers[t - 1]) + 1) % 4]
             else:
                 # the partnership that stayed sits N-S and its A player deals
                 slot.sort(key=lambda ps: (not ps[1], self.key[ps[0][0]]))
