@@ -270,10 +270,27 @@ def new_evening(config: Config, players: Sequence[Player]) -> Evening:
     return evening
 
 
+def start(evening: Evening) -> Evening:
+    """The evening with its first hand's seating announced: from now on no change may
+    reseat a hand up to the one in play, and results can be entered."""
+    done = derive(evening)
+    if evening.started:
+        raise EveningError("the evening has already started")
+    if not done.hands or not done.hands[0].tables:
+        raise EveningError(
+            "not enough players for a table: each needs two of group A and two of group B"
+            if evening.config.pairs_by_group
+            else "not enough players for a table of four"
+        )
+    return replace(evening, started=True)
+
+
 def add_result(evening: Evening, result: Result) -> Evening:
     """The evening with a table's confirmed result; the table must be seated in the hand
     in play and not have reported yet."""
     result.check()
+    if not evening.started:
+        raise EveningError("the evening has not started")
     done = derive(evening)
     if done.current is None:
         raise EveningError("the evening is over; correct a result instead")
@@ -303,42 +320,52 @@ def add_correction(evening: Evening, correction: Result) -> Evening:
 
 
 def with_players(evening: Evening, players: Sequence[Player]) -> Evening:
-    """The evening with a changed player list (names, late arrivals, early leavers, ...).
+    """The evening with a changed player list (new players, names, groups, late arrivals,
+    early leavers, ...).
 
-    Refused if it would change the seating of a hand that already has a result: a player
-    can leave after the hand in play or arrive for a later one, not undo what was played.
+    Once the evening has started, refused if it would reseat any hand up to the one in
+    play: a player can arrive for a later hand or leave after the hand in play, and a
+    player who has been seated stays on the list (set ``leaves`` instead).
     """
     new = replace(evening, players=tuple(players))
+    if not evening.started:
+        check(new)
+        return new
+    before = derive(evening)
+    current = before.current or evening.config.hands
+    gone = {p.id for p in evening.players} - {p.id for p in players}
     try:
         after = derive(new)
     except EveningError as e:
-        if not evening.results or "not seated" not in str(e):
+        if "not seated" not in str(e):
             raise
-        raise EveningError(
-            "the change would reseat a hand that has been played; arrivals and departures"
-            " can only be for hands not yet started (set 'leaves' instead of removing)"
-        ) from e
-    if evening.results:
-        before = derive(evening)
-        for hand in before.hands:
-            if not any(t.reported for t in hand.tables):
-                break
-            other = after.hands[hand.number - 1] if hand.number <= len(after.hands) else None
-            if other is None or [t.seats for t in other.tables] != [t.seats for t in hand.tables]:
-                raise EveningError(
-                    f"the change would reseat hand {hand.number}, which has been played;"
-                    " arrivals and departures can only be for hands not yet started"
-                )
+        after = None
+    for hand in before.hands:
+        other = None
+        if after is not None and hand.number <= len(after.hands):
+            other = after.hands[hand.number - 1]
+        if other is None or [t.seats for t in other.tables] != [t.seats for t in hand.tables]:
+            raise EveningError(
+                f"the change would reseat hand {hand.number}, which has started:"
+                f" players can arrive from hand {current + 1} and leave after hand {current}"
+                + (" (set when they leave instead of removing them)" if gone else "")
+            )
     return new
 
 
 def with_config(evening: Evening, config: Config) -> Evening:
-    """The evening with another config; only before the first result (except prizes and
-    the sit-out policy, which change only the scoring and may change at any time)."""
-    if evening.results:
-        same_movement = replace(
-            config, prizes=evening.config.prizes, sit_out=evening.config.sit_out
-        ) == replace(evening.config, credit_absence=config.credit_absence)
+    """The evening with another config. Once started, only the prizes, the sit-out policy
+    and credit_absence may change (they change the scoring, not the seating)."""
+    if evening.started:
+        same_movement = (
+            replace(
+                config,
+                prizes=evening.config.prizes,
+                sit_out=evening.config.sit_out,
+                credit_absence=evening.config.credit_absence,
+            )
+            == evening.config
+        )
         if not same_movement:
             raise EveningError(
                 "the evening has started: only the prizes and the sit-out credit can change"
@@ -384,7 +411,7 @@ def play_out(evening: Evening, supply: Supply) -> Derivation:
     holds the supplied results. For simulations and benchmarks."""
     engine = _Engine(evening, supply)
     done = engine.run()
-    full = replace(evening, results=(*evening.results, *engine.supplied))
+    full = replace(evening, results=(*evening.results, *engine.supplied), started=True)
     return replace(done, evening=full)
 
 
@@ -405,6 +432,8 @@ class _Engine:
         if not isinstance(cfg, Config):
             raise EveningError("config must be a Config")
         cfg.check()
+        if not isinstance(evening.started, bool):
+            raise EveningError("started must be true or false")
         self.evening = evening
         self.cfg = cfg
         self.hands_total = cfg.hands
