@@ -22,6 +22,7 @@ from .derive import (
     derive,
     new_evening,
     play_out,
+    start,
     with_config,
     with_players,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "play_out",
     "simulate",
     "simulated_players",
+    "start",
     "to_json",
     "with_config",
     "with_players",

@@ -270,10 +270,27 @@ def new_evening(config: Config, players: Sequence[Player]) -> Evening:
     return evening
 
 
+def start(evening: Evening) -> Evening:
+    """The evening with its first hand's seating announced: from now on no change may
+    reseat a hand up to the one in play, and results can be entered."""
+    done = derive(evening)
+    if evening.started:
+        raise EveningError("the evening has already started")
+    if not done.hands or not done.hands[0].tables:
+        raise EveningError(
+            "not enough players for a table: each needs two of group A and two of group B"
+            if evening.config.pairs_by_group
+            else "not enough players for a table of four"
+        )
+    return replace(evening, started=True)
+
+
 def add_result(evening: Evening, result: Result) -> Evening:
     """The evening with a table's confirmed result; the table must be seated in the hand
     in play and not have reported yet."""
     result.check()
+    if not evening.started:
+        raise EveningError("the evening has not started")
     done = derive(evening)
     if done.current is None:
         raise EveningError("the evening is over; correct a result instead")
@@ -303,42 +320,52 @@ def add_correction(evening: Evening, correction: Result) -> Evening:
 
 
 def with_players(evening: Evening, players: Sequence[Player]) -> Evening:
-    """The evening with a changed player list (names, late arrivals, early leavers, ...).
+    """The evening with a changed player list (new players, names, groups, late arrivals,
+    early leavers, ...).
 
-    Refused if it would change the seating of a hand that already has a result: a player
-    can leave after the hand in play or arrive for a later one, not undo what was played.
+    Once the evening has started, refused if it would reseat any hand up to the one in
+    play: a player can arrive for a later hand or leave after the hand in play, and a
+    player who has been seated stays on the list (set ``leaves`` instead).
     """
     new = replace(evening, players=tuple(players))
+    if not evening.started:
+        check(new)
+        return new
+    before = derive(evening)
+    current = before.current or evening.config.hands
+    gone = {p.id for p in evening.players} - {p.id for p in players}
     try:
         after = derive(new)
     except EveningError as e:
-        if not evening.results or "not seated" not in str(e):
+        if "not seated" not in str(e):
             raise
-        raise EveningError(
-            "the change would reseat a hand that has been played; arrivals and departures"
-            " can only be for hands not yet started (set 'leaves' instead of removing)"
-        ) from e
-    if evening.results:
-        before = derive(evening)
-        for hand in before.hands:
-            if not any(t.reported for t in hand.tables):
-                break
-            other = after.hands[hand.number - 1] if hand.number <= len(after.hands) else None
-            if other is None or [t.seats for t in other.tables] != [t.seats for t in hand.tables]:
-                raise EveningError(
-                    f"the change would reseat hand {hand.number}, which has been played;"
-                    " arrivals and departures can only be for hands not yet started"
-                )
+        after = None
+    for hand in before.hands:
+        other = None
+        if after is not None and hand.number <= len(after.hands):
+            other = after.hands[hand.number - 1]
+        if other is None or [t.seats for t in other.tables] != [t.seats for t in hand.tables]:
+            raise EveningError(
+                f"the change would reseat hand {hand.number}, which has started:"
+                f" players can arrive from hand {current + 1} and leave after hand {current}"
+                + (" (set when they leave instead of removing them)" if gone else "")
+            )
     return new
 
 
 def with_config(evening: Evening, config: Config) -> Evening:
-    """The evening with another config; only before the first result (except prizes and
-    the sit-out policy, which change only the scoring and may change at any time)."""
-    if evening.results:
-        same_movement = replace(
-            config, prizes=evening.config.prizes, sit_out=evening.config.sit_out
-        ) == replace(evening.config, credit_absence=config.credit_absence)
+    """The evening with another config. Once started, only the prizes, the sit-out policy
+    and credit_absence may change (they change the scoring, not the seating)."""
+    if evening.started:
+        same_movement = (
+            replace(
+                config,
+                prizes=evening.config.prizes,
+                sit_out=evening.config.sit_out,
+                credit_absence=evening.config.credit_absence,
+            )
+            == evening.config
+        )
         if not same_movement:
             raise EveningError(
                 "the evening has started: only the prizes and the sit-out credit can change"
@@ -384,7 +411,7 @@ def play_out(evening: Evening, supply: Supply) -> Derivation:
     holds the supplied results. For simulations and benchmarks."""
     engine = _Engine(evening, supply)
     done = engine.run()
-    full = replace(evening, results=(*evening.results, *engine.supplied))
+    full = replace(evening, results=(*evening.results, *engine.supplied), started=True)
     return replace(done, evening=full)
 
 
@@ -405,6 +432,8 @@ class _Engine:
         if not isinstance(cfg, Config):
             raise EveningError("config must be a Config")
         cfg.check()
+        if not isinstance(evening.started, bool):
+            raise EveningError("started must be true or false")
         self.evening = evening
         self.cfg = cfg
         self.hands_total = cfg.hands
@@ -645,13 +674,11 @@ class _Engine:
                 if home is not None and home <= count and have[home] < 2:
                     target = home
                 else:
-                    # a table without a fixed-seat player of this group, if any
-                    lone = [
-                        t
-                        for t in slots
-                        if have[t] < 2
-                        and not any(p in self.fixed and self.group[p] == g for p, _ in slots[t])
-                    ]
+                    # a table without a fixed-seat player, else without one of this group
+                    free = [t for t in slots if have[t] < 2]
+                    fixed_at = {t: [p for p, _ in slots[t] if p in self.fixed] for t in free}
+                    lone = [t for t in free if not fixed_at[t]]
+                    lone = lone or [t for t in free if all(self.group[p] != g for p in fixed_at[t])]
                     target = lone[0] if lone else target
             slots[target].append((pid, False))
             have[target] += 1
@@ -720,19 +747,19 @@ class _Engine:
     ) -> tuple[int, int, int, int]:
         """Turn the seat letters so that a fixed-seat player keeps theirs; note the
         partnerships of the hand."""
+        known = next((i for i, pid in enumerate(seats) if pid in self.letter), None)
+        if known is not None:
+            turn = (self.letter[seats[known]] - known) % 4
+            seats = (
+                seats[(0 - turn) % 4],
+                seats[(1 - turn) % 4],
+                seats[(2 - turn) % 4],
+                seats[(3 - turn) % 4],
+            )
         for i, pid in enumerate(seats):
-            if pid in self.fixed:
-                if pid not in self.letter:
-                    self.letter[pid] = i
-                    self.home.setdefault(pid, table)
-                turn = (self.letter[pid] - i) % 4
-                seats = (
-                    seats[(0 - turn) % 4],
-                    seats[(1 - turn) % 4],
-                    seats[(2 - turn) % 4],
-                    seats[(3 - turn) % 4],
-                )
-                break
+            if pid in self.fixed and pid not in self.letter:
+                self.letter[pid] = i
+                self.home.setdefault(pid, table)
         for i in range(4):
             self.pair_of[seats[i]] = seats[(i + 2) % 4]
         return seats
@@ -758,7 +785,9 @@ class _Engine:
         if h == 1 and self.cfg.seating == "random":
             random.Random(_digest(self.cfg.seed, "seating")).shuffle(singles)
         elif h > 1:
-            singles.sort(key=lambda pid: (self.missed[pid], self.key[pid]))
+            # those who have missed most find a partner first
+            singles.sort(key=lambda pid: (-self.missed[pid], self.key[pid]))
+        singles.sort(key=lambda pid: pid not in self.fixed)
         a = [p for p in singles if self.group[p] == "A"]
         b = [p for p in singles if self.group[p] == "B"]
         new = list(zip(a, b, strict=False))
@@ -825,18 +854,33 @@ class _Engine:
         pool.sort(key=lambda pair: not (pair[0] in self.fixed or pair[1] in self.fixed))
         for pair in pool:
             home = next((self.home[p] for p in pair if p in self.home), None)
+            free = [t for t in slots if len(slots[t]) < 2]
             if home is not None and home <= count and len(slots[home]) < 2:
-                slots[home].append((pair, False))
+                target = home
+            elif pair[0] in self.fixed or pair[1] in self.fixed:
+                # a table without a fixed-seat partnership, if any
+                lone = [t for t in free if not any(p in self.fixed for q, _ in slots[t] for p in q)]
+                target = (lone or free)[0]
             else:
-                t = next(t for t in slots if len(slots[t]) < 2)
-                slots[t].append((pair, False))
+                target = free[0]
+            slots[target].append((pair, False))
         seats_out: list[tuple[int, int, int, int]] = []
         dealers: list[int] = []
         for t in range(1, count + 1):
             slot = slots[t]
-            if not move and t <= len(prev) and all(s for _, s in slot):
-                seats = prev[t - 1]
-                dealer = seats[(seats.index(prev_dealers[t - 1]) + 1) % 4]
+            kept_sides = [pair for pair, stayed in slot if stayed]
+            if not move and t <= len(prev) and kept_sides:
+                # within a round: the same seats; a new partnership takes an empty side
+                old = prev[t - 1]
+                sides = [(old[0], old[2]), (old[1], old[3])]
+                newcomers = [pair for pair, stayed in slot if not stayed]
+                for i in (0, 1):
+                    if not any(set(side) == set(sides[i]) for side in kept_sides):
+                        x, y = newcomers.pop()
+                        # one of a re-formed partnership keeps their seat
+                        sides[i] = (y, x) if x == sides[i][1] or y == sides[i][0] else (x, y)
+                seats = (sides[0][0], sides[1][0], sides[0][1], sides[1][1])
+                dealer = seats[(old.index(prev_dealers[t - 1]) + 1) % 4]
             else:
                 # the partnership that stayed sits N-S and its A player deals
                 slot.sort(key=lambda ps: (not ps[1], self.key[ps[0][0]]))

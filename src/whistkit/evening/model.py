@@ -8,7 +8,8 @@ new :class:`Evening` after checking the change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 # movement presets (docs/evening.md "Presets")
 PRESETS = ("felagsvist", "progressive", "semi-partner", "partner")
@@ -35,6 +36,7 @@ CONTRACT_TITLES = {
 FELAGSVIST_CYCLE = ("H", "S", "NT", "D", "C", "NOLO")
 WHIST_DRIVE_ORDER = ("H", "C", "D", "S", "NT")
 
+JSON_FORMAT = "whistkit-evening/1"
 MAX_HANDS = 60
 MAX_PLAYERS = 1000
 MAX_NAME = 80
@@ -240,6 +242,9 @@ class Evening:
     players: tuple[Player, ...]
     results: tuple[Result, ...] = ()
     corrections: tuple[Result, ...] = ()
+    # the first hand's seating has been announced (whistkit.evening.start): from then on
+    # the seatings of the hands up to the one in play are part of the truth
+    started: bool = False
 
     def player(self, player_id: int) -> Player:
         for p in self.players:
@@ -247,6 +252,80 @@ class Evening:
                 return p
         raise EveningError(f"no player {player_id}")
 
+    def to_json(self) -> dict[str, Any]:
+        """The evening as plain JSON data (:meth:`from_json` reads it back)."""
+        cfg = asdict(self.config)
+        if cfg["trump_order"] is not None:
+            cfg["trump_order"] = list(cfg["trump_order"])
+        return {
+            "format": JSON_FORMAT,
+            "config": cfg,
+            "players": [asdict(p) for p in self.players],
+            "results": [[r.hand, r.table, r.ns_tricks] for r in self.results],
+            "corrections": [[r.hand, r.table, r.ns_tricks] for r in self.corrections],
+            "started": self.started,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Evening:
+        """An evening from :meth:`to_json` data, every field checked (the data may come
+        from anywhere); raises EveningError naming the first thing wrong. It does not
+        check the results against the seating: :func:`whistkit.evening.check` does."""
+        if not isinstance(data, dict) or data.get("format") != JSON_FORMAT:
+            raise EveningError(f"not a {JSON_FORMAT} object")
+        try:
+            return cls._from_json(data)
+        except TypeError as e:  # a missing field
+            raise EveningError(f"incomplete evening: {e}") from e
+
+    @classmethod
+    def _from_json(cls, data: dict[str, Any]) -> Evening:
+        unknown = set(data) - {"format", "config", "players", "results", "corrections", "started"}
+        if unknown:
+            raise EveningError(f"unknown field {sorted(unknown)[0]!r}")
+        cfg = _fields(data.get("config"), Config, "config")
+        if "prizes" in cfg:
+            cfg["prizes"] = Prizes(**_fields(cfg["prizes"], Prizes, "config.prizes"))
+        if isinstance(cfg.get("trump_order"), list):
+            cfg["trump_order"] = tuple(cfg["trump_order"])
+        config = Config(**cfg)
+        config.check()
+        raw_players = data.get("players")
+        if not isinstance(raw_players, list) or len(raw_players) > MAX_PLAYERS:
+            raise EveningError(f"players must be a list of at most {MAX_PLAYERS}")
+        players = tuple(Player(**_fields(p, Player, "player")) for p in raw_players)
+        for p in players:
+            p.check(config.hands)
+        lists = []
+        for name in ("results", "corrections"):
+            raw = data.get(name, [])
+            limit = MAX_HANDS * MAX_PLAYERS // 4 * (1 if name == "results" else 4)
+            if not isinstance(raw, list) or len(raw) > limit:
+                raise EveningError(f"{name} must be a list of at most {limit}")
+            out = []
+            for item in raw:
+                if not isinstance(item, list) or len(item) != 3:
+                    raise EveningError(f"each of {name} must be [hand, table, ns_tricks]")
+                r = Result(*item)
+                r.check()
+                out.append(r)
+            lists.append(tuple(out))
+        started = data.get("started", False)
+        if not isinstance(started, bool):
+            raise EveningError("started must be true or false")
+        return cls(config, players, lists[0], lists[1], started)
+
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _fields(data: Any, cls: type, what: str) -> dict[str, Any]:
+    """``data`` as keyword arguments of dataclass ``cls``: a dict with known keys only."""
+    if not isinstance(data, dict):
+        raise EveningError(f"{what} must be an object")
+    known = {f.name for f in fields(cls)}
+    for key in data:
+        if key not in known:
+            raise EveningError(f"{what}: unknown field {key!r}")
+    return dict(data)
