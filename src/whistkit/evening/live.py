@@ -119,6 +119,7 @@ def model_evening(stored: StoredEvening) -> Evening:
         players=tuple(model_player(p) for p in stored.players),
         results=tuple(Result(r.hand, r.table, r.moved_ns) for r in results),
         corrections=tuple(Result(r.hand, r.table, r.ns) for r in results if r.ns != r.moved_ns),
+        started=stored.status != "setup",
     )
 
 
@@ -133,6 +134,7 @@ def truth_key(stored: StoredEvening) -> tuple[Any, ...]:
         json.dumps(stored.config, sort_keys=True),
         stored.players,
         stored.seating is not None,
+        stored.status != "setup",
         tuple(sorted((k, r.moved_ns, r.ns) for k, r in stored.results.items())),
     )
 

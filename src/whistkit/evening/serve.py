@@ -63,6 +63,7 @@ def serve(
 
     sock = listen(host, port)
     with sock:
+        sock.listen(2048)  # connections wait in the queue from now on, not refused
         url = public_url(host, sock.getsockname()[1])
         app = create_app(db, public_url=url)
         if ready is not None:

@@ -56,6 +56,9 @@ from . import (
     with_config,
     with_players,
 )
+from . import (
+    start as start_evening,
+)
 from .store import Conflict, EveningStore, Player, StoredEvening
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -454,10 +457,10 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
 
     def check_players(row: StoredEvening, players: list[Player]) -> None:
         """The model's checks of a new player list: each player, and once the evening has
-        results, that no hand already played would be seated otherwise."""
+        started, that no hand up to the one in play would be seated otherwise."""
         for p in players:
             live.model_player(p).check(live.config_from_json(row.config).hands)
-        if row.results:
+        if row.status != "setup":
             evening = live.model_evening(row)
             with_players(evening, [live.model_player(p) for p in players])
 
@@ -553,8 +556,10 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         if action not in moves:
             raise Refused(400, f"'action' must be one of {', '.join(moves)}, not {action!r}")
         status, allowed = moves[action]
-        if action == "start" and row.seating is None:
-            raise Refused(409, "seat the players before the start")
+        if action == "start":
+            if row.seating is None:
+                raise Refused(409, "seat the players before the start")
+            start_evening(live.model_evening(row))  # the model's checks of a start
         return done(row.id, org.store.set_status(row.id, status, allowed))
 
     async def host_result(request: Request) -> Response:
