@@ -726,7 +726,7 @@ class _Engine:
         """A table after a move: partners change where they can; the staying A deals."""
         a = [(p, s) for p, s in slot if self.group[p] == "A"]
         b = [(p, s) for p, s in slot if self.group[p] == "B"]
-        a.sort(key=lambda ps: (not ps[1], self.key[ps[0]]))  # the staying A first
+        a.sort(key=lambda ps: not ps[1])  # the staying A first, else as they came
         (a1, s1), (a2, s2) = a
         (b1, t1), (b2, t2) = b
 
