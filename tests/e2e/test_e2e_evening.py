@@ -223,3 +223,40 @@ def test_three_table_evening_in_the_browser(
     winners = [n for n, v in totals.items() if v == best]
     assert any(w in prizes_text for w in winners)
     projector.wait_for_selector("#p-prizes li")
+
+
+def test_results_from_paper_cards_with_the_keyboard_alone(
+    browser: Any, evening_server: EveningProcess
+) -> None:
+    ctx = browser.new_context(viewport=DESKTOP)
+    api = ctx.request  # shares the browser's cookies: the host key set at creation
+    base = evening_server.url
+    made = api.post(base + "api/evenings", data={"title": "Kvöld", "config": {"hands": 12}})
+    evening = made.json()["id"]
+    players = "\n".join([f"{n}, A" for n in A_NAMES] + [f"{n}, B" for n in B_NAMES])
+    for path, body in (
+        ("import", {"text": players}),
+        ("seat", {"seed": 3}),
+        ("status", {"action": "start"}),
+    ):
+        assert api.post(f"{base}api/e/{evening}/{path}", data=body).ok
+    host = open_page(ctx, f"{base}e/{evening}/host")
+    host.locator("#entry-1").focus()
+    host.keyboard.type("14")
+    host.keyboard.press("Enter")
+    assert host.locator("#error").inner_text() == "Tricks are a whole number from 0 to 13."
+    host.keyboard.press("Backspace")
+    host.keyboard.press("Backspace")
+    for table, tricks in ((1, "7"), (2, "13"), (3, "0")):
+        host.wait_for_function(
+            "id => document.activeElement && document.activeElement.id === id",
+            arg=f"entry-{table}",
+        )
+        host.keyboard.type(tricks)
+        host.keyboard.press("Enter")
+    host.wait_for_function(
+        "() => document.querySelector('#status-line').textContent.includes('Hand 2 of 12')"
+    )
+    first = host.locator("#results-grid tbody tr").first.locator("td").all_inner_texts()
+    assert first == ["7", "13", "0"]
+    assert host.locator("#error").is_hidden()
