@@ -1,6 +1,6 @@
 // What the evening's pages share: strings, requests, live updates, small DOM helpers.
 
-export const LANGUAGES = ["en", "is", "sv"];
+export const LANGUAGES = ["en", "is", "sv", "it", "fr", "ru"];
 const KEY = "whistkit.lang";
 let strings = {};
 let fallback = {};
@@ -50,7 +50,7 @@ export function t(key, params = {}) {
 // A <select> of the languages that re-renders the page through onChange.
 export function languageMenu(select, onChange) {
   select.replaceChildren(
-    ...LANGUAGES.map((l) => el("option", { value: l }, { en: "English", is: "Íslenska", sv: "Svenska" }[l])),
+    ...LANGUAGES.map((l) => el("option", { value: l }, { en: "English", is: "Íslenska", sv: "Svenska", it: "Italiano", fr: "Français", ru: "Русский" }[l])),
   );
   select.value = current;
   select.addEventListener("change", async () => {
