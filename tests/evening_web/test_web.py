@@ -329,3 +329,28 @@ def test_the_projector_hides_the_standings_until_the_end(client: TestClient) -> 
     final = client.get(f"/api/e/{host.id}/projector").json()
     assert sum(len(rows) for rows in final["standings"].values()) == 12
     assert final["prizes"] and all(p["names"] for p in final["prizes"])
+
+
+def test_a_table_page_waits_for_its_own_table(client: TestClient) -> None:
+    import threading
+
+    host = running(client)
+    tables = host.state()["hand_states"][0]["tables"]
+    mine, other = host.token_path(1), host.token_path(2)
+    view = client.get(mine).json()
+    got: list[dict[str, Any]] = []
+    waiter = threading.Thread(
+        target=lambda: got.append(client.get(f"{mine}?since={view['etag']}").json())
+    )
+    waiter.start()
+    # another table's entry changes the evening, not this table's view: the page waits on
+    other_n = tables[1]["seats"]["N"]
+    host.post(f"{other}/enter", {"hand": 1, "side": "NS", "tricks": 4, "by": other_n})
+    assert client.get(f"{mine}?since=x").json()["etag"] == view["etag"]
+    host.post(
+        f"{mine}/enter", {"hand": 1, "side": "NS", "tricks": 9, "by": tables[0]["seats"]["N"]}
+    )
+    waiter.join(30)
+    assert got and got[0]["etag"] != view["etag"]
+    assert got[0]["hand"]["pending"] == {"ns": 9, "by": tables[0]["seats"]["N"]}
+    assert "etag" in error(client.get(f"{mine}?since=a-b"), 400)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import hashlib
 import io
 import json
 from typing import Any
@@ -159,6 +160,9 @@ class Live:
         self.done = done
         self.seated: tuple[HandState, ...] = self.done.hands if self.done else ()
         self.tables = max((len(h.tables) for h in self.seated), default=0)
+        self.plays_as = {p.id: model_player(p).plays_as for p in stored.players}
+        self._tables: dict[int, dict[str, Any]] = {}
+        self._moves: dict[int, list[dict[str, Any]]] = {}
 
     # -- where the evening is -------------------------------------------------------------
 
@@ -168,14 +172,14 @@ class Live:
             return None
         return self.done.hand(self.done.current)
 
-    def _next_seat(self, hand: int, player: int) -> str | None:
-        if hand + 1 > len(self.seated):
-            return None
-        t = self.seated[hand].table_of(player)
-        return None if t is None else t.seat_of(player)
-
     def moves_of(self, hand: HandState) -> list[dict[str, Any]]:
         """The moves after ``hand`` known so far (a reported table's are known at once)."""
+        if hand.number in self._moves:
+            return self._moves[hand.number]
+        seat_next: dict[int, str] = {}
+        if hand.number < len(self.seated):
+            for t in self.seated[hand.number].tables:
+                seat_next.update({pid: seat for seat, pid in t.seat_map().items()})
         out = []
         for mv in hand.moves:
             out.append(
@@ -184,10 +188,11 @@ class Live:
                     "name": self.names.get(mv.player, f"#{mv.player}"),
                     "from": mv.from_table,
                     "to": mv.to_table,
-                    "seat": self._next_seat(hand.number, mv.player),
+                    "seat": seat_next.get(mv.player),
                     "stay": mv.stays,
                 }
             )
+        self._moves[hand.number] = out
         return out
 
     def last_moves(self) -> dict[str, Any] | None:
@@ -389,9 +394,21 @@ class Live:
         }
 
     def table_json(self, number: int) -> dict[str, Any]:
+        """What table ``number``'s page shows, with an ``etag`` naming its content (the
+        same content, the same etag: the page waits for a different one)."""
+        made = self._tables.get(number)
+        if made is None:
+            made = self._table_json(number)
+            made["etag"] = hashlib.blake2b(
+                json.dumps(made, sort_keys=True).encode(), digest_size=12
+            ).hexdigest()
+            made["version"] = self.stored.version
+            self._tables[number] = made
+        return made
+
+    def _table_json(self, number: int) -> dict[str, Any]:
         s = self.stored
         out: dict[str, Any] = {
-            "version": s.version,
             "title": s.title,
             "status": s.status,
             "table": number,
@@ -433,8 +450,7 @@ class Live:
 
     def group_of(self, player: int) -> str:
         """The group a player is seated as (what their score card says)."""
-        p = next(p for p in self.stored.players if p.id == player)
-        return model_player(p).plays_as
+        return self.plays_as[player]
 
     def cards_json(self) -> dict[str, Any]:
         """Each player's score card as far as it is known: table, seat, partner, tricks,

@@ -108,9 +108,15 @@ class Hub:
         if ev is not None:
             ev.set()
 
-    async def wait(self, evening: str, since: int, version: Callable[[], int | None]) -> None:
-        """Return when ``version()`` differs from ``since`` or after the longest wait."""
-        if version() != since or self.closing:
+    async def wait(
+        self,
+        evening: str,
+        since: int,
+        version: Callable[[], int | None],
+        seconds: float = WAIT_SECONDS,
+    ) -> None:
+        """Return when ``version()`` differs from ``since`` or after ``seconds``."""
+        if version() != since or self.closing or seconds <= 0:
             return
         self.loop = asyncio.get_running_loop()
         if self.waiting >= MAX_WAITERS:
@@ -119,7 +125,7 @@ class Hub:
         self.waiting += 1
         try:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(ev.wait(), WAIT_SECONDS)
+                await asyncio.wait_for(ev.wait(), seconds)
         finally:
             self.waiting -= 1
 
@@ -622,10 +628,25 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
     # -- table pages --------------------------------------------------------------------
 
     async def table_state(request: Request) -> Response:
+        """A table's view; with ``?since=ETAG`` (the ``etag`` of the view the page has) it
+        waits until this table's view changes, so 130 phones are not all woken by every
+        other table's entry."""
         ev, number = await table_of(request)
-        await since_of(request, ev.stored.id)
-        ev, number = await table_of(request)
-        return JSONResponse(ev.table_json(number))
+        evening = ev.stored.id
+        since = request.query_params.get("since")
+        if since is not None and (len(since) > 40 or not since.isalnum()):
+            raise Refused(400, f"'since' must be a view's etag, not {since!r}")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WAIT_SECONDS
+        view = ev.table_json(number)
+        while view["etag"] == since and not org.hub.closing:
+            left = deadline - loop.time()
+            if left <= 0:
+                break
+            await org.hub.wait(evening, ev.stored.version, lambda: org.store.version(evening), left)
+            ev, number = await table_of(request)
+            view = ev.table_json(number)
+        return JSONResponse(view)
 
     async def table_enter(request: Request) -> Response:
         ev, number = await table_of(request)

@@ -121,7 +121,9 @@ export async function api(method, url, body) {
 // Live updates by long polling: each answer comes at once when the evening changed since
 // the version we have, else when it changes (or after the server's wait). Bounded: one
 // request at a time per page, and a growing pause after failures.
-export function watch(url, onData, onTrouble = () => {}) {
+// ``key`` names the field that identifies what the page has (a table's page waits for its
+// own view's etag, not for the evening's version).
+export function watch(url, onData, onTrouble = () => {}, key = "version") {
   let version = 0;
   let stopped = false;
   let failures = 0;
@@ -134,8 +136,8 @@ export function watch(url, onData, onTrouble = () => {}) {
         if (!r.ok) throw new Error((data && data.error) || String(r.status));
         failures = 0;
         onTrouble(null);
-        if (data.version !== version) {
-          version = data.version;
+        if (data[key] !== version) {
+          version = data[key];
           onData(data);
         }
       } catch (e) {

@@ -163,7 +163,7 @@ async function start() {
   watch(base, (data) => {
     state = data;
     render();
-  }, (trouble) => showError(trouble));
+  }, (trouble) => showError(trouble), "etag");
   document.body.dataset.ready = "1";
 }
 
