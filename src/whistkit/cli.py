@@ -437,11 +437,16 @@ def add_evening_parser(sub: Any) -> argparse.ArgumentParser:
     return ev
 
 
+def add_evening_commands(sub: Any) -> None:
+    """Everything under ``whistkit evening``: both parsers below take it from here."""
+    add_evening_parser(sub)
+
+
 def build_evening_parser() -> argparse.ArgumentParser:
     """The parser of ``whistkit evening`` alone (the same as within :func:`build_parser`)."""
     parser = argparse.ArgumentParser(prog="whistkit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    add_evening_parser(sub)
+    add_evening_commands(sub)
     return parser
 
 
@@ -558,7 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .solver.cli import add_parser as add_solve_parser
 
     add_solve_parser(sub)
-    add_evening_parser(sub)
+    add_evening_commands(sub)
     return parser
 
 
