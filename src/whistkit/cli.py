@@ -437,6 +437,22 @@ def add_evening_parser(sub: Any) -> argparse.ArgumentParser:
     return ev
 
 
+def add_evening_commands(sub: Any) -> None:
+    """Everything under ``whistkit evening``: both parsers below take it from here (bare
+    ``evening`` and ``evening serve`` serve the organiser, :mod:`whistkit.evening.serve`)."""
+    from .evening.serve import add_serve
+
+    add_serve(add_evening_parser(sub))
+
+
+def build_evening_parser() -> argparse.ArgumentParser:
+    """The parser of ``whistkit evening`` alone (the same as within :func:`build_parser`)."""
+    parser = argparse.ArgumentParser(prog="whistkit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_evening_commands(sub)
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -550,9 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .solver.cli import add_parser as add_solve_parser
 
     add_solve_parser(sub)
-    from .evening.serve import add_serve
-
-    add_serve(add_evening_parser(sub))
+    add_evening_commands(sub)
     return parser
 
 
@@ -574,7 +588,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with standard output closed (`>&-`)
         print("whistkit: standard output is closed", file=sys.stderr)
         return 1
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # `whistkit evening ...` builds only its own parser: the full one imports the bots,
+    # the solver and the match runner, which an evening in a hall never needs
+    parser = build_evening_parser() if argv[:1] == ["evening"] else build_parser()
     args = parser.parse_args(argv)
     try:
         result: int = args.func(args)

@@ -185,9 +185,9 @@ def test_arrivals_and_departures_only_ahead_of_play() -> None:
 def test_provisional_moves_are_the_final_moves() -> None:
     # a table's moves are announced as soon as it reports: later reports never change them
     for preset in PRESETS:
-        for seed in range(6):
+        for seed in range(4):
             size = random.Random(seed).randint(8, 41)
-            per_move = 4 if seed % 3 == 0 else 1
+            per_move = 4 if seed % 2 else 1
             config = Config(preset=preset, hands=9, hands_per_move=per_move, seed=seed)
             rng = random.Random(seed)
             ev = start(new_evening(config, simulated_players(size)))
@@ -196,7 +196,7 @@ def test_provisional_moves_are_the_final_moves() -> None:
                 rng.shuffle(tables)
                 announced: set[tuple[int, int | None, int | None]] = set()
                 for t in tables:
-                    ev = add_result(ev, Result(h, t, rng.randint(0, 13)))
+                    ev = replace(ev, results=(*ev.results, Result(h, t, rng.randint(0, 13))))
                     moves = derive(ev).hand(h).moves
                     now = {(m.player, m.from_table, m.to_table) for m in moves}
                     assert announced <= now, (preset, seed, h, t)

@@ -480,17 +480,29 @@ class _Engine:
         self.partner: dict[int, int] = {}  # partner preset: the player's partnership
         self.round_points: dict[int, list[int]] = {}  # table -> [NS, EW] this round
         self.round_last: dict[int, int] = {}  # table -> winner of the last hand
+        self.present_hand = 0
+        self.present_ids: list[int] = []
+        self.nolo = {h for h in range(1, cfg.hands + 1) if cfg.contract_of(h) == "NOLO"}
+        self.moving_winners = cfg.preset in ("felagsvist", "progressive")
 
     # -- helpers ------------------------------------------------------------------------
 
     def present(self, hand: int) -> list[int]:
-        return [pid for pid, p in self.players.items() if p.present(hand)]
+        """The players in the hall for ``hand``, in entry order (computed once a hand)."""
+        if self.present_hand != hand:
+            self.present_hand = hand
+            self.present_ids = [
+                pid
+                for pid, p in self.players.items()
+                if p.arrives <= hand and (p.leaves is None or hand <= p.leaves)
+            ]
+        return self.present_ids
 
     def move_point(self, hand: int) -> bool:
         return (hand - 1) % self.cfg.hands_per_move == 0
 
     def points(self, hand: int, ns_tricks: int) -> tuple[int, int]:
-        if self.cfg.contract_of(hand) == "NOLO":
+        if hand in self.nolo:
             return (TRICKS - ns_tricks, ns_tricks)
         return (ns_tricks, TRICKS - ns_tricks)
 
@@ -571,20 +583,21 @@ class _Engine:
 
     def group_movers(self, seats: tuple[int, int, int, int], winner: int) -> tuple[int, int]:
         """The A player who moves up and the B player who moves down from a table."""
-        preset = self.cfg.preset
-        moving_side = winner if preset in ("felagsvist", "progressive") else 1 - winner
-        pair = (seats[moving_side], seats[moving_side + 2])
-        other = (seats[1 - moving_side], seats[3 - moving_side])
-        out: list[int] = []
-        for g in ("A", "B"):
-            mover = next(p for p in pair if self.group[p] == g)
-            stayer = next(p for p in other if self.group[p] == g)
-            # a fixed-seat player stays; the other partnership's player of the same group
-            # makes the move instead, so every table still sends and receives one of each
-            if mover in self.fixed and stayer not in self.fixed:
-                mover = stayer
-            out.append(mover)
-        return out[0], out[1]
+        side = winner if self.moving_winners else 1 - winner
+        up, down = seats[side], seats[side + 2]
+        stay_a, stay_b = seats[1 - side], seats[3 - side]
+        if self.group[up] != "A":
+            up, down = down, up
+        if self.group[stay_a] != "A":
+            stay_a, stay_b = stay_b, stay_a
+        # a fixed-seat player stays; the other partnership's player of the same group
+        # makes the move instead, so every table still sends and receives one of each
+        if self.fixed:
+            if up in self.fixed and stay_a not in self.fixed:
+                up = stay_a
+            if down in self.fixed and stay_b not in self.fixed:
+                down = stay_b
+        return up, down
 
     def group_targets(
         self, prev: Sequence[tuple[int, int, int, int]], winners: Mapping[int, int]
@@ -730,17 +743,20 @@ class _Engine:
         (a1, s1), (a2, s2) = a
         (b1, t1), (b2, t2) = b
 
-        def cost(pairs: list[tuple[tuple[int, bool], tuple[int, bool]]]) -> tuple[int, int]:
-            repeat = sum(1 for (x, _), (y, _) in pairs if self.pair_of.get(x) == y)
-            both_stayed = sum(1 for (_, sx), (_, sy) in pairs if sx and sy)
-            return repeat, both_stayed
-
-        first = [((a1, s1), (b1, t1)), ((a2, s2), (b2, t2))]
-        second = [((a1, s1), (b2, t2)), ((a2, s2), (b1, t1))]
-        pairs = first if cost(first) <= cost(second) else second
-        (dealer, _), (dealer_partner, _) = pairs[0]
-        (other_a, _), (other_b, _) = pairs[1]
-        return (dealer, other_a, dealer_partner, other_b), dealer
+        last = self.pair_of.get
+        # the first pairing (a1-b1, a2-b2) against the second (a1-b2, a2-b1): fewer
+        # partnerships of the last hand again, then fewer of two who both stayed
+        first = (
+            (last(a1) == b1) + (last(a2) == b2),
+            (s1 and t1) + (s2 and t2),
+        )
+        second = (
+            (last(a1) == b2) + (last(a2) == b1),
+            (s1 and t2) + (s2 and t1),
+        )
+        if first <= second:
+            return (a1, a2, b1, b2), a1
+        return (a1, a2, b2, b1), a1
 
     def keep_letter(
         self, table: int, seats: tuple[int, int, int, int]
