@@ -162,6 +162,7 @@ class Live:
         self.tables = max((len(h.tables) for h in self.seated), default=0)
         self.plays_as = {p.id: model_player(p).plays_as for p in stored.players}
         self._tables: dict[int, dict[str, Any]] = {}
+        self._projector: dict[str, Any] | None = None
         self._moves: dict[int, list[dict[str, Any]]] = {}
 
     # -- where the evening is -------------------------------------------------------------
@@ -373,6 +374,12 @@ class Live:
         }
 
     def projector_json(self) -> dict[str, Any]:
+        """What the projector shows (built once per version)."""
+        if self._projector is None:
+            self._projector = self._projector_json()
+        return self._projector
+
+    def _projector_json(self) -> dict[str, Any]:
         s = self.stored
         groups: dict[str, list[dict[str, Any]]] = {}
         hidden = s.hide_standings and s.status != "finished"

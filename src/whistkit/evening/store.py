@@ -438,6 +438,10 @@ class EveningStore:
 
     # -- reads ----------------------------------------------------------------------------
 
+    def host_key(self, evening: str) -> str | None:
+        row = self.db.execute("SELECT host_key FROM evenings WHERE id = ?", (evening,)).fetchone()
+        return None if row is None else str(row[0])
+
     def version(self, evening: str) -> int | None:
         row = self.db.execute("SELECT version FROM evenings WHERE id = ?", (evening,)).fetchone()
         return None if row is None else int(row[0])

@@ -186,6 +186,13 @@ class Organiser:
     def changed(self, evening: str) -> None:
         self.hub.changed(evening)
 
+    async def warm_up(self) -> None:
+        """Derive every evening in play (a bad one is left for its pages to report)."""
+        for evening, _, status, _ in self.store.list():
+            if status in ("running", "paused"):
+                with contextlib.suppress(Refused, EveningError, ValueError):
+                    await self.live(evening)
+
 
 # -- reading requests ---------------------------------------------------------------------
 
@@ -335,14 +342,20 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
 
         return serve
 
-    def host_of(request: Request) -> StoredEvening:
+    def host_id(request: Request) -> str:
         """The evening of the path if this browser holds its host key, else refused."""
-        evening = request.path_params["evening"]
-        row = org.stored(evening)
+        evening: str = request.path_params["evening"]
+        want = org.store.host_key(evening)
+        if want is None:
+            raise Refused(404, f"unknown evening {evening!r}")
         key = request.cookies.get(COOKIE + evening, "")
-        if not hmac.compare_digest(key.encode(), row.host_key.encode()):
+        if not hmac.compare_digest(key.encode(), want.encode()):
             raise Refused(403, "this page is the host's: open the host link of the evening")
-        return row
+        return evening
+
+    def host_of(request: Request) -> StoredEvening:
+        """The stored evening of the path, for its host only."""
+        return org.stored(host_id(request))
 
     async def table_of(request: Request) -> tuple[live.Live, int]:
         evening = request.path_params["evening"]
@@ -396,7 +409,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         )
 
     async def host_only_page(request: Request) -> Response:
-        host_of(request)
+        host_id(request)
         name = request.path_params.get("kind")
         return FileResponse(
             STATIC_DIR / ("print.html" if name else "projector.html"), headers=no_cache
@@ -431,22 +444,22 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         return JSONResponse(mine)
 
     async def host_state(request: Request) -> Response:
-        row = host_of(request)
-        await since_of(request, row.id)
+        eid = host_id(request)
+        await since_of(request, eid)
         audit = [
             {"at": a.at, "actor": a.actor, "action": a.action, "detail": a.detail}
-            for a in org.store.audit(row.id, limit=300)
+            for a in org.store.audit(eid, limit=300)
         ]
-        return JSONResponse((await org.live(row.id)).host_json(base_url(request), audit))
+        return JSONResponse((await org.live(eid)).host_json(base_url(request), audit))
 
     async def projector_state(request: Request) -> Response:
-        row = host_of(request)
-        await since_of(request, row.id)
-        return JSONResponse((await org.live(row.id)).projector_json())
+        eid = host_id(request)
+        await since_of(request, eid)
+        return JSONResponse((await org.live(eid)).projector_json())
 
     async def score_cards(request: Request) -> Response:
-        row = host_of(request)
-        return JSONResponse((await org.live(row.id)).cards_json())
+        eid = host_id(request)
+        return JSONResponse((await org.live(eid)).cards_json())
 
     def done(evening: str, version: int) -> Response:
         org.changed(evening)
@@ -601,28 +614,29 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         return done(row.id, org.store.set_hidden(row.id, hidden))
 
     async def qr_svg(request: Request) -> Response:
-        row = host_of(request)
+        eid = host_id(request)
         n = request.path_params["n"]
-        if n not in row.tables:
+        tables = (await org.live(eid)).stored.tables
+        if n not in tables:
             raise Refused(404, f"no table {n}")
-        url = f"{base_url(request)}t/{row.id}/{row.tables[n]}"
+        url = f"{base_url(request)}t/{eid}/{tables[n]}"
         return Response(live.qr_svg(url), media_type="image/svg+xml", headers=no_cache)
 
     async def export_csv(request: Request) -> Response:
-        row = host_of(request)
+        eid = host_id(request)
         return PlainTextResponse(
-            (await org.live(row.id)).results_csv(),
+            (await org.live(eid)).results_csv(),
             media_type="text/csv; charset=utf-8",
-            headers={"Content-Disposition": f'attachment; filename="evening-{row.id}.csv"'},
+            headers={"Content-Disposition": f'attachment; filename="evening-{eid}.csv"'},
         )
 
     async def export_json(request: Request) -> Response:
-        row = host_of(request)
-        body = json.dumps((await org.live(row.id)).export_json(), ensure_ascii=False, indent=1)
+        eid = host_id(request)
+        body = json.dumps((await org.live(eid)).export_json(), ensure_ascii=False, indent=1)
         return Response(
             body,
             media_type="application/json",
-            headers={"Content-Disposition": f'attachment; filename="evening-{row.id}.json"'},
+            headers={"Content-Disposition": f'attachment; filename="evening-{eid}.json"'},
         )
 
     # -- table pages --------------------------------------------------------------------
@@ -691,7 +705,12 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # derive the open evenings now, so that the first page after a restart is quick
+        warm = asyncio.create_task(org.warm_up())
         yield
+        warm.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await warm
         org.store.close()
 
     h = handle
