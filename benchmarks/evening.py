@@ -140,7 +140,7 @@ def stored_mid_evening(db: Path, seed: int) -> tuple[str, str, dict[int, str], E
 
 def projector_benchmark(seed: int) -> None:
     """The projector page of a 520-player evening (hand 12 in play, half its tables
-    reported) in headless Chromium: first render (the server derives the evening), again,
+    reported) in headless Chromium: first render after the server started, again,
     and a table's confirmation reaching it; anchors in the same run: a table's page and
     the create page (small pages, same server and browser)."""
     import os
@@ -215,7 +215,7 @@ def projector_benchmark(seed: int) -> None:
             proc.wait(10)
     ms = 1000
     print("projector page, 520 players (130 tables, hand 12 of 24 in play, half reported):")
-    print(f"  first render (the server derives the evening) {first * ms:7.0f} ms")
+    print(f"  first render after the server started        {first * ms:7.0f} ms")
     print(
         f"  render again (median of 5)                    {statistics.median(again) * ms:7.0f} ms"
     )

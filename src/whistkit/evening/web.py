@@ -6,13 +6,16 @@ plain HTML and ES modules under ``/static``; data comes from a small JSON API:
 - Host (the laptop; a cookie holding the evening's host key, set when the evening is
   created, or by opening ``/e/{id}/host?key=...`` as printed in the terminal):
   ``POST /api/evenings`` creates; ``GET /api/e/{id}`` is the whole state;
-  ``POST /api/e/{id}/{config,players,import,seat,status,result,correct,hide}`` change it.
+  ``POST /api/e/{id}/{config,players,import,balance,seat,status,result,correct,hide}``
+  change it; ``GET /api/e/{id}/cards`` gives the score cards, ``/e/{id}/export.csv`` and
+  ``/e/{id}/export.json`` the exports, ``/e/{id}/qr/{n}.svg`` a table's QR code.
 - Tables (a phone, no login: the link on the table card carries the table's token):
   ``GET /api/t/{id}/{token}``, ``POST /api/t/{id}/{token}/{enter,confirm,reject}``.
 - The projector: ``GET /api/e/{id}/projector`` (host cookie).
 
-Every ``GET /api/...`` of a state takes ``?since=V``: it answers at once when the evening's
-version is not V, else waits until it changes (at most :data:`WAIT_SECONDS`), so pages
+The host's and the projector's state take ``?since=V``: the answer comes at once when the
+evening's version is not V, else when it changes (at most :data:`WAIT_SECONDS` later); a
+table's view takes ``?since=ETAG`` and waits for its own table's view to change. So pages
 follow the evening by long polling, one request at a time each, with a bound on the
 number of waiting requests. Every write is committed to SQLite before it is answered.
 """
