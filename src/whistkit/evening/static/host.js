@@ -464,7 +464,7 @@ export function fmt(x) {
 }
 
 function prizesView(prizes) {
-  return el("div", { id: "prizes" }, el("h3", {}, t("prizes")),
+  return el("div", { id: "prizes" }, el("h3", {}, t(state.status === "finished" ? "prizes" : "prizes_so_far")),
     el("ul", { class: "plain" }, prizes.map((p) => el("li", {},
       `${t(`prize_${p.category}`)} ${p.place}: ${p.players.map(nameOf).join(", ")}`))));
 }
