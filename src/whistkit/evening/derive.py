@@ -745,7 +745,8 @@ class _Engine:
 
         last = self.pair_of.get
         # the first pairing (a1-b1, a2-b2) against the second (a1-b2, a2-b1): fewer
-        # partnerships of the last hand again, then fewer of two who both stayed
+        # partnerships of the last hand again, then fewer of two who both stayed; in
+        # semi-partner the staying (winning) partnership stays together instead
         first = (
             (last(a1) == b1) + (last(a2) == b2),
             (s1 and t1) + (s2 and t2),
@@ -754,6 +755,8 @@ class _Engine:
             (last(a1) == b2) + (last(a2) == b1),
             (s1 and t2) + (s2 and t1),
         )
+        if self.cfg.preset == "semi-partner":
+            first, second = (-first[1], first[0]), (-second[1], second[0])
         if first <= second:
             return (a1, a2, b1, b2), a1
         return (a1, a2, b2, b1), a1
