@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from .model import (
+    MAX_PLAYERS,
     TRICKS,
     Config,
     Evening,
@@ -440,8 +441,8 @@ class _Engine:
         players = evening.players
         if not isinstance(players, tuple):
             raise EveningError("players must be a tuple of Player")
-        if len(players) > 1000:
-            raise EveningError("at most 1000 players")
+        if len(players) > MAX_PLAYERS:
+            raise EveningError(f"at most {MAX_PLAYERS} players")
         self.players: dict[int, Player] = {}
         for p in players:
             if not isinstance(p, Player):
