@@ -25,6 +25,7 @@ from .model import (
     Player,
     Result,
 )
+from .prizes import Prize, award
 
 SEATS = ("N", "E", "S", "W")
 NS, EW = 0, 1
@@ -151,16 +152,6 @@ class Standing:
     hands_played: int
     # the group used for the leaderboard and group prizes (Prizes.group_by)
     group: str
-
-
-@dataclass(frozen=True)
-class Prize:
-    # one of PRIZE_CATEGORIES
-    category: str
-    place: int
-    players: tuple[int, ...]
-    # the figure the prize is for: a total, a number of hands
-    value: float
 
 
 @dataclass(frozen=True)
@@ -975,8 +966,6 @@ def _score(
     evening: Evening, engine: _Engine, hands: list[HandState], current: int | None
 ) -> Derivation:
     """Points, sit-out credits, totals and prizes from the seated hands."""
-    from .prizes import award
-
     cfg = evening.config
     ids = list(engine.players)
     played_sum = dict.fromkeys(ids, 0)
