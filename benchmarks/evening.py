@@ -12,6 +12,7 @@ half its tables reported), which is what the projector page renders from.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import subprocess
 import sys
@@ -98,10 +99,13 @@ def main() -> None:
     ]
     for name, (wall, cpu) in rows:
         print(f"{name:<46}{wall:>8.3f}{cpu:>8.3f}{cpu / anchor[1]:>14.1f}x")
-    verdict = "met" if min(cmd_big) < GOAL_SECONDS else "NOT met"
+    wall, cpu = cmd_big
+    load = os.getloadavg()[0]
     print(
-        f"goal: the 130-table command under {GOAL_SECONDS:g} s (wall, or CPU on a busy"
-        f" machine): {verdict}"
+        f"goal: the 130-table command under {GOAL_SECONDS:g} s: wall {wall:.2f} s"
+        f" ({'met' if wall < GOAL_SECONDS else 'NOT met'}), CPU {cpu:.2f} s"
+        f" ({'met' if cpu < GOAL_SECONDS else 'NOT met'}); load average {load:.1f}"
+        f" on {os.cpu_count()} CPUs"
     )
     if not args.no_projector:
         projector_benchmark(seed)

@@ -189,11 +189,16 @@ def check_movement(done: Derivation) -> None:
                 continue
             stay_a = next(p for p in stayers if group[p] == "A")
             stay_b = next(p for p in stayers if group[p] == "B")
-            # the staying partnership splits; each partners an arrival; its A deals
+            if stay_a in nt.seats:
+                assert nt.dealer == stay_a, (h, t.table)  # the staying A deals
+            if preset == "semi-partner":
+                # the winners stay together; the arrivals partner each other
+                if stay_a in nt.seats and stay_b in nt.seats:
+                    assert partner[stay_a] == stay_b, (h, t.table)
+                continue
+            # the staying partnership splits; each partners an arrival
             if stay_a in nt.seats and stay_b in nt.seats:
                 assert partner[stay_a] != stay_b, (h, t.table)
-            if stay_a in nt.seats:
-                assert nt.dealer == stay_a, (h, t.table)
             for pid in (stay_a, stay_b):
                 if pid in nt.seats:
                     assert partner[pid] not in stayers

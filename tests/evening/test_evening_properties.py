@@ -11,12 +11,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from whistkit.evening import (
+    CONTRACTS,
     PRESETS,
     SIT_OUT_POLICIES,
     TIE_RULES,
     Config,
+    Evening,
     Player,
     Prizes,
+    derive,
     simulate,
     simulated_players,
 )
@@ -41,8 +44,13 @@ def prizes(draw: st.DrawFn) -> Prizes:
 
 @st.composite
 def configs(draw: st.DrawFn, preset: str | None = None) -> Config:
+    preset = preset or draw(st.sampled_from(PRESETS))
+    trumps = None
+    if preset != "felagsvist" and draw(st.booleans()):
+        trumps = tuple(draw(st.permutations(CONTRACTS))[: draw(st.integers(1, 6))])
     return Config(
-        preset=preset or draw(st.sampled_from(PRESETS)),
+        preset=preset,
+        trump_order=trumps,
         hands=draw(st.sampled_from([12, 18, 24]) | st.integers(1, 30)),
         hands_per_move=draw(st.sampled_from([1, 4])),
         sit_out=draw(st.sampled_from(SIT_OUT_POLICIES)),
@@ -92,6 +100,10 @@ def test_every_evening_keeps_the_rules(data: st.DataObject) -> None:
     done = simulate(config, people)
     assert done.finished and len(done.hands) == config.hands
     check_all(done, movement=not any(p.fixed_seat for p in people))
+    # the stored truth alone gives the same evening again
+    again = derive(Evening.from_json(done.evening.to_json()))
+    assert again.hands == done.hands and again.totals == done.totals
+    assert again.prizes == done.prizes
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,7 +11,6 @@ from .derive import (
     HandState,
     Move,
     PlayerLine,
-    Prize,
     SitOut,
     Standing,
     TableHand,
@@ -42,6 +41,7 @@ from .model import (
     Prizes,
     Result,
 )
+from .prizes import Prize
 from .simulate import simulate, simulated_players, to_json
 
 __all__ = [

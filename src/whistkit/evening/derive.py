@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from .model import (
+    MAX_PLAYERS,
     TRICKS,
     Config,
     Evening,
@@ -24,6 +25,7 @@ from .model import (
     Player,
     Result,
 )
+from .prizes import Prize, award
 
 SEATS = ("N", "E", "S", "W")
 NS, EW = 0, 1
@@ -150,16 +152,6 @@ class Standing:
     hands_played: int
     # the group used for the leaderboard and group prizes (Prizes.group_by)
     group: str
-
-
-@dataclass(frozen=True)
-class Prize:
-    # one of PRIZE_CATEGORIES
-    category: str
-    place: int
-    players: tuple[int, ...]
-    # the figure the prize is for: a total, a number of hands
-    value: float
 
 
 @dataclass(frozen=True)
@@ -440,8 +432,8 @@ class _Engine:
         players = evening.players
         if not isinstance(players, tuple):
             raise EveningError("players must be a tuple of Player")
-        if len(players) > 1000:
-            raise EveningError("at most 1000 players")
+        if len(players) > MAX_PLAYERS:
+            raise EveningError(f"at most {MAX_PLAYERS} players")
         self.players: dict[int, Player] = {}
         for p in players:
             if not isinstance(p, Player):
@@ -745,7 +737,8 @@ class _Engine:
 
         last = self.pair_of.get
         # the first pairing (a1-b1, a2-b2) against the second (a1-b2, a2-b1): fewer
-        # partnerships of the last hand again, then fewer of two who both stayed
+        # partnerships of the last hand again, then fewer of two who both stayed; in
+        # semi-partner the staying (winning) partnership stays together instead
         first = (
             (last(a1) == b1) + (last(a2) == b2),
             (s1 and t1) + (s2 and t2),
@@ -754,6 +747,8 @@ class _Engine:
             (last(a1) == b2) + (last(a2) == b1),
             (s1 and t2) + (s2 and t1),
         )
+        if self.cfg.preset == "semi-partner":
+            first, second = (-first[1], first[0]), (-second[1], second[0])
         if first <= second:
             return (a1, a2, b1, b2), a1
         return (a1, a2, b2, b1), a1
@@ -971,8 +966,6 @@ def _score(
     evening: Evening, engine: _Engine, hands: list[HandState], current: int | None
 ) -> Derivation:
     """Points, sit-out credits, totals and prizes from the seated hands."""
-    from .prizes import award
-
     cfg = evening.config
     ids = list(engine.players)
     played_sum = dict.fromkeys(ids, 0)

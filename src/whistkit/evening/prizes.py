@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from .model import Config
 
-if TYPE_CHECKING:
-    from .derive import Prize
-
 Number = Fraction | int
+
+
+@dataclass(frozen=True)
+class Prize:
+    # one of PRIZE_CATEGORIES
+    category: str
+    place: int
+    players: tuple[int, ...]
+    # the figure the prize is for: a total, a number of hands
+    value: float
 
 
 def _lot(seed: int, category: str, player: int) -> int:
@@ -82,8 +89,6 @@ def award(
 ) -> tuple[Prize, ...]:
     """Every prize of the config's categories. Only players who played a hand take part;
     a top-N category gives every place up to N (a tie on place N gives more prizes)."""
-    from .derive import Prize
-
     rules = config.prizes
     eligible = [p for p in players if played[p] > 0]
     out: list[Prize] = []
