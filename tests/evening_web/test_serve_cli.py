@@ -81,3 +81,10 @@ def test_on_all_interfaces_it_prints_the_address_a_qr_code_and_host_links(
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_the_evenings_share_the_web_games_database() -> None:
+    from whistkit.cli import default_data_dir
+    from whistkit.evening.serve import default_db
+
+    assert default_db() == default_data_dir() / "games.sqlite3"

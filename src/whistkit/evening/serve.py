@@ -122,10 +122,19 @@ def add_serve(evening: argparse.ArgumentParser) -> None:
     serve_parser.set_defaults(func=cmd_serve)
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_USAGE, default_data_dir
+EXIT_USAGE = 2  # as whistkit.cli's (not imported: the cli imports this module)
 
-    db = Path(args.db) if args.db else default_data_dir() / "games.sqlite3"
+
+def default_db() -> Path:
+    """The web game's database, which the evenings share: ``games.sqlite3`` in the user
+    data directory (``whistkit.cli.default_data_dir``)."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("whistkit", appauthor=False)) / "games.sqlite3"
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    db = Path(args.db) if args.db else default_db()
 
     def ready(url: str, links: list[str]) -> None:
         print(f"whistkit evening: the organiser is at {url} (stored in {db}; Ctrl-C stops)")
