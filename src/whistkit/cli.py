@@ -325,6 +325,134 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def _group_sizes(text: str) -> tuple[int, int]:
+    a, sep, b = text.partition(",")
+    try:
+        sizes = (int(a), int(b))
+    except ValueError:
+        sizes = (-1, -1)
+    if not sep or min(sizes) < 0:
+        raise argparse.ArgumentTypeError(
+            f"must be the sizes of groups A and B, e.g. 18,20, not {text!r}"
+        )
+    return sizes
+
+
+def cmd_evening_simulate(args: argparse.Namespace) -> int:
+    from .evening import Config, EveningError, Prizes, simulate, simulated_players, to_json
+
+    try:
+        count = args.players
+        if count is None:
+            if args.groups is None:
+                raise EveningError("give --players N (or --groups A,B)")
+            count = sum(args.groups)
+        if not 4 <= count <= 1000:
+            raise EveningError(f"--players must be 4 to 1000, not {count}")
+        if not 0 <= args.seed < 2**63:
+            raise EveningError(f"--seed must be from 0 to 2**63-1, not {args.seed}")
+        trumps = None
+        if args.trumps:
+            trumps = tuple(c.strip().upper() for c in args.trumps.split(","))
+        config = Config(
+            preset=args.preset,
+            hands=args.hands,
+            hands_per_move=args.hands_per_move,
+            trump_order=trumps,
+            sit_out=args.sit_out,
+            seed=args.seed,
+            prizes=Prizes(ties=args.ties),
+        )
+        config.check()
+        done = simulate(config, simulated_players(count, args.groups))
+    except EveningError as e:
+        print(f"whistkit evening simulate: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        _print_json(to_json(done), compact=True)
+        return 0
+    print(
+        f"{config.preset}: {count} players, {max(len(h.tables) for h in done.hands)} tables,"
+        f" {config.hands} hands (seed {config.seed})"
+    )
+    names = {p.id: p.name for p in done.evening.players}
+    for group in ("A", "B"):
+        print(f"Group {group}:")
+        for s in done.standings(group)[:10]:
+            print(f"  {s.place:>3}. {names[s.player]:<20} {s.total:g}")
+    print("Prizes:")
+    for prize in done.prizes:
+        who = ", ".join(names[p] for p in prize.players)
+        print(f"  {prize.category} {prize.place}: {who} ({prize.value:g})")
+    return 0
+
+
+def cmd_evening(args: argparse.Namespace) -> int:
+    """Bare ``whistkit evening``: the organiser's server (added by the web part)."""
+    args.evening_parser.print_usage(sys.stderr)
+    print("whistkit evening: choose a subcommand (simulate)", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def add_evening_parser(sub: Any) -> argparse.ArgumentParser:
+    """``whistkit evening`` with its subcommands. Bare ``evening`` (and ``evening serve``)
+    is the organiser's server: its options go on the returned parser and on ``serve``."""
+    from .evening import PRESETS, SIT_OUT_POLICIES, TIE_RULES
+
+    ev: argparse.ArgumentParser = sub.add_parser(
+        "evening",
+        help="the félagsvist evening organiser (simulate: a random evening as JSON)",
+        description="Seat, move and score a félagsvist evening or whist drive.",
+    )
+    ev.set_defaults(func=cmd_evening, evening_parser=ev)
+    ev_sub = ev.add_subparsers(dest="evening_command", metavar="SUBCOMMAND")
+    sim = ev_sub.add_parser(
+        "simulate",
+        help="run an evening with random results and print it",
+        description="Seat and move an evening whose results are random (seeded); print the"
+        " standings and prizes, or with --json every hand's seating and points.",
+    )
+    sim.add_argument("--preset", choices=PRESETS, default="felagsvist", help="movement preset")
+    sim.add_argument("--players", type=int, help="number of players (4 to 1000)")
+    sim.add_argument("--hands", type=int, default=24, help="hands in the evening (default 24)")
+    sim.add_argument("--seed", type=int, default=1, help="seed of the seating and results")
+    sim.add_argument(
+        "--groups", type=_group_sizes, metavar="A,B", help="sizes of groups A and B, e.g. 18,20"
+    )
+    sim.add_argument(
+        "--sit-out",
+        choices=SIT_OUT_POLICIES,
+        default="own_average",
+        help="credit for a hand sat out (default own_average)",
+    )
+    sim.add_argument(
+        "--hands-per-move", type=int, choices=(1, 4), default=1, help="hands before a move"
+    )
+    sim.add_argument(
+        "--trumps", metavar="LIST", help="trump order for the other presets, e.g. H,C,D,S,NT"
+    )
+    sim.add_argument("--ties", choices=TIE_RULES, default="share", help="prize ties")
+    sim.add_argument("--json", action="store_true", help="print the evening as one JSON object")
+    sim.set_defaults(func=cmd_evening_simulate)
+    return ev
+
+
+def add_evening_commands(sub: Any) -> None:
+    """Everything under ``whistkit evening``: both parsers below take it from here (bare
+    ``evening`` and ``evening serve`` serve the organiser, :mod:`whistkit.evening.serve`)."""
+    from .evening.serve import add_serve
+
+    add_serve(add_evening_parser(sub))
+
+
+def build_evening_parser() -> argparse.ArgumentParser:
+    """The parser of ``whistkit evening`` alone (the same as within :func:`build_parser`)."""
+    parser = argparse.ArgumentParser(prog="whistkit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_evening_commands(sub)
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -438,6 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .solver.cli import add_parser as add_solve_parser
 
     add_solve_parser(sub)
+    add_evening_commands(sub)
     return parser
 
 
@@ -459,7 +588,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with standard output closed (`>&-`)
         print("whistkit: standard output is closed", file=sys.stderr)
         return 1
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # `whistkit evening ...` builds only its own parser: the full one imports the bots,
+    # the solver and the match runner, which an evening in a hall never needs
+    parser = build_evening_parser() if argv[:1] == ["evening"] else build_parser()
     args = parser.parse_args(argv)
     try:
         result: int = args.func(args)

@@ -1,0 +1,66 @@
+"""Driving an evening through its HTTP API, as the pages do (tests and benchmarks)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import httpx
+
+FIRST = ["Anna", "Bjarni", "Guðrún", "Dóri", "Edda", "Finnur", "Gunna", "Helgi", "Inga", "Jón"]
+
+
+def player_lines(n_a: int, n_b: int) -> str:
+    """``n_a`` group-A and ``n_b`` group-B players with unique names, one a line."""
+    lines = [f"{FIRST[i % len(FIRST)]} A{i + 1}, A" for i in range(n_a)]
+    lines += [f"{FIRST[(i + 3) % len(FIRST)]} B{i + 1}, B" for i in range(n_b)]
+    return "\n".join(lines)
+
+
+class Driver:
+    """A host (a client keeping the host cookie) and the tables' links."""
+
+    def __init__(self, client: httpx.Client) -> None:
+        self.client = client
+        self.id = ""
+
+    def post(self, path: str, body: dict[str, Any], status: int = 200) -> Any:
+        r = self.client.post(path, json=body)
+        assert r.status_code == status, (path, r.status_code, r.text)
+        return r.json()
+
+    def create(self, config: dict[str, Any], title: str = "Test evening") -> str:
+        self.id = self.post("/api/evenings", {"title": title, "config": config})["id"]
+        return self.id
+
+    def state(self) -> dict[str, Any]:
+        r = self.client.get(f"/api/e/{self.id}")
+        assert r.status_code == 200, r.text
+        data: dict[str, Any] = r.json()
+        return data
+
+    def setup(self, n_a: int, n_b: int, seed: int = 1) -> None:
+        self.post(f"/api/e/{self.id}/import", {"text": player_lines(n_a, n_b)})
+        self.post(f"/api/e/{self.id}/seat", {"mode": "random", "seed": seed})
+        self.post(f"/api/e/{self.id}/status", {"action": "start"})
+
+    def token_path(self, table: int) -> str:
+        """The path of table ``table``'s page API (from its card's link)."""
+        url = next(t["url"] for t in self.state()["tables"] if t["number"] == table)
+        return "/api/t/" + url.split("/t/", 1)[1]
+
+    def play_hand(self, rng: random.Random) -> dict[int, int]:
+        """Every table of the hand in progress enters (N) and confirms (E) a random
+        result; the N-S tricks by table."""
+        st = self.state()
+        hand = st["current"]["number"]
+        out = {}
+        for tb in st["hand_states"][hand - 1]["tables"]:
+            ns = rng.randint(0, 13)
+            path = self.token_path(tb["table"])
+            self.post(
+                f"{path}/enter", {"hand": hand, "side": "NS", "tricks": ns, "by": tb["seats"]["N"]}
+            )
+            self.post(f"{path}/confirm", {"hand": hand, "by": tb["seats"]["E"], "ns": ns})
+            out[tb["table"]] = ns
+        return out
