@@ -289,12 +289,15 @@ def test_cli_node_limit(capsys: pytest.CaptureFixture[str]) -> None:
     deal = "N:KQT8.J953.63.A92 A64.A62.J94.QT65 J753.KT4.A72.KJ7 92.Q87.KQT85.843"
     status, out, err = _run_cli(["solve", deal, "--contract", "NOLO", "--node-limit", "50"], capsys)
     assert status == 0 and err == ""
-    assert "Tricks for NS with best play: 1–13" in out  # N-S take at least one trick
+    # the exact value is 7 (the NOLO row of --table without a limit)
+    found = re.search(r"Tricks for NS with best play: (\d+)–(\d+)\n", out)
+    assert found and int(found[1]) <= 7 <= int(found[2]) and found[1] != found[2]
     assert "2–4 and the like: the proven range, not settled within 50 nodes" in out
     status, out, _ = _run_cli(
         ["solve", deal, "--contract", "NOLO", "--node-limit", "50", "--json"], capsys
     )
-    assert json.loads(out)["tricks"] == [1, 13]
+    lo, hi = json.loads(out)["tricks"]
+    assert lo <= 7 <= hi and lo < hi
     status, out, _ = _run_cli(["solve", deal, "--table", "--node-limit", "30000"], capsys)
     assert status == 0
     assert "not settled within 30,000 nodes" in out
