@@ -37,8 +37,8 @@ from .record import Record, game_of, type_error
 from .seats import SEATS, Seat, side_of
 from .state import BID, PLAY, Deal, State, new_game
 
-# a tenth to a half of a second per position on the project's 2-core machine: a whole
-# Félagsvist game in 20 s or so (docs/solver.md), every hand with a par, exact or a range
+# at most half a second per position on the project's 2-core machine: a whole Félagsvist
+# game in 8-10 s of CPU time (docs/solver.md), every hand with a par, exact or a range
 NODE_LIMIT = 1_000_000
 SHOW_BEST = 5  # best cards listed per mistake in the text report
 MISERE_NAMES = {"NOLO": "Nóló", "NOLLSPEL": "nollspel"}  # the report's short names
