@@ -32,7 +32,7 @@ from whistkit.cli import main
 from whistkit.deal import deal_cards
 from whistkit.game import Game
 from whistkit.record import dumps, loads, record_of
-from whistkit.solver import Position, reference
+from whistkit.solver import Position, reference, solve_cards
 from whistkit.state import Deal, State, new_game
 
 
@@ -58,7 +58,7 @@ def bot_record(variant: str, seed: int, level: str = "beginner") -> str:
 
 @pytest.mark.parametrize("variant", ["felagsvist", "english"])
 def test_double_dummy_play_gives_nothing_away(variant: str) -> None:
-    a = analyse(record_of(oracle_game(variant, seed=3)))
+    a = analyse(record_of(oracle_game(variant, seed=3)), node_limit=10_000_000)
     checked = 0
     for h in a.hands:
         if h.contract == "NOLO":
@@ -130,6 +130,25 @@ def test_node_limit_leaves_deep_positions_unjudged() -> None:
     assert all(j.position.tricks_left > 2 for j in unsolved if j.position)
     assert a.seats()[0].unsolved + a.seats()[2].unsolved > 0
     assert "beyond the node limit" in report(a)
+    # what the search proved: every range holds the exact value (no limit)
+    short = [j for j in unsolved if j.position.tricks_left <= 7]
+    assert short
+    for j in unsolved:
+        assert j.bounds is not None and j.value_bounds is not None
+    for j in short:
+        assert j.bounds is not None and j.value_bounds is not None
+        exact = solve_cards(j.position)
+        assert all(exact[c] in j.bounds[c] for c in j.legal)
+        best = (min if j.misere else max)(exact.values())
+        assert best in j.value_bounds
+        assert j.to_json()["best_range"] == [j.value_bounds.lo, j.value_bounds.hi]
+    h = a.hands[0]
+    assert h.par_range is not None and h.to_json()["par_ns_range"] == [
+        h.par_range.lo,
+        h.par_range.hi,
+    ]
+    if h.par_ns is None:
+        assert "(a range: not settled within the node limit)" in report(a)
 
 
 def test_unfinished_game() -> None:

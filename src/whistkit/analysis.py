@@ -9,9 +9,11 @@ play by all four seats from the opening lead. This is the yardstick of double-du
 analysis: a card can lose tricks double-dummy and still be the right card for a player
 who cannot see the other hands.
 
-Positions whose search needs more than ``node_limit`` nodes (deep misère positions
-above all) are left unjudged and counted, so an analysis takes a bounded time and gives
-the same result on every machine. In laws mode a card that is a revoke or follows one in
+Each position is searched for at most ``node_limit`` nodes, so an analysis takes a
+bounded time and gives the same result on every machine. A position the search does not
+settle within it (deep misère positions above all) is left unjudged and counted, with
+the proven range of each card's value and of the best value (``bounds``), so that every
+hand gets a par, exact or a range. In laws mode a card that is a revoke or follows one in
 its trick, or is played while penalty cards, a called card, a named suit or a lead out
 of turn restrict the play, is no double-dummy move; such cards are counted, unjudged.
 
@@ -34,8 +36,9 @@ from .record import Record, game_of, type_error
 from .seats import SEATS, Seat, side_of
 from .state import BID, PLAY, Deal, State, new_game
 
-# about a second of search per position on the project's 2-core machine
-NODE_LIMIT = 10_000_000
+# at most half a second per position on the project's 2-core machine: a whole Félagsvist
+# game in 8-10 s of CPU time (docs/solver.md), every hand with a par, exact or a range
+NODE_LIMIT = 1_000_000
 SHOW_BEST = 5  # best cards listed per mistake in the text report
 MISERE_NAMES = {"NOLO": "Nóló", "NOLLSPEL": "nollspel"}  # the report's short names
 
@@ -46,7 +49,9 @@ class Judgement:
 
     ``values`` maps each legal card to the tricks the player's side takes from here (the
     current trick included) if it plays that card and all four seats then play
-    double-dummy; ``None`` when the position was beyond the node budget.
+    double-dummy; ``None`` when the search did not settle every card within the node
+    budget. ``bounds`` then holds what it proved: the range of each card's value, and
+    ``value_bounds`` the range of the best value.
     """
 
     hand: int
@@ -58,6 +63,8 @@ class Judgement:
     # the solver's position just before the card (to look further with whistkit.solver)
     position: solver.Position = field(compare=False, repr=False)
     values: Mapping[Card, int] | None = field(default=None)
+    bounds: Mapping[Card, solver.Bounds] | None = field(default=None)
+    value_bounds: solver.Bounds | None = field(default=None)
 
     @property
     def solved(self) -> bool:
@@ -94,6 +101,11 @@ class Judgement:
         }
         if self.values is None:
             out["solved"] = False
+            if self.bounds is not None and self.value_bounds is not None:
+                # what the search proved: [lo, hi] ranges of the tricks of the side
+                out["value_range"] = _pair(self.bounds[self.card])
+                out["best_range"] = _pair(self.value_bounds)
+                out["ranges"] = {card_name(c): _pair(self.bounds[c]) for c in self.legal}
             return out
         out["value"] = self.values[self.card]
         out["best_value"] = self.best_value
@@ -101,6 +113,10 @@ class Judgement:
         out["loss"] = self.loss
         out["values"] = {card_name(c): self.values[c] for c in self.legal}
         return out
+
+
+def _pair(b: solver.Bounds) -> list[int]:
+    return [b.lo, b.hi]
 
 
 @dataclass
@@ -131,6 +147,21 @@ class HandAnalysis:
         return v if side_of(first.seat) == 0 else 13 - v
 
     @property
+    def par_range(self) -> solver.Bounds | None:
+        """N-S tricks at par as proven bounds: exact (``lo == hi``) when the opening lead
+        was settled, else the range the search proved (None: not judged)."""
+        par = self.par_ns
+        if par is not None:
+            return solver.Bounds(par, par)
+        first = self.judgements[0] if self.judgements else None
+        if first is None or first.trick != 1 or first.seat != self.leader:
+            return None
+        b = first.value_bounds
+        if b is None:
+            return None
+        return b if side_of(first.seat) == 0 else solver.Bounds(13 - b.hi, 13 - b.lo)
+
+    @property
     def mistakes(self) -> list[Judgement]:
         return [j for j in self.judgements if j.loss]
 
@@ -144,6 +175,7 @@ class HandAnalysis:
             "leader": SEATS[self.leader],
             "tricks_ns": self.tricks_ns,
             "par_ns": self.par_ns,
+            "par_ns_range": None if self.par_range is None else _pair(self.par_range),
             "forced": self.forced,
             "irregular": self.irregular,
             "cards": [j.to_json() for j in self.judgements],
@@ -403,10 +435,13 @@ def analyse(
     total = sum(len(items) for items in pending.values())
     for items in pending.values():
         batch = [j.position for _, j in items]
-        results = solver.solve_batch_limited(batch, node_limit, threads=threads)
-        for (h, j), res in zip(items, results, strict=True):
-            values = None if res is None else {c: res[c] for c in j.legal}
-            h.judgements.append(replace(j, values=values))
+        results = solver.solve_batch(batch, cards=True, threads=threads, node_limit=node_limit)
+        for (h, j), (vb, every) in zip(items, results, strict=True):
+            if vb.exact and all(every[c].exact for c in j.legal):
+                h.judgements.append(replace(j, values={c: every[c].lo for c in j.legal}))
+            else:
+                bounds = {c: every[c] for c in j.legal}
+                h.judgements.append(replace(j, bounds=bounds, value_bounds=vb))
         done += len(items)
         if progress:
             progress(done, total)
@@ -419,6 +454,8 @@ def _par_text(h: HandAnalysis) -> str:
     """The hand's par for the report, or why it is not known."""
     if h.par_ns is not None:
         return f"par N-S {h.par_ns}"
+    if h.par_range is not None:
+        return f"par N-S {h.par_range} (a range: not settled within the node limit)"
     first = h.judgements[0] if h.judgements else None
     if first is not None and first.trick == 1 and first.seat == h.leader:
         return "par N-S not solved within the node limit"

@@ -51,20 +51,27 @@ def test_finished_game_review_shape(client: TestClient) -> None:
     assert body["variant"] == "felagsvist" and body["node_limit"] == NODE_LIMIT
     assert [h["number"] for h in body["hands"]] == list(range(1, 13))
     assert [h["contract"] for h in body["hands"][:6]] == ["H", "S", "NT", "D", "C", "NOLO"]
-    judged = lost = 0
+    judged = lost = unsettled = 0
     for h in body["hands"]:
         assert 0 <= h["tricks_ns"] <= 13
         assert h["par_ns"] is None or 0 <= h["par_ns"] <= 13
+        # every hand has a par, exact or the range the search proved
+        lo, hi = h["par_ns_range"]
+        assert 0 <= lo <= hi <= 13 and (h["par_ns"] is None) == (lo < hi)
         for c in h["cards"]:
             assert {"trick", "seat", "card"} <= set(c)
             if c.get("solved") is False:
+                unsettled += 1
+                blo, bhi = c["best_range"]
+                assert 0 <= blo <= bhi <= 13 and c["card"] in c["ranges"]
+                assert c["value_range"] == c["ranges"][c["card"]]
                 continue
             judged += 1
             assert set(c) >= {"value", "best_value", "best", "loss", "values"}
             assert c["card"] in c["values"] and c["best"]
             assert all(c["values"][b] == c["best_value"] for b in c["best"])
             lost += c["loss"]
-    assert judged > 100
+    assert judged > 100 and unsettled > 0
     assert set(body["seats"]) == {"N", "E", "S", "W"}
     for v in body["seats"].values():
         assert set(v) == {"judged", "mistakes", "tricks_lost", "unsolved"}

@@ -10,6 +10,10 @@ with the GIL released.
 In misère (``misere=True``) each side tries to take as few tricks as possible; the
 numbers are still the tricks the side to play takes.
 
+With a budget (``node_limit``, ``time_limit``) :func:`solve`, :func:`solve_cards` and
+:func:`solve_batch` answer with :class:`Bounds`: the value proven to lie between ``lo``
+and ``hi`` (equal when the search finished).
+
 The work is done by the compiled core ``whistkit.solver._dd`` (built by setup.py),
 imported lazily on first use. Where it is missing, a pure-Python oracle
 (:mod:`whistkit.solver.reference`) answers instead: correct, but only practical for
@@ -25,6 +29,36 @@ from typing import Any, Literal, overload
 from .._checks import is_whole
 from . import reference
 from .position import Position, position_for
+
+@dataclass(frozen=True)
+class Bounds:
+    """A value proven to lie in ``lo..hi`` (tricks of the side to play): what a search
+    within a budget gives. ``lo == hi`` when the search settled it."""
+
+    lo: int
+    hi: int
+
+    def __post_init__(self) -> None:
+        if not (is_whole(self.lo) and is_whole(self.hi) and 0 <= self.lo <= self.hi <= 13):
+            raise ValueError(f"bounds must satisfy 0 <= lo <= hi <= 13, got {self.lo}..{self.hi}")
+
+    @property
+    def exact(self) -> bool:
+        """Did the search settle the value (``lo == hi``)?"""
+        return self.lo == self.hi
+
+    @property
+    def value(self) -> int | None:
+        """The value when exact, else None."""
+        return self.lo if self.lo == self.hi else None
+
+    def __contains__(self, v: object) -> bool:
+        return is_whole(v) and self.lo <= v <= self.hi
+
+    def __str__(self) -> str:
+        """``"3"`` when exact, else the range: ``"2–4"`` (an en dash)."""
+        return str(self.lo) if self.lo == self.hi else f"{self.lo}–{self.hi}"
+
 
 _core: ModuleType | None = None
 _core_checked = False
@@ -81,18 +115,125 @@ def _args(pos: Position) -> tuple[Any, ...]:
     )
 
 
-def solve(pos: Position) -> int:
-    """Tricks the side to play takes from here (the current trick included)."""
+def _check_budget(node_limit: object, time_limit: object) -> None:
+    if node_limit is not None:
+        if not is_whole(node_limit):
+            raise TypeError(f"node_limit must be a whole number, got {node_limit!r}")
+        if not 1 <= node_limit <= _NODE_LIMIT_MAX:
+            raise ValueError(
+                f"node_limit must be between 1 and {_NODE_LIMIT_MAX:,}, not {node_limit:,}"
+            )
+    if time_limit is not None:
+        if isinstance(time_limit, bool) or not isinstance(time_limit, int | float):
+            raise TypeError(f"time_limit must be a number of seconds, got {time_limit!r}")
+        if not 0 < time_limit <= 1e6:
+            raise ValueError(
+                f"time_limit must be above 0 and at most 1e6 seconds, not {time_limit}"
+            )
+
+
+def _bounded(
+    positions: Sequence[Position],
+    cards: bool,
+    threads: int,
+    node_limit: int | None,
+    time_limit: float | None,
+) -> list[Any]:
+    """Bounds (mode 0) or (Bounds, {card: Bounds}) (mode 1) for each position."""
+    core = _load_core()
+    if core is None:
+        from . import reference
+
+        if cards:
+            out: list[Any] = []
+            for p in positions:
+                every = reference.solve_cards(p)
+                best = (min if p.misere else max)(every.values())
+                out.append((Bounds(best, best), {c: Bounds(v, v) for c, v in every.items()}))
+            return out
+        return [Bounds(v, v) for v in (reference.solve(p) for p in positions)]
+    args = [_args(p) for p in positions]
+    raw = core.solve_batch(
+        args, 1 if cards else 0, min(threads, 64), node_limit or 0, float(time_limit or 0), True
+    )
+    if not cards:
+        return [Bounds(lo, hi) for lo, hi in raw]
+    return [
+        (Bounds(lo, hi), {c: Bounds(a, b) for c, (a, b) in every.items()}) for lo, hi, every in raw
+    ]
+
+
+@overload
+def solve(pos: Position) -> int: ...
+
+
+@overload
+def solve(pos: Position, *, node_limit: int, time_limit: float | None = ...) -> Bounds: ...
+
+
+@overload
+def solve(pos: Position, *, node_limit: None = ..., time_limit: float) -> Bounds: ...
+
+
+@overload
+def solve(
+    pos: Position, *, node_limit: int | None = ..., time_limit: float | None = ...
+) -> int | Bounds: ...
+
+
+def solve(
+    pos: Position, *, node_limit: int | None = None, time_limit: float | None = None
+) -> int | Bounds:
+    """Tricks the side to play takes from here (the current trick included).
+
+    With a budget, ``node_limit`` search nodes and/or ``time_limit`` seconds, the answer
+    is :class:`Bounds` (exact when the search finished within it). Node counts are the
+    same on every machine, so a node budget gives the same answer everywhere; a time
+    budget does not.
+    """
     _check_position(pos)
+    if node_limit is not None or time_limit is not None:
+        _check_budget(node_limit, time_limit)
+        found: Bounds = _bounded([pos], False, 1, node_limit, time_limit)[0]
+        return found
     core = _load_core()
     if core is None:
         return reference.solve(pos)
     return int(core.solve(*_args(pos), 0, 0))
 
 
-def solve_cards(pos: Position) -> dict[int, int]:
-    """The value (as in :func:`solve`) of every legal card of the seat to play."""
+@overload
+def solve_cards(pos: Position) -> dict[int, int]: ...
+
+
+@overload
+def solve_cards(
+    pos: Position, *, node_limit: int, time_limit: float | None = ...
+) -> dict[int, Bounds]: ...
+
+
+@overload
+def solve_cards(
+    pos: Position, *, node_limit: None = ..., time_limit: float
+) -> dict[int, Bounds]: ...
+
+
+@overload
+def solve_cards(
+    pos: Position, *, node_limit: int | None = ..., time_limit: float | None = ...
+) -> dict[int, int] | dict[int, Bounds]: ...
+
+
+def solve_cards(
+    pos: Position, *, node_limit: int | None = None, time_limit: float | None = None
+) -> dict[int, int] | dict[int, Bounds]:
+    """The value (as in :func:`solve`) of every legal card of the seat to play; within a
+    budget (as in :func:`solve`) the :class:`Bounds` of each."""
     _check_position(pos)
+    if node_limit is not None or time_limit is not None:
+        _check_budget(node_limit, time_limit)
+        every: dict[int, Bounds] = _bounded([pos], True, 1, node_limit, time_limit)[0][1]
+        return every
     core = _load_core()
     if core is None:
         return reference.solve_cards(pos)
@@ -133,15 +274,69 @@ def solve_batch(
 ) -> list[dict[int, int]]: ...
 
 
+@overload
 def solve_batch(
-    positions: Sequence[Position], *, cards: bool = False, threads: int = 2
-) -> list[int] | list[dict[int, int]]:
+    positions: Sequence[Position],
+    *,
+    cards: Literal[False] = ...,
+    threads: int = ...,
+    node_limit: int,
+    time_limit: float | None = ...,
+) -> list[Bounds]: ...
+
+
+@overload
+def solve_batch(
+    positions: Sequence[Position],
+    *,
+    cards: Literal[False] = ...,
+    threads: int = ...,
+    node_limit: None = ...,
+    time_limit: float,
+) -> list[Bounds]: ...
+
+
+@overload
+def solve_batch(
+    positions: Sequence[Position],
+    *,
+    cards: Literal[True],
+    threads: int = ...,
+    node_limit: int,
+    time_limit: float | None = ...,
+) -> list[tuple[Bounds, dict[int, Bounds]]]: ...
+
+
+@overload
+def solve_batch(
+    positions: Sequence[Position],
+    *,
+    cards: Literal[True],
+    threads: int = ...,
+    node_limit: None = ...,
+    time_limit: float,
+) -> list[tuple[Bounds, dict[int, Bounds]]]: ...
+
+
+def solve_batch(
+    positions: Sequence[Position],
+    *,
+    cards: bool = False,
+    threads: int = 2,
+    node_limit: int | None = None,
+    time_limit: float | None = None,
+) -> list[int] | list[dict[int, int]] | list[Bounds] | list[tuple[Bounds, dict[int, Bounds]]]:
     """Solve many positions in one call (values, or every card's value with ``cards``).
 
     The compiled core releases the GIL and spreads the positions over ``threads``
-    worker threads.
+    worker threads. With a budget per position (``node_limit`` nodes and/or
+    ``time_limit`` seconds, as in :func:`solve`) each answer is :class:`Bounds`, with
+    ``cards`` a pair (the position's bounds, each card's bounds).
     """
     _check_batch(positions, threads)
+    if node_limit is not None or time_limit is not None:
+        _check_budget(node_limit, time_limit)
+        return _bounded(positions, cards, threads, node_limit, time_limit)
     core = _load_core()
     if core is None:
         if cards:
@@ -208,6 +403,7 @@ def solve_batch_limited(
 
 
 __all__ = [
+    "Bounds",
     "Position",
     "can_take",
     "has_core",

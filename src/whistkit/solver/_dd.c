@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <time.h>
 
 typedef uint64_t u64;
 typedef uint32_t u32;
@@ -101,8 +102,12 @@ typedef struct {
     int8_t fref[16][4][2]; /* and the card that refuted each test there (or -1) */ /* misere: the side G for which the forcing tests failed here */
     uint8_t cutcache[1 << 16]; /* last refuting card by hashed (seat, hand, winner) */
     long long nodes;
-    long long limit_at; /* give up once `nodes` reaches it (a job's node budget) */
-    int aborted;
+    long long limit_at; /* give up once `nodes` reaches it (a probe's node budget) */
+    long long check_at; /* next budget check: min(limit_at, next time check) */
+    double deadline;    /* give up once the clock passes it (0: no time budget) */
+    int aborted;        /* the current probe ran out of budget */
+    int job_aborted;    /* the job gave up (all-or-nothing budgets) */
+    int split;          /* budgets give bounds: share them out among probes */
     long long st_probe, st_hit, st_scan, st_qt, st_store, st_reset, st_lead;
 } Ctx;
 
@@ -136,7 +141,43 @@ typedef struct {
     int misere;
     int aces_low;
     long long node_limit; /* 0: none */
+    double time_limit;    /* seconds, 0: none */
+    int split;            /* 1: a budget gives bounds; 0: an aborted job gives nothing */
 } Job;
+
+/* the result of a job: the value of the side to play, proven to lie in [lo, hi], and
+ * each legal card's (mode 1; -1 for a card that is not a move) */
+typedef struct {
+    int lo, hi;
+    int clo[64], chi[64];
+} Res;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* share (in 1/16) of the remaining budget a probe of a budgeted search may use while
+ * other targets remain (tests and tuning change it through set_share) */
+static int g_share = 8;
+/* share (in 1/16) of a budget for MTD from the first guess, before squeezing */
+static int g_first = 12;
+
+#define TIME_CHECK 2048 /* nodes between looks at the clock */
+
+/* the node counter reached check_at: out of nodes, out of time, or the next check */
+static void budget_check(Ctx *c, long long at) {
+    if (at >= c->limit_at) {
+        c->aborted = 1;
+        return;
+    }
+    if (c->deadline > 0 && now_s() >= c->deadline) {
+        c->aborted = 1;
+        return;
+    }
+    c->check_at = at + TIME_CHECK < c->limit_at ? at + TIME_CHECK : c->limit_at;
+}
 
 static int ctx_init(Ctx *c) {
     memset(c, 0, sizeof(*c));
@@ -194,11 +235,11 @@ static void ctx_free(Ctx *c) {
 
 static int g_fast = 0;
 
-static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
+static int run_job(Ctx *c, const Job *j, int mode, int k, Res *r) {
 #ifdef DD_HAVE_FAST
-    if (g_fast && !(g_flags & 2048)) return run_job_fast(c, j, mode, k, out);
+    if (g_fast && !(g_flags & 2048)) return run_job_fast(c, j, mode, k, r);
 #endif
-    return run_job_base(c, j, mode, k, out);
+    return run_job_base(c, j, mode, k, r);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -304,13 +345,14 @@ static int ext_card(const Job *j, int internal) {
     return s * 13 + r;
 }
 
-static PyObject *cards_dict(const Job *j, const int out[64]) {
+/* {card: value}, or with `hi` {card: (lo, hi)} */
+static PyObject *cards_dict(const Job *j, const int out[64], const int *hi) {
     PyObject *d = PyDict_New();
     if (!d) return NULL;
     for (int i = 0; i < 64; i++) {
         if (out[i] < 0) continue;
         PyObject *k = PyLong_FromLong(ext_card(j, i));
-        PyObject *v = PyLong_FromLong(out[i]);
+        PyObject *v = hi ? Py_BuildValue("(ii)", out[i], hi[i]) : PyLong_FromLong(out[i]);
         if (!k || !v || PyDict_SetItem(d, k, v) < 0) {
             Py_XDECREF(k);
             Py_XDECREF(v);
@@ -370,26 +412,32 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     Job j;
     if (parse_job(hands, trick, leader, trump, misere, aces_low, &j) < 0) return NULL;
     Ctx *c = NULL;
-    int out[64];
+    Res *res = (Res *)malloc(sizeof(Res));
+    if (!res) return PyErr_NoMemory();
     int r = 0;
     Py_BEGIN_ALLOW_THREADS
     c = ctx_take();
     if (c) {
-        r = run_job(c, &j, mode, k, out);
+        r = run_job(c, &j, mode, k, res);
         g_last = c;
         ctx_give(c);
     }
     Py_END_ALLOW_THREADS
-    if (!c) return PyErr_NoMemory();
-    if (mode == 0) return PyLong_FromLong(r);
-    if (mode == 2) return PyBool_FromLong(r);
-    return cards_dict(&j, out);
+    if (!c) {
+        free(res);
+        return PyErr_NoMemory();
+    }
+    PyObject *o;
+    if (mode == 0) o = PyLong_FromLong(r);
+    else if (mode == 2) o = PyBool_FromLong(r);
+    else o = cards_dict(&j, res->clo, NULL);
+    free(res);
+    return o;
 }
 
 typedef struct {
     const Job *jobs;
-    int *values;
-    int (*cards)[64];
+    Res *res;
     int njobs;
     int mode;
     char *aborted; /* per job: over its node budget */
@@ -407,8 +455,8 @@ static void *worker(void *arg) {
     for (;;) {
         int i = __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST);
         if (i >= b->njobs) break;
-        b->values[i] = run_job(c, &b->jobs[i], b->mode, 0, b->mode == 1 ? b->cards[i] : NULL);
-        b->aborted[i] = (char)c->aborted;
+        run_job(c, &b->jobs[i], b->mode, 0, &b->res[i]);
+        b->aborted[i] = (char)c->job_aborted;
     }
     ctx_give(c);
     return NULL;
@@ -417,9 +465,12 @@ static void *worker(void *arg) {
 static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *list;
-    int mode, threads;
+    int mode, threads, split = 0;
     long long node_limit = 0;
-    if (!PyArg_ParseTuple(args, "Oii|L", &list, &mode, &threads, &node_limit)) return NULL;
+    double time_limit = 0;
+    if (!PyArg_ParseTuple(args, "Oii|Ldp", &list, &mode, &threads, &node_limit, &time_limit,
+                          &split))
+        return NULL;
     if (mode != 0 && mode != 1) {
         PyErr_SetString(PyExc_ValueError, "batch mode must be 0 or 1");
         return NULL;
@@ -428,13 +479,11 @@ static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
     if (!seq) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     Job *jobs = (Job *)calloc((size_t)(n ? n : 1), sizeof(Job));
-    int *values = (int *)calloc((size_t)(n ? n : 1), sizeof(int));
-    int(*cards)[64] = mode == 1 ? calloc((size_t)(n ? n : 1), sizeof(int[64])) : NULL;
+    Res *values = (Res *)calloc((size_t)(n ? n : 1), sizeof(Res));
     char *aborted = (char *)calloc((size_t)(n ? n : 1), 1);
-    if (!jobs || !values || (mode == 1 && !cards) || !aborted) {
+    if (!jobs || !values || !aborted) {
         free(jobs);
         free(values);
-        free(cards);
         free(aborted);
         Py_DECREF(seq);
         return PyErr_NoMemory();
@@ -448,7 +497,6 @@ static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
             parse_job(hands, trick, leader, trump, misere, aces_low, &jobs[i]) < 0) {
             free(jobs);
             free(values);
-            free(cards);
             free(aborted);
             Py_DECREF(seq);
             return NULL;
@@ -458,8 +506,12 @@ static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
     if (threads < 1) threads = 1;
     if (threads > 64) threads = 64;
     if (threads > n) threads = (int)(n ? n : 1);
-    for (Py_ssize_t i = 0; i < n; i++) jobs[i].node_limit = node_limit > 0 ? node_limit : 0;
-    Batch b = {jobs, values, cards, (int)n, mode, aborted, 0, 0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        jobs[i].node_limit = node_limit > 0 ? node_limit : 0;
+        jobs[i].time_limit = time_limit > 0 ? time_limit : 0;
+        jobs[i].split = split;
+    }
+    Batch b = {jobs, values, (int)n, mode, aborted, 0, 0};
     Py_BEGIN_ALLOW_THREADS
     if (threads == 1) {
         worker(&b);
@@ -477,7 +529,6 @@ static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
     if (b.failed && b.next < (int)n) {
         free(jobs);
         free(values);
-        free(cards);
         free(aborted);
         return PyErr_NoMemory();
     }
@@ -485,11 +536,20 @@ static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
     if (!res) goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *o;
+        const Res *r = &values[i];
         if (aborted[i]) {
             o = Py_None;
             Py_INCREF(o);
+        } else if (split) {
+            /* bounds: (lo, hi), or (lo, hi, {card: (lo, hi)}) */
+            if (mode == 0) {
+                o = Py_BuildValue("(ii)", r->lo, r->hi);
+            } else {
+                PyObject *d = cards_dict(&jobs[i], r->clo, r->chi);
+                o = d ? Py_BuildValue("(iiN)", r->lo, r->hi, d) : NULL;
+            }
         } else {
-            o = mode == 0 ? PyLong_FromLong(values[i]) : cards_dict(&jobs[i], cards[i]);
+            o = mode == 0 ? PyLong_FromLong(r->lo) : cards_dict(&jobs[i], r->clo, NULL);
         }
         if (!o) {
             Py_DECREF(res);
@@ -501,7 +561,6 @@ static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
 done:
     free(jobs);
     free(values);
-    free(cards);
     free(aborted);
     return res;
 }
@@ -523,7 +582,30 @@ static PyObject *py_set_flags(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_set_share(PyObject *self, PyObject *args) {
+    (void)self;
+    int f, g0 = 0;
+    if (!PyArg_ParseTuple(args, "i|i", &f, &g0)) return NULL;
+    if (f < 1 || f > 16) {
+        PyErr_SetString(PyExc_ValueError, "share must be 1..16");
+        return NULL;
+    }
+    g_share = f;
+    if (g0) {
+        if (g0 < 1 || g0 > 16) {
+            PyErr_SetString(PyExc_ValueError, "first must be 1..16");
+            return NULL;
+        }
+        g_first = g0;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"set_share", py_set_share, METH_VARARGS,
+     "set_share(share[, first]): in 16ths, the share of the remaining budget a probe of a "
+     "budgeted search may use while it squeezes the range from both ends, and the share "
+     "of the budget for MTD from the first guess (tuning)"},
     {"set_flags", py_set_flags, METH_VARARGS,
      "debugging switches (module-wide, for tests): 1 no sure-trick bounds (quick tricks, "
      "sure losers, misere claim), 2 exact TT keys, 4 no TT stores, 64 no one-trick cut in "
@@ -534,8 +616,9 @@ static PyMethodDef methods[] = {
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS,
-     "solve_batch(args_list, mode, threads[, node_limit]): None for a job over its node "
-     "budget"},
+     "solve_batch(args_list, mode, threads[, node_limit[, time_limit[, split]]]): without "
+     "split None for a job over its budget; with split bounds (lo, hi) for every job, in "
+     "mode 1 (lo, hi, {card: (lo, hi)})"},
     {"nodes", py_nodes, METH_NOARGS, "nodes searched by single solves so far"},
     {NULL, NULL, 0, NULL},
 };
@@ -576,6 +659,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define order_moves FN(order_moves)
 #define safe_from FN(safe_from)
 #define play FN(play)
+#define probe_budget FN(probe_budget)
 #define pool_alloc FN(pool_alloc)
 #define top_tag FN(top_tag)
 #define pool_compact FN(pool_compact)
@@ -1684,7 +1768,8 @@ static int last_trick(Ctx *c, int target, u64 *rw) {
 #define NCAND (nmatch <= MATCH_MAX && c->st_reset == reset0 ? nmatch : -1)
 
 static int ab(Ctx *c, int target, u64 *rw) {
-    if (c->nodes++ >= c->limit_at) c->aborted = 1;
+    if (UNLIKELY(c->nodes >= c->check_at)) budget_check(c, c->nodes);
+    c->nodes++;
     if (c->aborted) {
         /* over the node budget: unwind; the job's result is discarded */
         *rw = 0;
@@ -2082,26 +2167,94 @@ static void setup(Ctx *c, const Job *j) {
     tt_reset(c);
 }
 
-/* NS tricks from the current node (counting c->won), exact, given lo <= v <= hi */
-static int mtd(Ctx *c, int lo, int hi, int guess, u64 *rw_out) {
+/* set the budget of the next probe: until node count `end` and time `tend` (0: no
+ * time budget), of which it may use the share `num`/16 */
+static void probe_budget(Ctx *c, long long end, double tend, int num) {
+    c->aborted = 0;
+    long long rem = end - c->nodes;
+    if (end == LLONG_MAX || num >= 16) c->limit_at = end;
+    else c->limit_at = c->nodes + (rem > 0 ? rem * num / 16 : 0);
+    c->deadline = 0;
+    if (tend > 0) {
+        double now = now_s();
+        c->deadline = num >= 16 ? tend : now + (tend - now) * num / 16.0;
+        if (c->deadline <= now) c->deadline = 1e-9; /* already over: abort at once */
+    }
+    c->check_at = c->limit_at < c->nodes + TIME_CHECK ? c->limit_at : c->nodes + TIME_CHECK;
+    if (tend <= 0) c->check_at = c->limit_at;
+}
+
+/* NS tricks from the current node (counting c->won), given lo <= v <= hi: MTD over the
+ * target. Within a budget (node count `end`, time `tend`; LLONG_MAX / 0 for none) a
+ * probe that runs out leaves its target undecided. Without c->split the job then gives
+ * up (c->job_aborted). With it, MTD from the guess may use three quarters of the
+ * budget (g_first); if that runs out, the rest squeezes the range from both
+ * ends: probes far from the value are cheap (each step closer costs 4-30 times more
+ * nodes, measured on 13-card misere deals), so each probe raises lo by one or lowers hi
+ * by one, on the side whose last probe was cheaper, with a share of what is left, until
+ * both sides run out. *lo_out, *hi_out: the proven bounds. Returns the lower bound (the
+ * value when exact). */
+static int mtd(Ctx *c, int lo, int hi, int guess, u64 *rw_out, long long end, double tend,
+               int *lo_out, int *hi_out) {
     u64 rlo = 0, rhi = 0; /* rank winners behind the final lower and upper bound */
-    while (lo < hi) {
-        int t = guess;
-        if (t <= lo) t = lo + 1;
-        if (t > hi) t = hi;
+    int squeeze = 0;      /* 0: MTD from the guess; 1: squeezing */
+    long long cost[2] = {0, 0};
+    int stuck[2] = {0, 0};
+    long long mtd_end = end;
+    double mtd_tend = tend;
+    if (c->split) {
+        if (end != LLONG_MAX) mtd_end = c->nodes + (end - c->nodes) * g_first / 16;
+        if (tend > 0) mtd_tend = now_s() + (tend - now_s()) * g_first / 16;
+    }
+    while (lo < hi && !c->job_aborted) {
+        int t, side = 0;
+        long long pend = end;
+        double ptend = tend;
+        if (!squeeze) {
+            t = guess;
+            if (t <= lo) t = lo + 1;
+            if (t > hi) t = hi;
+            pend = mtd_end;
+            ptend = mtd_tend;
+        } else {
+            if (stuck[0] && stuck[1]) break;
+            side = stuck[0] ? 1 : stuck[1] ? 0 : cost[1] < cost[0];
+            t = side == 0 ? lo + 1 : hi;
+        }
+        if (end != LLONG_MAX && c->nodes >= end) break;
+        if (tend > 0 && now_s() >= tend) break;
+        int num = 16;
+        if (squeeze && !stuck[0] && !stuck[1] && hi - lo > 1) num = g_share;
+        probe_budget(c, pend, ptend, num);
+        long long n0 = c->nodes;
         u64 rw;
         int v = ab(c, t, &rw);
+        if (c->aborted) {
+            c->aborted = 0;
+            if (!c->split) {
+                c->job_aborted = 1;
+                break;
+            }
+            if (squeeze) stuck[side] = 1;
+            squeeze = 1;
+            continue;
+        }
         if (v >= t) {
             lo = v;
             rlo = rw;
             guess = v + 1;
+            cost[0] = c->nodes - n0;
         } else {
             hi = v;
             rhi = rw;
             guess = v;
+            cost[1] = c->nodes - n0;
         }
     }
+    c->aborted = 0;
     if (rw_out) *rw_out = rlo | rhi;
+    if (lo_out) *lo_out = lo;
+    if (hi_out) *hi_out = hi;
     return lo;
 }
 
@@ -2148,12 +2301,21 @@ static int first_guess(const Ctx *c) {
     return c->won + g;
 }
 
-static int root_value(Ctx *c) {
+/* the value of the side to play within [*vlo, *vhi] (exact when equal) */
+static void root_value(Ctx *c, long long end, double tend, int *vlo, int *vhi) {
     int left = c->left;
-    if (left == 0) return 0;
+    *vlo = *vhi = 0;
+    if (left == 0) return;
     int seat = (c->leader + c->pos) & 3;
-    int v = mtd(c, c->won, c->won + left, first_guess(c), NULL);
-    return (seat & 1) == 0 ? v : left - v;
+    int lo, hi;
+    mtd(c, c->won, c->won + left, first_guess(c), NULL, end, tend, &lo, &hi);
+    if ((seat & 1) == 0) {
+        *vlo = lo;
+        *vhi = hi;
+    } else {
+        *vlo = left - hi;
+        *vhi = left - lo;
+    }
 }
 
 static int root_can_take(Ctx *c, int k) {
@@ -2162,19 +2324,31 @@ static int root_can_take(Ctx *c, int k) {
     if (k <= 0) return 1;
     if (k > left) return 0;
     u64 rw;
+    probe_budget(c, LLONG_MAX, 0, 16);
     if ((seat & 1) == 0) return ab(c, k, &rw) >= k;
     /* EW >= k  <=>  NS <= left - k  <=>  not NS >= left - k + 1 */
     return ab(c, left - k + 1, &rw) < left - k + 1;
 }
 
-/* every legal card's value for the side to play; out[internal card] = value or -1 */
-static void root_cards(Ctx *c, int out[64]) {
-    for (int i = 0; i < 64; i++) out[i] = -1;
+/* every legal card's value for the side to play: r->clo/chi[internal card] (-1 for a
+ * card that is not a move), and the position's value in r->lo/hi. Within a budget the
+ * value's search has half of it, then each card a share of what is left. */
+static void root_cards(Ctx *c, long long end, double tend, Res *r) {
+    for (int i = 0; i < 64; i++) r->clo[i] = r->chi[i] = -1;
     int left = c->left;
+    r->lo = r->hi = 0;
     if (left == 0) return;
     int seat = (c->leader + c->pos) & 3;
     int ns = (seat & 1) == 0;
-    int v = root_value(c); /* side to play */
+    int vlo, vhi;
+    {
+        long long vend = end;
+        double vtend = tend;
+        if (c->split && end != LLONG_MAX) vend = c->nodes + (end - c->nodes) / 2;
+        if (c->split && tend > 0) vtend = now_s() + (tend - now_s()) / 2;
+        root_value(c, vend, vtend, &vlo, &vhi); /* side to play */
+    }
+    if (c->job_aborted) return;
     Move mv[16];
     int n = gen_moves(c, mv);
     /* higher cards first (suit by suit): a lower card of a suit that holds no rank
@@ -2196,12 +2370,15 @@ static void root_cards(Ctx *c, int out[64]) {
     }
     u64 all = c->tall[left];
     u64 skipped = 0;
-    int skipval[4] = {0, 0, 0, 0};
+    int skiplo[4] = {0, 0, 0, 0}, skiphi[4] = {0, 0, 0, 0};
+    /* the best card's value, as bounds from the cards' bounds */
+    int blo = c->misere ? 99 : -1, bhi = c->misere ? 99 : -1;
     for (int i = 0; i < n; i++) {
         int card = mv[i].card, s = card >> 4;
-        int sv;
+        int slo, shi;
         if ((skipped >> card) & 1) {
-            sv = skipval[s];
+            slo = skiplo[s];
+            shi = skiphi[s];
         } else {
             Undo u;
             int won0 = c->won;
@@ -2210,46 +2387,78 @@ static void root_cards(Ctx *c, int out[64]) {
              * side to play; misere: at least v. As NS tricks that is an upper or a
              * lower bound, true for every card. */
             int lo = c->won, hi = c->won + c->left;
-            int nsb = ns ? won0 + v : won0 + left - v;
+            int vb = c->misere ? vlo : vhi;
+            int nsb = ns ? won0 + vb : won0 + left - vb;
             int upper = ns != (c->misere != 0);
             if (upper) {
                 if (nsb < hi) hi = nsb;
             } else {
                 if (nsb > lo) lo = nsb;
             }
+            if (hi < lo) hi = lo;
             u64 rw;
-            int val = mtd(c, lo, hi, nsb, &rw);
+            long long cend = end;
+            double ctend = tend;
+            if (c->split && end != LLONG_MAX) cend = c->nodes + (end - c->nodes) / (n - i);
+            if (c->split && tend > 0) ctend = now_s() + (tend - now_s()) / (n - i);
+            int clo, chi;
+            mtd(c, lo, hi, nsb, &rw, cend, ctend, &clo, &chi);
             if (c->pos == 0) rw |= trick_rank_winner(c, c->wcard); /* it ended the trick */
             unplay(c, card, &u);
-            sv = ns ? val - won0 : left - (val - won0);
+            if (c->job_aborted) return;
+            if (ns) {
+                slo = clo - won0;
+                shi = chi - won0;
+            } else {
+                slo = left - (chi - won0);
+                shi = left - (clo - won0);
+            }
             u64 ws = rw & SUIT(s);
-            if (!ws || CTZ(ws) > card) {
+            if (clo == chi && (!ws || CTZ(ws) > card)) {
                 skipped |= SUIT(s) & ((1ull << card) - 1);
-                skipval[s] = sv;
+                skiplo[s] = slo;
+                skiphi[s] = shi;
             }
         }
+        if (c->misere) {
+            if (slo < blo) blo = slo;
+            if (shi < bhi) bhi = shi;
+        } else {
+            if (slo > blo) blo = slo;
+            if (shi > bhi) bhi = shi;
+        }
         /* the run of touching cards above `card` shares the value */
-        out[card] = sv;
+        r->clo[card] = slo;
+        r->chi[card] = shi;
         int b = card;
         for (;;) {
             u64 above = all & SUIT(b >> 4) & ~((2ull << b) - 1);
             if (!above) break;
             int nb = CTZ(above);
             if (!((hand >> nb) & 1)) break;
-            out[nb] = sv;
+            r->clo[nb] = slo;
+            r->chi[nb] = shi;
             b = nb;
         }
     }
+    r->lo = vlo > blo ? vlo : blo;
+    r->hi = vhi < bhi ? vhi : bhi;
 }
 
-static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
+static int run_job(Ctx *c, const Job *j, int mode, int k, Res *r) {
     setup(c, j);
     c->aborted = 0;
-    c->limit_at = j->node_limit > 0 ? c->nodes + j->node_limit : LLONG_MAX;
-    if (mode == 0) return root_value(c);
+    c->job_aborted = 0;
+    c->split = j->split;
+    long long end = j->node_limit > 0 ? c->nodes + j->node_limit : LLONG_MAX;
+    double tend = j->time_limit > 0 ? now_s() + j->time_limit : 0;
     if (mode == 2) return root_can_take(c, k);
-    root_cards(c, out);
-    return 0;
+    if (mode == 0) {
+        root_value(c, end, tend, &r->lo, &r->hi);
+        return r->lo;
+    }
+    root_cards(c, end, tend, r);
+    return r->lo;
 }
 
 #undef ab
@@ -2269,6 +2478,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, int out[64]) {
 #undef order_moves
 #undef safe_from
 #undef play
+#undef probe_budget
 #undef pool_alloc
 #undef top_tag
 #undef pool_compact

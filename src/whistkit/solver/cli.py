@@ -13,6 +13,7 @@ from typing import Any
 from ..cards import SUITS, CardError, card_name, parse_card, sorted_for_display
 from ..deal import parse_pbn
 from ..seats import SEATS, SIDES, SeatError, parse_seat
+from . import Bounds
 
 CONTRACTS = ("S", "H", "D", "C", "NT", "NOLO")  # also --table's rows, in this order
 # misère positions with this many tricks left may take seconds to a minute (docs/solver.md)
@@ -74,8 +75,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         type=_node_limit,
         default=None,
         metavar="N",
-        help="give up on a position whose search needs more than N nodes (a whole "
-        "misère deal can take a minute); default: no limit",
+        help="search each position for at most N nodes; where that does not settle a "
+        "value, print the proven range, e.g. 2-4 (a whole misère deal can take a minute "
+        "without a limit); default: no limit",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -97,20 +99,28 @@ def _node_limit(text: str) -> int:
     return n
 
 
-def _values(positions: list[Any], node_limit: int | None) -> list[int | None]:
-    from . import solve_batch, solve_batch_limited
+def _values(positions: list[Any], node_limit: int | None) -> list[Bounds]:
+    from . import solve_batch
 
     if node_limit is None:
-        return list(solve_batch(positions))
-    return solve_batch_limited(positions, node_limit, cards=False)
+        return [Bounds(v, v) for v in solve_batch(positions)]
+    return solve_batch(positions, node_limit=node_limit)
 
 
-def _card_values(pos: Any, node_limit: int | None) -> dict[int, int] | None:
-    from . import solve_batch_limited, solve_cards
+def _card_values(pos: Any, node_limit: int | None) -> tuple[Bounds, dict[int, Bounds]]:
+    """The position's value and every card's, as bounds (exact without a limit)."""
+    from . import solve_batch, solve_cards
 
     if node_limit is None:
-        return solve_cards(pos)
-    return solve_batch_limited([pos], node_limit, threads=1)[0]
+        every = solve_cards(pos)
+        v = (min if pos.misere else max)(every.values())
+        return Bounds(v, v), {c: Bounds(x, x) for c, x in every.items()}
+    return solve_batch([pos], cards=True, threads=1, node_limit=node_limit)[0]
+
+
+def _json_value(b: Bounds) -> int | list[int]:
+    """A value in JSON: the number, or [lo, hi] when only bounds are known."""
+    return b.lo if b.exact else [b.lo, b.hi]
 
 
 def _note(msg: str) -> None:
@@ -152,19 +162,15 @@ def run(args: argparse.Namespace) -> int:
         _note(
             f"solving a misère position with {pos.tricks_left} tricks left: this can take a minute"
         )
-    found = _card_values(pos, args.node_limit)
-    if found is None:
-        return _fail(f"the search needs more than {args.node_limit:,} nodes; raise --node-limit")
-    cards = found
-    tricks = (min if misere else max)(cards.values())
+    tricks, cards = _card_values(pos, args.node_limit)
     seat = pos.to_play
     order = sorted_for_display(sum(1 << c for c in cards))
     if args.json:
         out = {
             "to_play": SEATS[seat],
             "side": SIDES[seat & 1],
-            "tricks": tricks,
-            "cards": {card_name(c): cards[c] for c in order},
+            "tricks": _json_value(tricks),
+            "cards": {card_name(c): _json_value(cards[c]) for c in order},
         }
         print(json.dumps(out))
         return 0
@@ -176,8 +182,11 @@ def run(args: argparse.Namespace) -> int:
     print()
     print("Card  Tricks")
     for c in order:
-        mark = "  *" if cards[c] == tricks else ""
-        print(f"{card_name(c):<5} {cards[c]:>6}{mark}")
+        mark = "  *" if tricks.exact and cards[c] == tricks else ""
+        print(f"{card_name(c):<5} {cards[c]!s:>6}{mark}")
+    if not all(b.exact for b in cards.values()) or not tricks.exact:
+        print()
+        print(f"2–4 and the like: the proven range, not settled within {args.node_limit:,} nodes")
     return 0
 
 
@@ -209,28 +218,27 @@ def _table(
     if positions[0].tricks_left >= SLOW_MISERE:
         _note("solving 24 positions: the NOLO row of a long deal can take a minute")
     found = _values(positions, args.node_limit)
-    table: dict[str, dict[str, int | None]] = {}
+    n = positions[0].tricks_left
+    table: dict[str, dict[str, Bounds]] = {}
     for i, (name, _, _) in enumerate(kinds):
-        row: dict[str, int | None] = {}
+        row: dict[str, Bounds] = {}
         for seat in range(4):
             side = found[4 * i + seat]  # the leader's side
-            if side is None:
-                row[SEATS[seat]] = None
-            else:
-                row[SEATS[seat]] = side if seat & 1 == 0 else positions[0].tricks_left - side
+            row[SEATS[seat]] = side if seat & 1 == 0 else Bounds(n - side.hi, n - side.lo)
         table[name] = row
     if args.json:
-        print(json.dumps({"tricks_of": "NS", "table": table}))
+        out = {k: {s: _json_value(b) for s, b in row.items()} for k, row in table.items()}
+        print(json.dumps({"tricks_of": "NS", "table": out}))
         return 0
     print("Tricks for N-S with best play, by contract and opening leader")
     print()
-    print("Contract    " + "".join(f"{s:>5}" for s in SEATS))
+    print("Contract    " + "".join(f"{s:>6}" for s in SEATS))
     for name, row in table.items():
-        cells = "".join(f"{'?' if v is None else v:>5}" for v in row.values())
+        cells = "".join(f"{v!s:>6}" for v in row.values())
         print(f"{name:<11} {cells}")
-    if any(v is None for row in table.values() for v in row.values()):
+    if any(not v.exact for row in table.values() for v in row.values()):
         print()
-        print(f"?: needs more than {args.node_limit:,} search nodes (--node-limit)")
+        print(f"2–4 and the like: the proven range, not settled within {args.node_limit:,} nodes")
     return 0
 
 
