@@ -7,7 +7,7 @@ Routes:
 - ``POST /api/games``: a new game ``{"variant", "options", "level", "seed"}``; answers
   ``{"id", "seat", "token"}`` (the token joins that seat).
 - ``GET /api/games``: stored games (``?finished=1`` for the finished ones).
-- ``GET /api/games/{id}/record``: a finished game's record (shared/RECORD.md) as a download.
+- ``GET /api/games/{id}/record``: a finished game's record (docs/records.md) as a download.
 - ``GET /api/games/{id}/analysis``: a finished game's double-dummy review
   (:func:`whistkit.analysis.analyse`, as JSON), computed once per game and kept in memory.
 - ``WS /ws``: the play protocol of :mod:`whistkit.server.protocol`.

@@ -1,7 +1,7 @@
 """What every variant shares: options, the deal, strict trick play, the end of a hand.
 
 A variant is a class with an explicit frozen options dataclass (one field per rule
-option of RULES.md §8, each with its rule in a comment) and hooks for its phases. The
+option of docs/rules.md §8, each with its rule in a comment) and hooks for its phases. The
 state machine in :mod:`whistkit.state` calls the hooks; the strict play of a legal card
 runs in the state's own fast path and never reaches the variant until the hand ends.
 """
@@ -41,7 +41,7 @@ class OptionError(ValueError):
 
 @dataclass(frozen=True)
 class Options:
-    """Options every variant has (RULES.md §1.6, §6)."""
+    """Options every variant has (docs/rules.md §1.6, §6)."""
 
     # §1.6: "strict" accepts only legal cards; "laws" lets a human play irregularly and
     # rules on it by §6 (bots always play strict)
@@ -400,7 +400,7 @@ class Variant:
         """Lines at the end of a game in the terminal game (games, the rubber)."""
         return []
 
-    # -- records (RECORD.md) --------------------------------------------------------
+    # -- records (docs/records.md) --------------------------------------------------------
 
     def record_actions(self, state: State, hand: HandRecord) -> list[Action]:
         """The actions between a record's deal and its first card (Swedish bottom cards)."""
