@@ -129,8 +129,9 @@ class Server:
                 self.progress.pop(game_id, None)
                 if t.cancelled() or t.exception() is not None:
                     self.analyses.pop(game_id, None)  # a later request tries again
-                if not t.cancelled() and t.exception() is not None and not wait:
-                    self.failures[game_id] = t.exception()  # for the next poll
+                failure = None if t.cancelled() else t.exception()
+                if failure is not None and not wait:
+                    self.failures[game_id] = failure  # for the next poll
 
             task.add_done_callback(forget_failure)
         if not wait and not task.done():
