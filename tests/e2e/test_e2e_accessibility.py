@@ -81,7 +81,7 @@ def test_no_serious_or_critical_violation(
     monkeypatch.setenv("WHISTKIT_ANALYSIS_NODE_LIMIT", "20000")
     server = ServerProcess(db).start()
     try:
-        page = browser.new_page(viewport=SIZES[size])
+        page = browser.new_page(viewport=SIZES[size], reduced_motion="reduce")
         axe = Checker(page, size)
         open_page(page, server.url)
         page.wait_for_selector("#dlg-new[open]")  # the new-game dialog greets a first visit
