@@ -1,13 +1,23 @@
 // The whistkit web game: renders the seat's view from the server and sends its actions.
 // The server is authoritative; this page only shows what the server sends for its seat.
+//
+// Modules: state.js (the page's state, helpers), connection.js (WebSocket, protocol,
+// paced events), table.js (header, tally, trump, trick, status), seats.js, hand.js (your
+// hand, playing, hints), keys.js, actions.js, handend.js (end of hand, game over),
+// sheet.js (last trick, score sheet), newgame.js, review.js (games, review), rules.js
+// (how to play), motion.js (pace, travel, gather).
 
 import { LANGUAGES, languageName, pickLanguage, setLanguage, t } from "./i18n.js";
 import { connect } from "./connection.js";
-import { askHint, onKey } from "./hand.js";
-import { fillOptions, openNew, startNew } from "./newgame.js";
+import { askHint } from "./hand.js";
+import { dismissHandEnd } from "./handend.js";
+import { onKey } from "./keys.js";
+import { setPace } from "./motion.js";
+import { askNew, fillOptions, openNew, startNew } from "./newgame.js";
 import { openGames } from "./review.js";
+import { openRules } from "./rules.js";
 import { openDialog, renderLast, renderSheet } from "./sheet.js";
-import { $, app, GAME_KEY, TOKEN_KEY } from "./state.js";
+import { $, app, GAME_KEY, rememberGame, TOKEN_KEY } from "./state.js";
 import { render, showMessage } from "./table.js";
 
 async function main() {
@@ -24,21 +34,27 @@ async function main() {
     await setLanguage(sel.value, true);
     render();
     if ($("#dlg-new").open) openNew();
+    if ($("#dlg-rules").open) openRules($("#rules-variant").value, true);
   });
-  $("#btn-new").addEventListener("click", openNew);
+  $("#btn-new").addEventListener("click", askNew);
+  $("#confirm-yes").addEventListener("click", openNew);
   $("#btn-last").addEventListener("click", () => { renderLast(); openDialog("#dlg-last"); });
   $("#btn-sheet").addEventListener("click", () => { renderSheet(); openDialog("#dlg-sheet"); });
   $("#btn-hint").addEventListener("click", askHint);
   $("#btn-help").addEventListener("click", () => openDialog("#dlg-help"));
+  $("#btn-rules").addEventListener("click", () => openRules());
   $("#btn-games").addEventListener("click", openGames);
   $("#result-new").addEventListener("click", openNew);
   $("#banner-new").addEventListener("click", openNew);
   $("#result-sheet").addEventListener("click", () => { renderSheet(); openDialog("#dlg-sheet"); });
   $("#new-variant").addEventListener("change", fillOptions);
+  $("#new-rules").addEventListener("click", () => openRules($("#new-variant").value, true));
+  $("#pace").addEventListener("change", (e) => setPace(e.target.value));
   $("#new-cancel").addEventListener("click", () => $("#dlg-new").close());
   $("#new-form").addEventListener("submit", (e) => { e.preventDefault(); startNew(); });
   // an error names what was wrong with the last try; it goes once the dialog is changed
   $("#new-form").addEventListener("input", () => { $("#new-error").textContent = ""; });
+  $("#hand-end").addEventListener("click", dismissHandEnd);
   for (const b of document.querySelectorAll("dialog .close")) b.addEventListener("click", () => b.closest("dialog").close());
   document.addEventListener("keydown", onKey);
   // Space activates a button on key-up: the card was already played on key-down
@@ -52,6 +68,7 @@ async function main() {
     localStorage.setItem(GAME_KEY, app.game);
     localStorage.setItem(TOKEN_KEY, app.token);
   }
+  if (app.game && app.token) rememberGame(app.game, app.token);
   if (app.game) {
     showMessage(t("connecting"));
     connect();

@@ -1,8 +1,11 @@
 // The connection: the WebSocket, the protocol's messages and the events they carry.
+// Live events are shown one at a time at the bots' pace (motion.js), so that a person can
+// follow the cards; replayed events and whole states are shown at once.
 
-import { has, t } from "./i18n.js";
+import { t } from "./i18n.js";
+import { afterShown, gatherLater, holdsHandEnd, paceFor, showPlay, stopGather } from "./motion.js";
 import { openNew } from "./newgame.js";
-import { app, GAME_KEY, nonzero, pair, TOKEN_KEY } from "./state.js";
+import { $, app, forgetGame, GAME_KEY, rememberGame, TOKEN_KEY } from "./state.js";
 import { render, showMessage } from "./table.js";
 
 export function connect() {
@@ -28,12 +31,23 @@ export function send(msg) {
   if (app.ws && app.ws.readyState === WebSocket.OPEN) app.ws.send(JSON.stringify(msg));
 }
 
-export function onMessage(msg) {
+// live events wait their turn in this queue; everything else is shown at once
+const queue = [];
+let draining = false;
+
+function onMessage(msg) {
+  if (msg.type === "event" && msg.view) {
+    queue.push(msg);
+    if (!draining) drain();
+    return;
+  }
   if (msg.type === "event") {
+    // a replayed event (joining): its view comes with the state that follows
     app.version = msg.v;
-    if (msg.event) onEvent(msg.event);
-    if (msg.view) setView(msg.view);
+    if (msg.event) onEvent(msg.event, false);
   } else if (msg.type === "state") {
+    queue.length = 0;
+    releaseHold();
     app.version = msg.v;
     app.message = null;
     app.liveTrick = msg.view.trick.slice();
@@ -41,6 +55,7 @@ export function onMessage(msg) {
     setView(msg.view);
   } else if (msg.type === "error") {
     if (msg.code === "unknown_game" || msg.code === "forbidden" || (msg.code === "bad_seat" && !app.view)) {
+      forgetGame(app.game);
       localStorage.removeItem(GAME_KEY);
       app.game = null;
       if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
@@ -59,28 +74,63 @@ export function onMessage(msg) {
   }
 }
 
-export function onEvent(ev) {
+async function drain() {
+  draining = true;
+  try {
+    while (queue.length) {
+      const msg = queue[0];
+      const wait = paceFor(msg.event);
+      if (wait > 0) await new Promise((ok) => setTimeout(ok, wait));
+      if (queue[0] !== msg) continue; // a state replaced the queue meanwhile
+      queue.shift();
+      app.version = msg.v;
+      if (msg.event) onEvent(msg.event, true);
+      setView(msg.view);
+      afterShown(msg.event);
+      // the end of a hand waits for the player (a click, a key) before the next deal
+      if (msg.event && msg.event.type === "hand_end" && !msg.view.winner && holdsHandEnd()) {
+        await new Promise((ok) => { app.release = ok; });
+      }
+    }
+  } finally {
+    draining = false;
+  }
+}
+
+// let the queue go on after the end of a hand
+export function releaseHold() {
+  const go = app.release;
+  app.release = null;
+  if (go) go();
+}
+
+function onEvent(ev, live) {
   if (ev.type === "deal") {
     app.liveTrick = [];
+    app.doneTrick = null;
+    stopGather();
   } else if (ev.type === "hand_end") {
-    // the hand's points (and honours, in classic whist) for a moment in the status line
-    const r = ev.result;
-    let text = t("hand_points", { n: r.number, ns: r.points.NS, ew: r.points.EW });
-    if (r.extra && nonzero(r.extra.honours)) text += ` · ${t("honours")} ${pair(r.extra.honours).join("–")}`;
-    app.handNote = text;
+    // the end-of-hand panel: it stays until the next card or a click
+    app.handEnd = ev.result;
   } else if (ev.type === "play") {
-    if (app.liveTrick.length === 0) app.doneTrick = null;
+    if (app.handEnd && live && ev.seat === app.seat) app.handEnd = null; // your next card
+    if (app.liveTrick.length === 0) { app.doneTrick = null; stopGather(); }
     app.liveTrick.push({ seat: ev.seat, card: ev.card });
+    if (live) showPlay(ev);
     if (ev.trick_complete) {
       app.doneTrick = { cards: app.liveTrick, winner: ev.winner };
       app.liveTrick = [];
+      if (live) gatherLater(ev.winner);
     }
   }
 }
 
-export function setView(view) {
+function setView(view) {
   app.view = view;
   app.seat = view.seat;
+  // the table shows the server's trick: a card taken back (a corrected revoke) goes
+  if (view.trick.length) app.doneTrick = null;
+  else if (app.doneTrick) app.doneTrick = view.last_trick;
   render();
 }
 
@@ -89,15 +139,23 @@ export function startGame(id, seat, token) {
   app.seat = seat;
   app.token = token;
   localStorage.setItem(TOKEN_KEY, token);
+  rememberGame(id, token);
+  queue.length = 0;
+  releaseHold();
   app.version = 0;
   app.view = null;
   app.liveTrick = [];
   app.doneTrick = null;
+  app.handEnd = null; // the last game's hand does not follow us into this one
   app.selected = 0;
   app.message = null;
   app.picking = null;
+  app.armed = null;
   app.hint = null;
   app.hintAsked = -1;
+  app.autoPlayed = -1;
+  app.resultShown = null;
+  $("#hand-end").hidden = true;
   localStorage.setItem(GAME_KEY, id);
   if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
   connect();

@@ -1,11 +1,12 @@
-// Your hand: which cards may be played, playing them by mouse and keyboard, hints.
+// Your hand: sorted as a player holds it, which cards may be played, playing them by mouse
+// and keyboard (the selection only ever rests on a card you may play), hints, and your
+// only legal card played for you.
 
 import { cardLabel, t } from "./i18n.js";
 import { actionLabel } from "./actions.js";
 import { send } from "./connection.js";
-import { openNew } from "./newgame.js";
-import { openDialog, renderLast, renderSheet } from "./sheet.js";
-import { $, app, cardImg, RANKS, shortCard } from "./state.js";
+import { dismissHandEnd } from "./handend.js";
+import { $, app, cardImg, shortCard, sortHand } from "./state.js";
 import { render, showMessage } from "./table.js";
 
 export function legalCards(v) {
@@ -32,33 +33,91 @@ export function irregularCards(v) {
   return set;
 }
 
+// the hand as shown: the trump suit first, the colours alternating
+export function shownHand(v) {
+  return sortHand(v.hand, v.contract && v.contract.trump);
+}
+
+// the cards the selection may rest on: the playable ones on your turn, else all
+function selectable(v, shown) {
+  if (v.to_play !== app.seat && !app.picking) return shown;
+  const legal = legalCards(v);
+  const irregular = irregularCards(v);
+  const ok = shown.filter((c) => legal.has(c) || irregular.has(c));
+  return ok.length ? ok : shown;
+}
+
 export function renderHand(v) {
   const hand = $("#hand");
   hand.setAttribute("aria-label", t("your_hand"));
   if (app.picking && !(v.irregular || []).some((a) => a.type === "action" && a.action.kind === app.picking)) app.picking = null;
+  const shown = shownHand(v);
+  const auto = onlyCard(v);
   const legal = legalCards(v);
   const irregular = irregularCards(v);
+  if (app.armed && !irregular.has(app.armed)) app.armed = null;
   hand.dataset.picking = app.picking || "";
   const hadFocus = hand.contains(document.activeElement);
   hand.replaceChildren();
-  if (app.selected >= v.hand.length) app.selected = Math.max(0, v.hand.length - 1);
-  v.hand.forEach((code, i) => {
+  // the hint's card, once it comes, is where the selection goes
+  const hinted = hintCard();
+  if (hinted && app.hintSelected !== app.hint.v && shown.includes(hinted)) {
+    app.selectedCard = hinted;
+    app.hintSelected = app.hint.v;
+  }
+  const ok = selectable(v, shown);
+  if (!ok.includes(app.selectedCard)) app.selectedCard = nearest(shown, ok, app.selectedCard);
+  const trump = v.contract && v.contract.trump;
+  for (const code of shown) {
     const b = document.createElement("button");
     b.type = "button";
     b.className = "card";
     b.dataset.card = code;
     b.setAttribute("aria-label", cardLabel(code));
-    b.tabIndex = i === app.selected ? 0 : -1;
-    if (legal.has(code)) b.dataset.legal = "true";
+    b.tabIndex = code === app.selectedCard ? 0 : -1;
+    if (code === auto) b.dataset.auto = "true"; // being played for you
+    else if (legal.has(code)) b.dataset.legal = "true";
     else if (irregular.has(code)) b.dataset.irregular = "true"; // laws mode: playable, unlawful
     else b.setAttribute("aria-disabled", "true");
-    if (i === app.selected) b.classList.add("selected");
-    if (hintCard() === code) { b.classList.add("hint"); b.dataset.hint = "true"; }
+    if (trump && code[1] === trump) b.classList.add("trump");
+    if (code === app.selectedCard) b.classList.add("selected");
+    if (code === app.armed) b.dataset.armed = "true";
+    if (hinted === code) { b.classList.add("hint"); b.dataset.hint = "true"; }
     b.append(cardImg(code));
-    b.addEventListener("click", () => { app.selected = i; playCard(code); });
+    b.addEventListener("click", () => {
+      hand.dataset.keys = "false"; // the mouse: no keyboard selection shown
+      if (app.release) { dismissHandEnd(); return; } // the hand's end was showing
+      app.selectedCard = code;
+      playCard(code);
+    });
     hand.append(b);
-  });
+  }
   if (hadFocus) focusSelected();
+  if (auto && app.autoPlayed !== app.version) {
+    app.autoPlayed = app.version;
+    send({ type: "play", card: auto });
+  }
+}
+
+// the card nearest to ``was`` (in the hand's order) among ``ok``
+function nearest(shown, ok, was) {
+  const at = Math.max(0, shown.indexOf(was));
+  let best = ok[0] ?? null;
+  let dist = Infinity;
+  for (const c of ok) {
+    const d = Math.abs(shown.indexOf(c) - at);
+    if (d < dist) { best = c; dist = d; }
+  }
+  return best;
+}
+
+// the one card you may play, when it is played for you (never in laws mode, where a
+// revoke is yours to make, nor while an action is to be chosen)
+function onlyCard(v) {
+  if (v.to_play !== app.seat || v.winner || v.phase !== "play" || app.picking) return null;
+  if ((v.options && v.options.play_mode === "laws") || (v.irregular || []).length) return null;
+  if (v.legal.length !== 1 || v.legal[0].type !== "play") return null;
+  return v.legal[0].card;
 }
 
 export function playCard(code) {
@@ -76,37 +135,52 @@ export function playCard(code) {
     send({ type: "action", action: action.action });
     return;
   }
-  if (!action) action = irregularCards(v).get(code); // laws mode: a revoke
+  if (!action) {
+    // laws mode: a revoke is played only when asked for twice
+    action = irregularCards(v).get(code);
+    if (action && app.armed !== code) {
+      app.armed = code;
+      app.message = null;
+      render();
+      return;
+    }
+  }
   if (!action) {
     const led = v.trick.length ? v.trick[0].card[1] : null;
     if (led && v.hand.some((c) => c[1] === led)) return showMessage(t("refused_follow", { suit: t(`suit_${led}`) }));
     return showMessage(t("refused_action"));
   }
+  app.armed = null;
   app.message = null;
   send(action.type === "play" ? { type: "play", card: code } : { type: "action", action: action.action });
 }
 
 export function focusSelected() {
-  const b = $("#hand").children[app.selected];
+  const b = document.querySelector(`#hand [data-card="${app.selectedCard}"]`);
   if (b) b.focus();
 }
 
+// the arrows: to the next card you may play (all cards when it is not your turn)
 export function select(delta) {
-  const n = app.view ? app.view.hand.length : 0;
-  if (!n) return;
-  app.selected = (app.selected + delta + n) % n;
-  for (const [i, b] of [...$("#hand").children].entries()) {
-    b.classList.toggle("selected", i === app.selected);
-    b.tabIndex = i === app.selected ? 0 : -1;
+  const v = app.view;
+  if (!v || !v.hand.length) return;
+  const shown = shownHand(v);
+  const ok = selectable(v, shown);
+  const i = ok.indexOf(app.selectedCard);
+  app.selectedCard = ok[(i < 0 ? 0 : i + delta + ok.length) % ok.length];
+  $("#hand").dataset.keys = "true";
+  for (const b of $("#hand").children) {
+    const on = b.dataset.card === app.selectedCard;
+    b.classList.toggle("selected", on);
+    b.tabIndex = on ? 0 : -1;
   }
   focusSelected();
 }
 
+// a card typed: the selection goes there only if the card may be played
 export function selectCode(code) {
   const v = app.view;
-  if (!v) return;
-  const i = v.hand.indexOf(code);
-  if (i >= 0) { app.selected = i; select(0); }
+  if (v && selectable(v, shownHand(v)).includes(code)) app.selectedCard = code;
 }
 
 // the card of the hint in our hand (a card to play, or the Swedish bottom card to show)
@@ -129,54 +203,10 @@ export function askHint() {
   if (!v) return;
   if (v.winner) return showMessage(t("refused_over"));
   if (v.to_play !== app.seat || !v.legal.length) return showMessage(t("hint_not_turn"));
-  if (app.hint) { render(); return; } // already shown for this position
+  if (app.hint) { app.hintSelected = -1; render(); focusSelected(); return; } // shown: select it again
   if (app.hintAsked === app.version) return; // on its way
   app.hintAsked = app.version;
   showMessage(t("hint_working"));
   send({ type: "hint" });
 }
 
-export function onKey(e) {
-  if (e.ctrlKey || e.metaKey || e.altKey) return;
-  const openDlg = document.querySelector("dialog[open]");
-  if (!openDlg && e.key === "Escape" && app.picking) { app.picking = null; render(); return; }
-  if (openDlg) {
-    // in a dialog only its own keys work; the letters toggle their dialogs shut
-    const k = e.key.toLowerCase();
-    const own = { "dlg-last": "l", "dlg-sheet": "s", "dlg-help": "?" }[openDlg.id];
-    if (own && (k === own || e.key === own)) { e.preventDefault(); openDlg.close(); }
-    else if (openDlg.id === "dlg-result" && k === "n") { e.preventDefault(); openNew(); }
-    return;
-  }
-  const target = e.target;
-  if (target instanceof HTMLSelectElement || target instanceof HTMLInputElement) return;
-  const key = e.key;
-  const upper = key.length === 1 ? key.toUpperCase() : key;
-  const now = Date.now();
-  if (app.typed && now - app.typedAt > 3000) app.typed = "";
-  if (app.typed && "SHDC".includes(upper) && upper.length === 1) {
-    e.preventDefault();
-    const code = app.typed + upper;
-    app.typed = "";
-    selectCode(code);
-    playCard(code);
-    return;
-  }
-  if (key === "ArrowLeft") { e.preventDefault(); select(-1); return; }
-  if (key === "ArrowRight") { e.preventDefault(); select(1); return; }
-  if (key === "Enter" || key === " ") {
-    if (target instanceof HTMLButtonElement && !target.classList.contains("card")) return;
-    e.preventDefault();
-    const v = app.view;
-    if (v && v.hand[app.selected]) playCard(v.hand[app.selected]);
-    return;
-  }
-  if (key === "?") { e.preventDefault(); openDialog("#dlg-help"); return; }
-  if (upper === "N") { e.preventDefault(); openNew(); return; }
-  if (upper === "L") { e.preventDefault(); renderLast(); openDialog("#dlg-last"); return; }
-  if (upper === "S") { e.preventDefault(); renderSheet(); openDialog("#dlg-sheet"); return; }
-  if (upper === "H") { e.preventDefault(); askHint(); return; }
-  if (upper === "1") { app.typed = "1"; app.typedAt = now; return; }
-  if (upper === "0" && app.typed === "1") { app.typed = "T"; app.typedAt = now; return; }
-  if (upper.length === 1 && RANKS.includes(upper)) { e.preventDefault(); app.typed = upper; app.typedAt = now; }
-}

@@ -2,8 +2,8 @@
 
 import { has, t } from "./i18n.js";
 import { startGame } from "./connection.js";
-import { select } from "./hand.js";
 import { openDialog } from "./sheet.js";
+import { PACES, pace } from "./motion.js";
 import { $, app } from "./state.js";
 
 export async function loadMeta() {
@@ -94,9 +94,37 @@ export async function openNew() {
   }
   ls.value = keepLevel || meta.default_level;
   fillOptions();
+  fillPace();
   $("#new-error").textContent = "";
+  // a game in progress is left, not lost: it can be continued from Games
+  const playing = Boolean(app.view && !app.view.winner);
+  const warn = $("#new-warn");
+  warn.hidden = !playing;
+  warn.textContent = playing ? t("confirm_text") : "";
   openDialog("#dlg-new");
-  $("#new-start").focus();
+  (playing ? $("#new-cancel") : $("#new-start")).focus();
+}
+
+// N or "New game" in the middle of a game asks first
+export function askNew() {
+  if (app.view && !app.view.winner) {
+    openDialog("#dlg-confirm");
+    $("#confirm-no").focus();
+    return;
+  }
+  openNew();
+}
+
+function fillPace() {
+  const sel = $("#pace");
+  sel.replaceChildren();
+  for (const p of PACES) {
+    const o = document.createElement("option");
+    o.value = p;
+    o.textContent = t(`pace_${p}`);
+    sel.append(o);
+  }
+  sel.value = PACES.includes(pace()) ? pace() : "normal";
 }
 
 export async function startNew() {

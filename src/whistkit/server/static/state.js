@@ -17,7 +17,8 @@ export const app = {
   version: 0,
   view: null,
   meta: null,
-  selected: 0,
+  selectedCard: null, // the card the keyboard's selection rests on
+  hintSelected: -1, // the hint (its version) whose card was selected
   liveTrick: [], // cards of the trick in progress, from the events
   doneTrick: null, // the last completed trick, shown until the next card is played
   typed: "", // a rank typed, waiting for its suit
@@ -25,11 +26,97 @@ export const app = {
   message: null, // a refusal or error shown in the status line
   retry: 0,
   resultShown: null, // the game whose result dialog has been shown
-  handNote: null, // the last hand's points, shown until the next hand's first card
+  handEnd: null, // the last hand's result, in its panel until the next card or a click
+  armed: null, // laws mode: the revoking card clicked once (a second click plays it)
+  autoPlayed: -1, // the version at which our only legal card was played for us
+  trickSerial: 0, // counts finished tricks, so that a late gather is dropped
+  gatherTo: null, // where the finished trick is being gathered ("left", ...)
+  release: null, // resolves the wait at the end of a hand (the panel dismissed)
   picking: null, // laws mode: the kind of action whose card is being chosen ("Correct")
   hint: null, // the server's hint for this position: { v, action }, until the position changes
   hintAsked: -1, // the version a hint was asked for (one request per position)
 };
+
+const GAMES_KEY = "whistkit.games";
+
+// the tokens of the games started in this browser, so that an unfinished one can be
+// continued from "Games": {id: token}
+export function knownGames() {
+  try {
+    const games = JSON.parse(localStorage.getItem(GAMES_KEY) || "{}");
+    return games && typeof games === "object" ? games : {};
+  } catch {
+    return {};
+  }
+}
+
+export function rememberGame(id, token) {
+  const games = knownGames();
+  games[id] = token;
+  localStorage.setItem(GAMES_KEY, JSON.stringify(games));
+}
+
+export function forgetGame(id) {
+  const games = knownGames();
+  delete games[id];
+  localStorage.setItem(GAMES_KEY, JSON.stringify(games));
+}
+
+// a suit symbol in its colour: <span class="suit-H">♥</span>
+export function suitMark(suit) {
+  const s = document.createElement("span");
+  s.className = `suit-${suit}`;
+  s.textContent = SUIT_SYMBOL[suit];
+  return s;
+}
+
+// text with its suit symbols coloured: a fragment of text nodes and suit spans
+export function withSuits(text) {
+  const frag = document.createDocumentFragment();
+  let rest = "";
+  for (const ch of text) {
+    const suit = Object.keys(SUIT_SYMBOL).find((k) => SUIT_SYMBOL[k] === ch);
+    if (!suit) { rest += ch; continue; }
+    if (rest) frag.append(rest);
+    rest = "";
+    frag.append(suitMark(suit));
+  }
+  if (rest) frag.append(rest);
+  return frag;
+}
+
+const RED = { S: false, H: true, D: true, C: false };
+
+// your hand in the order a player holds it: the trump suit first, then the suits in
+// alternating colours as far as the suits held allow, each from the ace down
+export function sortHand(cards, trump) {
+  const held = [...new Set(cards.map((c) => c[1]))];
+  const base = "SHCD";
+  let best = null;
+  for (const order of permutations(held)) {
+    if (trump && held.includes(trump) && order[0] !== trump) continue;
+    let clash = 0;
+    for (let i = 1; i < order.length; i++) if (RED[order[i]] === RED[order[i - 1]]) clash++;
+    const key = [clash, ...order.map((s) => base.indexOf(s))];
+    if (!best || compareKeys(key, best.key) < 0) best = { key, order };
+  }
+  const order = best ? best.order : [];
+  return cards.slice().sort((a, b) => order.indexOf(a[1]) - order.indexOf(b[1]) || RANKS.indexOf(b[0]) - RANKS.indexOf(a[0]));
+}
+
+function compareKeys(a, b) {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return 0;
+}
+
+function permutations(items) {
+  if (items.length <= 1) return [items];
+  const out = [];
+  items.forEach((x, i) => {
+    for (const rest of permutations(items.filter((_, j) => j !== i))) out.push([x, ...rest]);
+  });
+  return out;
+}
 
 // public facts drawn as a card beside a seat: the turned-up trump beside the dealer,
 // your own bottom card beside you (maps of seats to cards are drawn beside those seats)
@@ -107,9 +194,9 @@ export function shortCard(code) {
   return (code[0] === "T" ? "10" : code[0]) + SUIT_SYMBOL[code[1]];
 }
 
-export function contractText(contract) {
+export function contractText(contract, symbol = true) {
   if (!contract) return t("contract_bidding");
-  const sym = contract.trump ? SUIT_SYMBOL[contract.trump] + " " : "";
+  const sym = symbol && contract.trump ? SUIT_SYMBOL[contract.trump] + " " : "";
   let text = sym + t(`contract_${contract.code}`);
   if (contract.aces_low) text += ` (${t("aces_low")})`;
   return text;

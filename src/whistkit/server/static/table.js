@@ -1,11 +1,17 @@
-// The table: seats, public facts, the trick, the status line and the result.
+// The table: the header, this hand's tricks, the trump, the seats with their card backs,
+// the trick, the status line, the end-of-hand panel and the result.
 
-import { cardLabel, t } from "./i18n.js";
+import { t } from "./i18n.js";
 import { renderActions } from "./actions.js";
-import { send } from "./connection.js";
-import { hintText, renderHand } from "./hand.js";
+import { renderHand, hintText } from "./hand.js";
+import { renderHandEnd, renderResult } from "./handend.js";
+import { applyGather } from "./motion.js";
+import { renderSeats } from "./seats.js";
 import { renderLast, renderSheet } from "./sheet.js";
-import { $, app, badge, CARD_BESIDE, cardFace, contractText, formatValue, isCard, isSeatCards, partnerOf, posOf, PUBLIC_HIDDEN, publicKey, publicName, seatName, SEATS, sideOf, trickWonText } from "./state.js";
+import {
+  $, app, CARD_BESIDE, cardFace, contractText, formatValue, isCard, isSeatCards, posOf, PUBLIC_HIDDEN,
+  publicKey, publicName, seatName, sideOf, suitMark, trickWonText,
+} from "./state.js";
 
 export function render() {
   const v = app.view;
@@ -16,112 +22,99 @@ export function render() {
   table.dataset.myTurn = String(v.to_play === app.seat);
   table.dataset.phase = v.phase;
   table.dataset.version = String(app.version);
+  table.dataset.variant = v.variant;
 
-  // above the table: "3/12 · Grand"
-  const info = $("#hand-info");
-  info.dataset.hand = String(v.hand_number);
-  info.dataset.contract = v.contract ? v.contract.code : "";
-  const num = v.hands_total ? t("hand_total", { n: v.hand_number, total: Math.max(v.hands_total, v.hand_number) }) : t("hand_open", { n: v.hand_number });
-  info.textContent = `${num} · ${contractText(v.contract)}`;
-  if (v.contract && v.contract.declarer) info.textContent += ` · ${t("declarer", { seat: seatName(v.contract.declarer) })}`;
-
-  const mySide = sideOf(app.seat);
-  $("[data-score-ns]").textContent = String(v.score.NS);
-  $("[data-score-ew]").textContent = String(v.score.EW);
-  const [weEl, theyEl] = document.querySelectorAll(".scores .score > span");
-  weEl.textContent = mySide === "NS" ? `${t("we")} (${t("side_ns")})` : `${t("they")} (${t("side_ns")})`;
-  theyEl.textContent = mySide === "EW" ? `${t("we")} (${t("side_ew")})` : `${t("they")} (${t("side_ew")})`;
-
-  // while bidding (Swedish bottom cards) the first leader is not known yet
-  const roles = [t("dealt_by", { seat: seatName(v.dealer) })];
-  if (v.phase !== "bid") roles.push(t("leader_is", { seat: seatName(v.first_leader) }));
-  $("#roles").textContent = roles.join(" · ");
-
+  renderHeader(v);
+  renderTally(v);
+  renderTrump(v);
   renderSeats(v);
   renderPublicInfo(v);
   renderTrick(v);
   renderHand(v);
   renderActions(v);
   renderStatus(v);
+  renderHandEnd();
   renderResult(v);
   if ($("#dlg-sheet").open) renderSheet();
   if ($("#dlg-last").open) renderLast();
 }
 
-export function renderSeats(v) {
-  for (const seat of SEATS) {
-    const pos = posOf(seat);
-    const el = pos === "bottom" ? $("#me") : document.querySelector(`.seat[data-pos="${pos}"]`);
-    el.replaceChildren();
-    el.dataset.seat = seat;
-    el.classList.toggle("to-play", v.to_play === seat);
-    const name = document.createElement("div");
-    name.className = "name";
-    const role = seat === app.seat ? "" : seat === partnerOf(app.seat) ? ` (${t("partner")})` : "";
-    name.textContent = seatName(seat) + role;
-    el.append(name);
-    const badges = document.createElement("div");
-    badges.className = "badges";
-    if (seat === v.dealer) badges.append(badge(t("dealer"), "dealer"));
-    if (seat === v.leader && v.phase === "play") badges.append(badge(t("leads"), "leader")); // leads this trick
-    if (badges.childElementCount) el.append(badges);
-    if (pos !== "bottom") {
-      const count = document.createElement("div");
-      count.className = "count";
-      count.textContent = t("cards_left", { n: v.hand_sizes[seat] });
-      el.append(count);
-    }
-    // public cards beside their owner: revealed bottom cards, exposed cards, the
-    // turned-up trump beside the dealer, your own bottom card beside you
-    for (const [rawKey, value] of Object.entries(v.public || {})) {
-      const key = publicKey(rawKey);
-      let codes = [];
-      if (isSeatCards(value) && value[seat]) codes = [].concat(value[seat]);
-      else if (isCard(value) && CARD_BESIDE[key] === "dealer" && seat === v.dealer) codes = [value];
-      else if (isCard(value) && CARD_BESIDE[key] === "me" && seat === app.seat && !shownBeside(v, seat, value)) codes = [value];
-      if (codes.length) {
-        const box = document.createElement("div");
-        box.className = "public";
-        box.dataset.public = key;
-        const label = document.createElement("span");
-        label.className = "label";
-        label.textContent = publicName(key);
-        const cards = document.createElement("div");
-        cards.className = "cards";
-        for (const code of codes) cards.append(publicCard(code));
-        box.append(label, cards);
-        el.append(box);
-      }
-    }
+// above the table, in one row: "3/12 ♥ Hearts" and the score
+function renderHeader(v) {
+  const info = $("#hand-info");
+  info.dataset.hand = String(v.hand_number);
+  info.dataset.contract = v.contract ? v.contract.code : "";
+  const total = Math.max(v.hands_total || 0, v.hand_number);
+  const num = v.hands_total ? t("hand_total", { n: v.hand_number, total }) : t("hand_open", { n: v.hand_number });
+  info.replaceChildren(`${num} · `);
+  if (v.contract && v.contract.trump) {
+    const sym = suitMark(v.contract.trump);
+    sym.classList.add("trump");
+    sym.setAttribute("aria-hidden", "true");
+    info.append(sym);
   }
+  info.append(contractText(v.contract, false));
+  if (v.contract && v.contract.declarer) info.append(` · ${t("declarer", { seat: seatName(v.contract.declarer) })}`);
+  info.title = info.textContent;
+
+  const mine = sideOf(app.seat);
+  $("[data-score-ns]").textContent = String(v.score.NS);
+  $("[data-score-ew]").textContent = String(v.score.EW);
+  const [nsEl, ewEl] = document.querySelectorAll(".scores .score > span");
+  nsEl.textContent = `${t(mine === "NS" ? "we" : "they")} (${t("side_ns")})`;
+  ewEl.textContent = `${t(mine === "EW" ? "we" : "they")} (${t("side_ew")})`;
 }
 
-// is ``code`` already drawn beside ``seat`` by a map of seats to cards (a revealed card)?
-export function shownBeside(v, seat, code) {
-  return Object.values(v.public || {}).some((x) => isSeatCards(x) && [].concat(x[seat] || []).includes(code));
+// the misère contracts, where a side wants as few tricks as it can
+export function isMisere(contract) {
+  return Boolean(contract && (contract.misere || contract.code === "NOLO" || contract.code === "NOLLSPEL"));
 }
 
-// a public card; an exposed card that we may call is a button that calls it
-export function publicCard(code) {
-  const call = (app.view.irregular || []).find((a) => a.type === "action" && a.action.kind === "Call" && a.action.card === code);
-  const face = cardFace(code);
-  if (!call) return face;
-  const b = document.createElement("button");
-  b.type = "button";
-  b.className = "call";
-  b.dataset.call = code;
-  b.setAttribute("aria-label", t("action_Call", { card: cardLabel(code) }));
-  b.append(face);
-  b.addEventListener("click", () => send({ type: "action", action: call.action }));
-  return b;
+// this hand's tricks for each side, always in view; what a side wants from them
+function renderTally(v) {
+  const tricks = v.tricks || { NS: 0, EW: 0 };
+  $("[data-tricks-ns]").textContent = String(tricks.NS);
+  $("[data-tricks-ew]").textContent = String(tricks.EW);
+  const mine = sideOf(app.seat);
+  $("#tally-ns").textContent = `${t(mine === "NS" ? "we" : "they")}`;
+  $("#tally-ew").textContent = `${t(mine === "EW" ? "we" : "they")}`;
+  const note = $("#tally-note");
+  const c = v.contract;
+  let text = "";
+  if (isMisere(c)) text = t("fewer_better");
+  else if (c && c.declarer && v.variant === "swedish") text = t("needs_tricks", { side: t(sideOf(c.declarer) === mine ? "we" : "they"), n: 7 });
+  note.textContent = text;
+  $("#tally").dataset.misere = String(isMisere(c));
+  $("#tally").hidden = false;
+}
+
+// the trump on the table: its symbol, or "no trump"; a card turned up for it beside it
+function renderTrump(v) {
+  const box = $("#trump-mark");
+  box.replaceChildren();
+  const c = v.contract;
+  if (!c) return;
+  const label = document.createElement("div");
+  label.textContent = c.trump ? t("trump") : isMisere(c) ? t(`contract_${c.code}`) : t("no_trump");
+  if (c.trump) {
+    const sym = suitMark(c.trump);
+    sym.classList.add("sym");
+    sym.setAttribute("role", "img");
+    sym.setAttribute("aria-label", t(`suit_${c.trump}`));
+    box.append(label, sym);
+  } else box.append(label);
+  box.dataset.trump = c.trump || "";
+  const turned = (v.public || {}).turned;
+  if (isCard(turned)) box.append(cardFace(turned));
 }
 
 // public facts that belong to no seat (games won, the rubber, ...), as one line of text
-export function renderPublicInfo(v) {
+function renderPublicInfo(v) {
   const parts = [];
   for (const [rawKey, value] of Object.entries(v.public || {})) {
     const key = publicKey(rawKey);
     if (PUBLIC_HIDDEN.has(key) || isSeatCards(value) || (isCard(value) && CARD_BESIDE[key])) continue;
+    if (key === "committed") continue; // a badge on each seat that has chosen
     if (value === true) { parts.push(publicName(key)); continue; }
     let text = formatValue(value);
     const lead = key === "must_lead" && typeof value === "string" && /^([NESW]) (\w+)$/.exec(value);
@@ -129,7 +122,7 @@ export function renderPublicInfo(v) {
       const suit = "SHDC"[["spades", "hearts", "diamonds", "clubs"].indexOf(lead[2])];
       text = `${seatName(lead[1])}: ${suit ? t(`suit_${suit}`) : lead[2]}`;
     }
-    parts.push(`${publicName(key)}: ${text}`);
+    if (text) parts.push(`${publicName(key)}: ${text}`);
   }
   const match = v.match || {};
   if (Array.isArray(match.games) && match.games.length) {
@@ -145,10 +138,9 @@ export function renderPublicInfo(v) {
   }
   const el = $("#public-info");
   el.textContent = parts.join(" · ");
-  el.hidden = parts.length === 0;
 }
 
-export function renderTrick(v) {
+function renderTrick(v) {
   let cards = v.trick;
   let done = null;
   if (cards.length === 0 && app.doneTrick) {
@@ -165,6 +157,7 @@ export function renderTrick(v) {
     if (done && done.winner === seat) face.classList.add("winner");
     area.querySelector(`[data-slot="${posOf(seat)}"]`).append(face);
   }
+  applyGather();
 }
 
 export function renderStatus(v) {
@@ -172,6 +165,7 @@ export function renderStatus(v) {
   if (app.message) text = app.message;
   else if (v.winner) text = t("result_title");
   else if (app.picking) text = t(`prompt_${app.picking}`);
+  else if (app.armed) text = t("revoke_warning");
   else if (v.to_play === app.seat) {
     const special = v.legal.some((a) => a.type === "action");
     text = v.phase === "bid" ? t("prompt_bid") : special && !v.legal.some((a) => a.type === "play") ? t("prompt_action") : t("your_turn");
@@ -180,9 +174,17 @@ export function renderStatus(v) {
   if (!app.message && v.trick.length === 0 && app.doneTrick && app.doneTrick.winner) {
     text = `${trickWonText(app.doneTrick.winner)} · ${text}`;
   }
-  if (!app.message && app.handNote && v.played_count === 0) text = `${app.handNote} · ${text}`;
+  // the first Nóló hand of a game: what the player is to do, where they look
+  if (!app.message && !v.winner && isMisere(v.contract) && firstMisere(v)) {
+    text = `${t(v.variant === "swedish" ? "nollspel_advice" : "nolo_advice")} · ${text}`;
+  }
   if (!app.message && app.hint && !v.winner) text = hintText(app.hint.action);
   $("#status").textContent = text;
+}
+
+// is this hand the game's first misère hand?
+function firstMisere(v) {
+  return !(v.results || []).some((r) => isMisere(r.contract));
 }
 
 export function showMessage(text) {
@@ -190,31 +192,4 @@ export function showMessage(text) {
   $("#status").textContent = text;
   clearTimeout(showMessage.timer);
   showMessage.timer = setTimeout(() => { app.message = null; if (app.view) renderStatus(app.view); }, 4000);
-}
-
-export function renderResult(v) {
-  const dlg = $("#dlg-result");
-  const banner = $("#result-banner");
-  if (!v.winner) {
-    banner.removeAttribute("data-result");
-    banner.hidden = true;
-    if (dlg.open) dlg.close();
-    return;
-  }
-  const mine = sideOf(app.seat);
-  const text = v.winner === "draw" ? t("result_draw") : v.winner === mine ? t("result_win") : t("result_loss");
-  let score = t("final_score", { ns: `${t("side_ns")} ${v.score.NS}`, ew: `${v.score.EW} ${t("side_ew")}` });
-  // a rubber is won by games, not by the last game's score: say so
-  const rubber = v.match && v.match.rubber;
-  if (rubber && rubber.winner) score = `${t("rubber_won", { side: formatValue(rubber.winner), net: rubber.net })} · ${score}`;
-  $("#result-text").textContent = text;
-  $("#result-score").textContent = score;
-  banner.dataset.result = v.winner;
-  banner.hidden = false;
-  $("#banner-text").textContent = `${text} ${score}`;
-  // shown once per game; the banner attribute stays for as long as the game is over
-  if (app.resultShown !== app.game && !document.querySelector("dialog[open]")) {
-    app.resultShown = app.game;
-    dlg.showModal();
-  }
 }
