@@ -41,6 +41,7 @@ ITEMS = ", ".join(
         "#hand [data-card]",
         "[data-trick] [data-card]",
         ".seat [data-card]",
+        ".seat .backs",
         "#me [data-card]",
         ".seat .name",
         ".seat .count",
@@ -49,9 +50,11 @@ ITEMS = ", ".join(
         "#me .badge",
         "[data-tricks-ns]",
         "[data-tricks-ew]",
+        "#tally",
+        "#trump-mark",
+        "#hand-end",
         "#hand-info",
         ".scores .score",
-        "#roles",
         "#public-info",
         ".tools > *",
         "#status",
@@ -61,6 +64,7 @@ ITEMS = ", ".join(
 )
 # the parts of the table that must not move between hands
 STEADY = {
+    "top bar": ".topbar",
     "trick area": "[data-trick]",
     "hand": "#hand",
     "seat top": '.seat[data-pos="top"]',
@@ -68,8 +72,9 @@ STEADY = {
     "seat right": '.seat[data-pos="right"]',
     "seat bottom": "#me",
 }
-# the header's items: one row means one horizontal line crosses all of them
-HEADER = "header .info > *, header .tools > *"
+# the header (the hand, its trump, the scores) and the tools: each one row, i.e. one
+# horizontal line crosses all its items (on a phone the tools are a row of their own)
+HEADER = {"header": "#bar > *", "tools": "#tools > *"}
 
 LOOK = """async ([items, steady, header]) => {
   // let finite transitions and animations (a card travelling, a trick gathered) end
@@ -117,10 +122,13 @@ LOOK = """async ([items, steady, header]) => {
     const r = el && shown(el);
     boxes[label] = r ? boxOf(r) : null;
   }
-  const head = [];
-  for (const el of document.querySelectorAll(header)) {
-    const r = shown(el);
-    if (r) head.push({item: name(el), top: r.top, bottom: r.bottom});
+  const head = {};
+  for (const [label, sel] of Object.entries(header)) {
+    head[label] = [];
+    for (const el of document.querySelectorAll(sel)) {
+      const r = shown(el);
+      if (r) head[label].push({item: name(el), top: r.top, bottom: r.bottom});
+    }
   }
   const text = sel => {
     const el = document.querySelector(sel);
@@ -164,15 +172,15 @@ def check_look(seen: dict[str, Any], where: str) -> None:
     assert not seen["overlaps"], (
         f"{where}: {seen['overlapCount']} overlaps, the first: {seen['overlaps']}"
     )
-    head = seen["head"]
-    assert head, f"{where}: no header items"
-    lowest_top = max(h["top"] for h in head)
-    highest_bottom = min(h["bottom"] for h in head)
-    assert lowest_top < highest_bottom, (
-        f"{where}: the header wraps: {[h for h in head if h['top'] >= highest_bottom]}"
-        f" start below {[h for h in head if h['bottom'] == highest_bottom]}"
-    )
-    for label in ("trick area", "hand", "seat top", "seat left", "seat right"):
+    for part, head in seen["head"].items():
+        assert head, f"{where}: no {part} items"
+        lowest_top = max(h["top"] for h in head)
+        highest_bottom = min(h["bottom"] for h in head)
+        assert lowest_top < highest_bottom, (
+            f"{where}: the {part} wraps: {[h for h in head if h['top'] >= highest_bottom]}"
+            f" start below {[h for h in head if h['bottom'] == highest_bottom]}"
+        )
+    for label in ("top bar", "trick area", "hand", "seat top", "seat left", "seat right"):
         assert seen["boxes"][label] is not None, f"{where}: no {label} on the table"
     assert seen["ns"] is not None and seen["ew"] is not None, (
         f"{where}: no [data-tricks-ns] / [data-tricks-ew] on the table"
@@ -241,7 +249,10 @@ def test_whole_game_steady_table(
             shot = True
         play_one(page, seen, last)
     assert not moves, f"{len(moves)} moves, the first: {moves[:5]}"
-    assert shot and len(shown_tricks) >= 12 * 10, f"only {len(shown_tricks)} of S's turns seen"
+    # S's turns in every hand (a single legal card the page plays by itself)
+    hands = {h for h, _ in shown_tricks}
+    assert shot and hands == set(range(1, 13)), f"S's turns seen in hands {sorted(hands)}"
+    assert len(shown_tricks) >= 12 * 6, f"only {len(shown_tricks)} of S's turns seen"
 
     # the trick counts against the record: the tricks each side had taken before S's card
     game = page.evaluate("() => localStorage.getItem('whistkit.game')")
