@@ -161,7 +161,10 @@ export function renderReview(data) {
       li.title = cardLabel(c.card);
       given.append(li);
     }
-    if (!given.children.length) given.textContent = t("review_none");
+    // no card given away: a line of text, not a list holding bare text (axe: "list")
+    const none = document.createElement("span");
+    none.className = "none";
+    none.textContent = t("review_none");
     const cells = [
       String(h.number),
       withSuits(contractText({
@@ -171,7 +174,7 @@ export function renderReview(data) {
       })),
       h.par_ns === null ? unsolvedCell() : String(h.par_ns),
       h.tricks_ns === null ? unsolvedCell() : String(h.tricks_ns),
-      given,
+      given.children.length ? given : none,
     ];
     cells.forEach((v, i) => {
       const td = row.insertCell();
