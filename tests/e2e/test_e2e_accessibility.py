@@ -77,6 +77,8 @@ TWO_CARDS_IN_THE_TRICK = "() => document.querySelectorAll('[data-trick] [data-ca
 HAND_END_PANEL = "() => { const p = document.querySelector('#hand-end'); return !!p && !p.hidden; }"
 
 
+# a whole game: on a busy machine more than the five minutes of the other browser tests
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("size", list(SIZES))
 def test_no_serious_or_critical_violation(
     browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: str

@@ -213,6 +213,8 @@ def play_one(page: Page, seen: dict[str, Any], last: str) -> None:
         page.locator('#hand [data-legal="true"]').first.click()
 
 
+# a whole game: on a busy machine more than the five minutes of the other browser tests
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("size", list(SIZES))
 def test_whole_game_steady_table(
