@@ -187,7 +187,7 @@ def header_is_one_row(page: Page) -> bool:
         page.evaluate(
             """() => {
       const bar = document.querySelector('#bar');
-      const kids = [...bar.children].filter((e) => e.getBoundingClientRect().width > 0);
+      const kids = [...bar.querySelectorAll('.info > *')].filter((e) => e.getBoundingClientRect().width > 0);
       const tops = kids.map((e) => Math.round(e.getBoundingClientRect().top));
       const line = parseFloat(getComputedStyle(bar).fontSize) * 2;
       return Math.max(...tops) - Math.min(...tops) <= 4
