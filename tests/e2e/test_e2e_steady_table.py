@@ -74,7 +74,7 @@ STEADY = {
 }
 # the header (the hand, its trump, the scores) and the tools: each one row, i.e. one
 # horizontal line crosses all its items (on a phone the tools are a row of their own)
-HEADER = {"header": "#bar > *", "tools": "#tools > *"}
+HEADER = {"header": "#bar .info > *, #bar > :not(.info)", "tools": "#tools > *"}
 
 LOOK = """async ([items, steady, header]) => {
   // let finite transitions and animations (a card travelling, a trick gathered) end
