@@ -90,7 +90,7 @@ def test_dealing_is_seeded_and_complete(seed: int, dealer: int) -> None:
     assert a == b
     assert all(h.bit_count() == 13 for h in a.hands)
     assert a.hands[0] | a.hands[1] | a.hands[2] | a.hands[3] == (1 << 52) - 1
-    # the 52nd card goes to the dealer (RULES.md §1.3)
+    # the 52nd card goes to the dealer (docs/rules.md §1.3)
     assert a.hands[dealer] >> a.last_card & 1
 
 

@@ -1,4 +1,4 @@
-"""The package's import graph: no circles, and the layers of DESIGN.md.
+"""The package's import graph: no circles, and the layers of docs/design.md.
 
 The graph is read from the source with ``ast``: every ``import`` and ``from ... import``
 counts, at module level, inside functions and under ``if TYPE_CHECKING:`` alike (an

@@ -1,4 +1,4 @@
-"""``whistkit replay``: RECORD.md's JSON for valid records, one-line errors for invalid ones."""
+"""``whistkit replay``: the JSON of docs/records.md for valid records, one-line errors."""
 
 from __future__ import annotations
 

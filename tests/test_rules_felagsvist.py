@@ -1,4 +1,4 @@
-"""RULES.md §7 vectors V1-V10 (common trick rules and Félagsvist)."""
+"""docs/rules.md §7 vectors V1-V10 (common trick rules and Félagsvist)."""
 
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ def test_typed_cards_help_and_quit(tmp_path: Path) -> None:
 
 
 def test_record_names_the_bots_with_their_level(tmp_path: Path) -> None:
-    # RECORD.md's players: "Bot (expert)"; the names were "Bot (partner)", "Bot", "You"
+    # docs/records.md's players: "Bot (expert)"; the names were "Bot (partner)", "Bot", "You"
     numbers = "".join(f"{k}\n" for k in range(1, 14))
     done = run_play(tmp_path, numbers + "q\n", "--seed", "3", "--level", "beginner")
     assert done.returncode == 0, done.stderr

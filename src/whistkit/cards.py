@@ -1,6 +1,6 @@
 """Cards as ints, hands as 52-bit masks.
 
-A card is an int ``suit * 13 + rank``: suits in RECORD.md order ``S H D C`` (0..3),
+A card is an int ``suit * 13 + rank``: suits in docs/records.md order ``S H D C`` (0..3),
 ranks ``2..A`` as 0..12, so a higher rank index is a stronger card when aces are high.
 A hand (any set of cards) is an int with bit ``card`` set for each card it holds, so
 a suit's cards are ``(hand >> (13 * suit)) & 0x1FFF``.

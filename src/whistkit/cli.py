@@ -491,7 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a rule option of RULES.md §8, e.g. nolo_aces_low=true (repeatable; "
+        help="a rule option of docs/rules.md §8, e.g. nolo_aces_low=true (repeatable; "
         "`whistkit variants` lists them)",
     )
     play.add_argument("--records", help="folder for saved records (default: user data dir)")

@@ -1,4 +1,4 @@
-"""Game records in ``whistkit-record/1`` (shared/RECORD.md): read, write, replay, summarise.
+"""Game records in ``whistkit-record/1`` (docs/records.md): read, write, replay, summarise.
 
 A record (:class:`Record`) is the history of a game's actions; a game is a
 :class:`~whistkit.state.State`. :func:`replay` turns a record into its game, validating it
@@ -65,7 +65,7 @@ _HINTS = {
 @dataclass
 class HandRecord:
     """One hand of a record: its dealer, the four hands dealt and the cards in the order
-    played, with the variant's extras (RECORD.md ``hands[i]``)."""
+    played, with the variant's extras (docs/records.md ``hands[i]``)."""
 
     dealer: Seat
     hands: tuple[int, int, int, int]
@@ -92,7 +92,7 @@ class HandRecord:
 
 @dataclass
 class Record:
-    """A game record (RECORD.md): the variant, its options, the players' names by seat
+    """A game record (docs/records.md): the variant, its options, the players' names by seat
     and the hands. Its rules are unchecked until :func:`replay` plays it."""
 
     variant: str
@@ -235,7 +235,7 @@ def parse_record(data: Any) -> Record:
 
 
 def loads(text: str | bytes) -> Record:
-    """Read a record from its JSON text (RECORD.md); the rules are checked by
+    """Read a record from its JSON text (docs/records.md); the rules are checked by
     :func:`replay`.
 
     Raises :class:`RecordError` with the one line ``whistkit replay`` prints if the text
@@ -260,7 +260,7 @@ def loads(text: str | bytes) -> Record:
 
 
 def load(path: str | os.PathLike[str]) -> Record:
-    """Read a record file (UTF-8 JSON, RECORD.md), as :func:`loads` reads its text.
+    """Read a record file (UTF-8 JSON, docs/records.md), as :func:`loads` reads its text.
 
     Raises ``OSError`` if the file cannot be read and :class:`RecordError` if it holds no
     record.
@@ -479,7 +479,7 @@ def _sides(pair: tuple[int, int]) -> dict[str, int]:
 
 
 def summarize(game: State | Record) -> dict[str, Any]:
-    """The JSON object ``whistkit replay`` prints (RECORD.md): each hand's contract,
+    """The JSON object ``whistkit replay`` prints (docs/records.md): each hand's contract,
     tricks, points and running score, the final score and the winner.
 
     A :class:`Record` is replayed first (:class:`RecordError` if it breaks the rules);

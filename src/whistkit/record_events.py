@@ -1,4 +1,4 @@
-"""Laws-mode actions in records: the ``events`` of a hand (docs/records.md, RECORD.md).
+"""Laws-mode actions in records: the ``events`` of a hand (docs/records.md).
 
 The record layer's half of laws mode (:mod:`whistkit.variants.laws` rules on the
 actions; this module writes them into a hand's record, reads them back and replays

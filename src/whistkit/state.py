@@ -76,7 +76,7 @@ class Deal:
 class Contract:
     """What a hand is played in: its record code, trump suit and objective."""
 
-    code: str  # RECORD.md codes: H S D C NT NOLO SPEL NOLLSPEL
+    code: str  # docs/records.md codes: H S D C NT NOLO SPEL NOLLSPEL
     trump: int | None  # suit index or None for no trump
     misere: bool = False  # each side tries to take few tricks (Nóló, nollspel)
     declarer: Seat | None = None  # Swedish spel
@@ -142,7 +142,7 @@ class Rules(Protocol):
     def title(self) -> str: ...
     @property
     def laws(self) -> bool:
-        """Laws mode (RULES.md §6): irregular play is ruled on, not refused."""
+        """Laws mode (docs/rules.md §6): irregular play is ruled on, not refused."""
         ...
 
     @property

@@ -345,7 +345,7 @@ class TextGame:
             self.say(f"Refused: type a number from 1 to {len(choices)}")
 
     def irregular(self, word: str, text: str) -> bool:
-        """``correct CARD`` or ``expose CARD`` (laws mode, RULES.md §6); False if refused."""
+        """``correct CARD`` or ``expose CARD`` (laws mode, docs/rules.md §6); False if refused."""
         try:
             card = parse_card(text)
         except CardError as e:
@@ -390,7 +390,7 @@ class TextGame:
             return None
 
     def players(self) -> dict[int, str]:
-        """The record's names (RECORD.md): "You" at S, each bot with its level, as the
+        """The record's names (docs/records.md): "You" at S, each bot with its level, as the
         web game writes them ("Bot (expert)")."""
         return {seat: "You" if seat == HUMAN else f"Bot ({self.level})" for seat in range(4)}
 

@@ -14,21 +14,36 @@ MY_TURN_OR_END = """(last) => {
 }"""
 
 
-def open_page(page: Page, url: str, lang: str = "en") -> None:
-    """Load the page with a language already chosen."""
+def open_page(page: Page, url: str, lang: str = "en", pace: str = "0") -> None:
+    """Load the page with a language already chosen, and the bots' pace (``"0"``: every
+    event shown at once, no motion, as the tests want; or slow, normal, fast)."""
     page.add_init_script(f"localStorage.setItem('whistkit.lang', '{lang}')")
+    page.add_init_script(f"localStorage.setItem('whistkit.pace', '{pace}')")
     page.goto(url)
     page.wait_for_selector("body[data-ready]")
+
+
+def open_new_by_key(page: Page) -> None:
+    """N: the new-game dialog; in the middle of a game N asks first, and Enter on
+    "Start a new game" says yes."""
+    page.keyboard.press("n")
+    page.wait_for_selector("#dlg-new[open], #dlg-confirm[open]")
+    if page.locator("#dlg-confirm[open]").count():
+        page.locator("#confirm-yes").focus()
+        page.keyboard.press("Enter")
+    page.wait_for_selector("#dlg-new[open]")
 
 
 def start_by_keyboard(page: Page, seed: int | None = None) -> None:
     """N, (a seed), Enter: a new default game (Félagsvist)."""
     if not page.locator("#dlg-new[open]").count():
-        page.keyboard.press("n")
+        open_new_by_key(page)
     page.wait_for_selector("#dlg-new[open]")
     if seed is not None:
         page.locator("#new-seed").fill(str(seed))
         page.locator("#new-start").focus()
+    if page.locator("#new-warn:not([hidden])").count():
+        page.locator("#new-start").focus()  # leaving a game: the focus starts on Cancel
     page.keyboard.press("Enter")
     page.wait_for_selector("#hand .card")
 
@@ -37,6 +52,9 @@ def start_by_clicks(page: Page, variant: str, options: dict[str, Any], seed: int
     """The new-game dialog by mouse: variant, options, seed, Start."""
     if not page.locator("#dlg-new[open]").count():
         page.locator("#btn-new").click()
+        page.wait_for_selector("#dlg-new[open], #dlg-confirm[open]")
+        if page.locator("#dlg-confirm[open]").count():
+            page.locator("#confirm-yes").click()
     page.wait_for_selector("#dlg-new[open]")
     page.select_option("#new-variant", variant)
     for key, value in options.items():

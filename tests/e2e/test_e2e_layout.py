@@ -15,6 +15,7 @@ from whistkit.server.app import STATIC_DIR
 
 from .conftest import DESKTOP, PHONE, ServerProcess
 from .pages import (
+    open_new_by_key,
     open_page,
     start_by_clicks,
     start_by_keyboard,
@@ -110,8 +111,7 @@ def test_layout_fits(
             check_dialog_fits(page, dialog, where)
             page.screenshot(path=str(SHOTS / f"{dialog[5:]}-{size}-{lang}.png"))
             page.keyboard.press("Escape")
-        page.keyboard.press("n")
-        page.wait_for_selector("#dlg-new[open]")
+        open_new_by_key(page)
         check_dialog_fits(page, "#dlg-new", where)
         page.screenshot(path=str(SHOTS / f"new-{size}-{lang}.png"))
         page.keyboard.press("Escape")
@@ -143,8 +143,7 @@ def test_table_in_each_language(
         page.wait_for_selector(f"{dialog}[open]")
         texts.append(page.locator(dialog).inner_text())
         page.keyboard.press("Escape")
-    page.keyboard.press("n")
-    page.wait_for_selector("#dlg-new[open]")
+    open_new_by_key(page)
     texts.append(page.locator("#dlg-new").inner_text())
     page.keyboard.press("Escape")
     labels = page.locator("[data-card]").evaluate_all(
@@ -250,7 +249,9 @@ def test_score_sheet_with_honours_and_a_revoke_fits(
         last = version(page)
         revoke = page.locator('#hand [data-irregular="true"]')
         if not revoked and revoke.count():
+            bad = revoke.first.get_attribute("data-card")
             revoke.first.click()
+            page.locator(f'#hand [data-card="{bad}"][data-armed="true"]').click()  # twice
             revoked = True
         else:
             page.locator('#hand [data-legal="true"]').first.click()
@@ -291,7 +292,7 @@ def test_variant_tables_fit(
             arg=last,
         )
         phase = page.locator("#table").get_attribute("data-phase")
-        public = page.locator("[data-public] [data-card]").count()
+        public = page.locator("[data-public] [data-card], #trump-mark [data-card]").count()
         if phase == "play" and public and len(trick_cards(page)) >= 1:
             break
         last = version(page)

@@ -133,3 +133,51 @@ def test_node_limit_from_the_environment(db_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("WHISTKIT_ANALYSIS_NODE_LIMIT", "lots")
     with pytest.raises(ValueError, match="whole number"):
         create_app(db_path, bot_delay=0)
+
+
+def test_review_progress_while_it_is_worked_out(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``?wait=0`` answers at once: 202 with the cards judged so far, then the review."""
+    import threading
+
+    release = threading.Event()
+    real = analysis.analyse
+
+    def slow(*args: Any, **kwargs: Any) -> analysis.GameAnalysis:
+        kwargs["progress"](5, 40)  # some cards judged ...
+        assert release.wait(30)  # ... and the rest waits for the test
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(analysis, "analyse", slow)
+    game = store_finished_game(client)
+    r = client.get(f"/api/games/{game}/analysis?wait=0")
+    assert r.status_code == 202
+    assert set(r.json()["progress"]) == {"done", "total"}
+    seen = r.json()["progress"]
+    for _ in range(2000):  # the thread reports soon; no timing is asserted
+        if seen == {"done": 5, "total": 40}:
+            break
+        seen = client.get(f"/api/games/{game}/analysis?wait=0").json()["progress"]
+    assert seen == {"done": 5, "total": 40}
+    release.set()
+    done = client.get(f"/api/games/{game}/analysis")  # waits for the review
+    assert done.status_code == 200 and len(done.json()["hands"]) == 12
+    again = client.get(f"/api/games/{game}/analysis?wait=0")
+    assert again.status_code == 200 and again.json() == done.json()
+
+
+def test_a_failed_review_is_told_to_the_next_poll(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> analysis.GameAnalysis:
+        raise RuntimeError("the analysis needs the solver's compiled core")
+
+    monkeypatch.setattr(analysis, "analyse", broken)
+    game = store_finished_game(client)
+    codes = [client.get(f"/api/games/{game}/analysis?wait=0").status_code]
+    for _ in range(2000):  # 202 until the failure is known, then the error, once
+        if codes[-1] != 202:
+            break
+        codes.append(client.get(f"/api/games/{game}/analysis?wait=0").status_code)
+    assert codes[-1] == 503 and set(codes[:-1]) <= {202}

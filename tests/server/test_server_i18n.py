@@ -46,7 +46,8 @@ def test_every_key_translated(lang: str) -> None:
 def test_page_and_script_keys_exist_in_english() -> None:
     en = strings("en")
     html = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
-    js = (STATIC_DIR / "app.js").read_text(encoding="utf-8")
+    # every ES module of the page, not only app.js
+    js = "\n".join(p.read_text(encoding="utf-8") for p in sorted(STATIC_DIR.glob("*.js")))
     used = set(re.findall(r'data-t="(\w+)"', html)) | set(re.findall(r'\bt\("(\w+)"', js))
     assert used, "no keys found"
     assert sorted(used - set(en)) == []
@@ -82,3 +83,24 @@ def test_names_the_page_builds_from_the_server_exist_in_english() -> None:
             if opt["kind"] == "choice":
                 keys += [f"opt_{opt['key']}_{choice}" for choice in opt["choices"]]
     assert sorted(k for k in keys if k not in en) == []
+
+
+# the word each language uses for a plant's seed, which is not what the game number is
+PLANT_SEED = {"en": "seed", "is": "fræ", "sv": "frö", "it": "seme", "fr": "graine", "ru": "зерн"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_game_number_is_not_a_plant_seed(lang: str) -> None:
+    """Finding 15: the seed is the game's number (Italian "Seme" reads as "suit")."""
+    tr = strings(lang)
+    for key in ("seed", "bad_seed"):
+        text = PLACEHOLDER.sub("", tr[key]).lower()  # the {seed} placeholder is no word
+        assert PLANT_SEED[lang] not in text, f"{lang}: {key} = {tr[key]!r}"
+
+
+@pytest.mark.parametrize("lang", LANGS[1:])
+def test_the_keys_help_names_enter_and_space_in_each_language(lang: str) -> None:
+    """Finding 15: "Enter, Space" in the Keys dialog is a string of its own, translated."""
+    html = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+    assert '<dt data-t="key_enter_space">' in html
+    assert strings(lang)["key_enter_space"] != strings("en")["key_enter_space"]

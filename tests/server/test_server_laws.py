@@ -1,5 +1,5 @@
 """Laws mode through the WebSocket: a revoke and its correction, an exposed card called,
-a revoke claimed at the end of the hand (RULES.md §6)."""
+a revoke claimed at the end of the hand (docs/rules.md §6)."""
 
 from __future__ import annotations
 

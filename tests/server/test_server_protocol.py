@@ -71,7 +71,7 @@ def test_whole_felagsvist_game_over_websocket(client: TestClient) -> None:
     ] * 2
     # the stored game is its record, and it replays to the same result
     record, _ = stored(client, game)
-    bot = "Bot (club)"  # the level in the name, as RECORD.md shows (and the terminal game)
+    bot = "Bot (club)"  # the level in the name, as docs/records.md shows (and the terminal game)
     assert loads(record).players == {0: bot, 1: bot, 2: "You", 3: bot}
     summary = summarize(replay(loads(record)))
     assert summary["score"] == final["score"] and summary["winner"] == final["winner"]

@@ -1,4 +1,4 @@
-"""Classic whist (RULES.md §4-5): the turned trump, English and American scoring."""
+"""Classic whist (docs/rules.md §4-5): the turned trump, English and American scoring."""
 
 from __future__ import annotations
 

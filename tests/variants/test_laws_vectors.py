@@ -1,4 +1,4 @@
-"""Laws mode (RULES.md §6): vectors V19, V25-V28 and V32-V37 through the public API."""
+"""Laws mode (docs/rules.md §6): vectors V19, V25-V28 and V32-V37 through the public API."""
 
 from __future__ import annotations
 

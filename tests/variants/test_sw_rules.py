@@ -1,4 +1,4 @@
-"""Swedish whist (RULES.md §3): vectors V11-V18 and the bottom-card views."""
+"""Swedish whist (docs/rules.md §3): vectors V11-V18 and the bottom-card views."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Swedish whist's bottom card: which colour (red asks for spel, black passes) and which card.
 
 Your colour matters only when every seat revealed before you shows black (the first red
-card declares), so each rule compares spel and nollspel *given* that (BOTS.md §2).
+card declares), so each rule compares spel and nollspel *given* that (docs/bots.md §2).
 
 * ``beginner`` (in :mod:`whistkit.bots.heuristic`): red with 12 or more high-card points.
 * ``club``: red when the hand's no-trump strength in "fifths" (A 4, K 2.8, Q 1.8, J 1,

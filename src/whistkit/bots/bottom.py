@@ -1,4 +1,4 @@
-"""Swedish whist's bottom card by rule, without playing anything out (BOTS.md §2).
+"""Swedish whist's bottom card by rule, without playing anything out (docs/bots.md, Design background §2).
 
 The ``club`` colour rule, the card each level shows for a colour, and the seats that
 reveal before and after a seat. The ``expert``'s simulation, which plays hands out with

@@ -1,4 +1,4 @@
-"""``club``: a card-counting rule player (BOTS.md §1).
+"""``club``: a card-counting rule player (docs/bots.md §1).
 
 It remembers, from the view alone, which cards are gone, who has shown out of which suit
 and which cards are *boss* (no unplayed card of the suit outranks them). On that memory

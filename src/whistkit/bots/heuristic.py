@@ -15,7 +15,7 @@ from ..state import RANK_KEY_ACES_LOW, RANK_KEY_HIGH, Action, View, trick_winner
 from ..variants.swedish import BottomCard
 
 # Swedish bottom card: ask for spel (red) from this many high-card points (A4 K3 Q2 J1);
-# BOTS.md §2 measures the crossover of spel and nollspel at about 12-13 under greedy play
+# docs/bots.md §2 measures the crossover of spel and nollspel at about 12-13 under greedy play
 SPEL_HCP = 12
 
 

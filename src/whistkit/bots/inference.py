@@ -1,7 +1,7 @@
 """Soft inference from the play: what the other seats' cards say about their hands.
 
 Sensible players follow a few rules so reliably that their cards reveal what they do not
-hold (BOTS.md §3, "soft inference"). From the view alone this module derives *facts* of
+hold (docs/bots.md §3, "soft inference"). From the view alone this module derives *facts* of
 the form "seat ``s`` held none of these cards when it played", each from one rule:
 
 * trick-taking, third or fourth hand following suit while an opponent's card wins the
@@ -20,7 +20,7 @@ a world breaking ``k`` facts gets weight ``PENALTY ** k`` (players sometimes bre
 
 The expert's default is finer than these facts: :func:`policy_weight`, the *policy
 model*, replays every card the other seats played under the club rules from their hands
-in the world (BOTS.md §3, "weight each world by the likelihood of the observed play");
+in the world (docs/bots.md §3, "weight each world by the likelihood of the observed play");
 the bidding facts still apply beside it.
 """
 

@@ -3,7 +3,7 @@
 The expert deals the hidden cards many times consistently with its view
 (:func:`~whistkit.bots.sampling.sample_deals`), solves every world double-dummy in the
 hand's contract kind with the solver's batch call, maps each world's tricks through the
-variant's scoring, and plays the card with the best mean for its side (BOTS.md §3).
+variant's scoring, and plays the card with the best mean for its side (docs/bots.md §3).
 Worlds come in batches until the schedule's number of worlds is reached, the best card
 leads the second by three standard errors, or the time budget is spent. Cards whose means
 are equal are split by the club rules (the conventional card, the lowest of equals).

@@ -9,7 +9,7 @@ still needs, counts the consistent deals exactly:
     f(k, r) = sum over splits x of class k:  multinomial(m_k; x) * f(k + 1, r - x)
 
 Sampling the splits class by class with those weights, then shuffling inside each class,
-gives every consistent deal with the same probability (BOTS.md §3). Dealing card by card
+gives every consistent deal with the same probability (docs/bots.md §3). Dealing card by card
 to a random allowed seat would not: it is biased toward the seats with fewer constraints.
 
 >>> import random

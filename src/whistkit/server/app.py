@@ -7,9 +7,11 @@ Routes:
 - ``POST /api/games``: a new game ``{"variant", "options", "level", "seed"}``; answers
   ``{"id", "seat", "token"}`` (the token joins that seat).
 - ``GET /api/games``: stored games (``?finished=1`` for the finished ones).
-- ``GET /api/games/{id}/record``: a finished game's record (shared/RECORD.md) as a download.
+- ``GET /api/games/{id}/record``: a finished game's record (docs/records.md) as a download.
 - ``GET /api/games/{id}/analysis``: a finished game's double-dummy review
-  (:func:`whistkit.analysis.analyse`, as JSON), computed once per game and kept in memory.
+  (:func:`whistkit.analysis.analyse`, as JSON), computed once per game and kept in memory;
+  with ``?wait=0`` it answers at once: 202 ``{"progress": {"done", "total"}}`` (cards
+  judged so far) while the review is being worked out.
 - ``WS /ws``: the play protocol of :mod:`whistkit.server.protocol`.
 """
 
@@ -97,20 +99,43 @@ class Server:
         # game id -> its review (a finished game never changes): a task while computing,
         # so that requests arriving meanwhile wait for the same analysis
         self.analyses: dict[str, asyncio.Task[dict[str, Any]]] = {}
+        # game id -> (cards judged, cards to judge) of a review being worked out
+        self.progress: dict[str, tuple[int, int]] = {}
+        # game id -> why its last review failed, told once to the next request
+        self.failures: dict[str, BaseException] = {}
 
-    async def analysis_of(self, game_id: str, record: str) -> dict[str, Any]:
+    async def analysis_of(
+        self, game_id: str, record: str, wait: bool = True
+    ) -> dict[str, Any] | None:
         """The review of the finished game ``game_id`` (whose record is ``record``), run
-        off the event loop the first time and then served from memory."""
+        off the event loop the first time and then served from memory; None at once
+        when ``wait`` is false and it is not ready (its progress is in ``self.progress``)."""
+        failure = self.failures.pop(game_id, None)
+        if failure is not None:
+            raise failure
         task = self.analyses.get(game_id)
         if task is None:
-            task = asyncio.create_task(run_in_threadpool(_analyse_json, record, self.node_limit))
+            self.progress[game_id] = (0, 0)
+
+            def report(done: int, total: int) -> None:
+                self.progress[game_id] = (done, total)
+
+            task = asyncio.create_task(
+                run_in_threadpool(_analyse_json, record, self.node_limit, report)
+            )
             self.analyses[game_id] = task
 
             def forget_failure(t: asyncio.Task[dict[str, Any]]) -> None:
+                self.progress.pop(game_id, None)
                 if t.cancelled() or t.exception() is not None:
                     self.analyses.pop(game_id, None)  # a later request tries again
+                failure = None if t.cancelled() else t.exception()
+                if failure is not None and not wait:
+                    self.failures[game_id] = failure  # for the next poll
 
             task.add_done_callback(forget_failure)
+        if not wait and not task.done():
+            return None
         # shielded: a request that goes away does not stop the analysis for the others
         return await asyncio.shield(task)
 
@@ -154,8 +179,11 @@ class Preset:
         }
 
 
-def _analyse_json(record: str, node_limit: int) -> dict[str, Any]:
-    return analysis.analyse(loads(record), node_limit=node_limit, threads=2).to_json()
+def _analyse_json(
+    record: str, node_limit: int, progress: Callable[[int, int], None] | None = None
+) -> dict[str, Any]:
+    game = loads(record)
+    return analysis.analyse(game, node_limit=node_limit, threads=2, progress=progress).to_json()
 
 
 def create_app(
@@ -281,12 +309,16 @@ def create_app(
         game_id, row = finished_row(request, "review")
         if isinstance(row, Response):
             return row
+        wait = request.query_params.get("wait") != "0"
         try:
-            result = await server.analysis_of(game_id, row.record)
+            result = await server.analysis_of(game_id, row.record, wait)
         except RecordError as e:
             return JSONResponse({"error": f"game {game_id}: {e}"}, 500)
         except RuntimeError as e:  # the solver's compiled core is missing
             return JSONResponse({"error": str(e)}, 503)
+        if result is None:
+            done, total = server.progress.get(game_id, (0, 0))
+            return JSONResponse({"progress": {"done": done, "total": total}}, 202)
         return JSONResponse(result)
 
     async def websocket(ws: WebSocket) -> None:

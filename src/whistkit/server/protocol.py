@@ -1,4 +1,4 @@
-"""The WebSocket protocol: JSON in and out, cards as RECORD.md codes, seats as letters.
+"""The WebSocket protocol: JSON in and out, cards as docs/records.md codes, seats as letters.
 
 Client to server (one JSON object per message):
 
@@ -47,7 +47,7 @@ from ..state import Action, Contract, HandResult, SpecialAction, View
 from ..variants import find_variant
 
 # Keys of a variant's public info (and of special actions) whose values are cards or
-# collections of cards, so that they leave the server as RECORD.md codes.
+# collections of cards, so that they leave the server as docs/records.md codes.
 CARD_KEYS = frozenset(
     {"card", "cards", "turned", "bottom", "revealed", "reveals", "exposed", "called"}
 )

@@ -1,6 +1,6 @@
 """SQLite storage of web games: one row per game, holding its record.
 
-A stored game *is* its record (shared/RECORD.md): each action rewrites the game's row in
+A stored game *is* its record (docs/records.md): each action rewrites the game's row in
 one transaction before the server acknowledges it, so a crash loses nothing that a client
 was told about. Resuming a game is replaying its record. Besides the record a row keeps
 what the record does not: the seed (for the deals still to come), the seats' players and

@@ -149,7 +149,7 @@ class Table:
 
     @classmethod
     def load(cls, store: Store, row: StoredGame, bot_delay: float = 0.0) -> Table:
-        """A stored game, resumed by replaying its record (RECORD.md)."""
+        """A stored game, resumed by replaying its record (docs/records.md)."""
         record = loads(row.record)
         final = replay(record)
         seats = {SEATS.index(k): w for k, w in row.seats.items()}
@@ -206,7 +206,7 @@ class Table:
     def irregular_actions(self, seat: Seat) -> list[Action]:
         """Laws mode: what ``seat`` may do now beyond its lawful ``legal`` actions.
 
-        A card that does not follow suit (a revoke, ruled on by RULES.md §6), the
+        A card that does not follow suit (a revoke, ruled on by docs/rules.md §6), the
         correction of its own revoke while it is not established, the call of an
         opponent's exposed card, the replacement of a card played after a corrected revoke,
         and the rejection of a lead out of turn. Leading out of turn and exposing a card
@@ -233,7 +233,7 @@ class Table:
         ]
 
     def record_json(self) -> str:
-        """The game's record (RECORD.md)."""
+        """The game's record (docs/records.md)."""
         return dumps(self.state, self.players())
 
     # -- acting -------------------------------------------------------------------

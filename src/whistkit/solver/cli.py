@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     contract: str = args.contract or "NT"
     trump, misere = _kind(contract)
     if args.aces_low and not misere:
-        # no variant ranks aces low outside misère (RULES.md: nolo_aces_low)
+        # no variant ranks aces low outside misère (docs/rules.md: nolo_aces_low)
         return _fail(f"--aces-low applies to --contract NOLO only, not {contract}")
     try:
         pos = Position(hands, played, leader, trump, misere, bool(args.aces_low))

@@ -83,7 +83,7 @@ def describe(cls: type[Variant]) -> dict[str, Any]:
 
 
 def get_variant(name: str, options: Mapping[str, Any] | None = None) -> Variant:
-    """A variant instance with options (a mapping of RULES.md §8 keys)."""
+    """A variant instance with options (a mapping of docs/rules.md §8 keys)."""
     return find_variant(name).select(name, options)(options)
 
 

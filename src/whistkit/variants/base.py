@@ -1,7 +1,7 @@
 """What every variant shares: options, the deal, strict trick play, the end of a hand.
 
 A variant is a class with an explicit frozen options dataclass (one field per rule
-option of RULES.md §8, each with its rule in a comment) and hooks for its phases. The
+option of docs/rules.md §8, each with its rule in a comment) and hooks for its phases. The
 state machine in :mod:`whistkit.state` calls the hooks; the strict play of a legal card
 runs in the state's own fast path and never reaches the variant until the hand ends.
 """
@@ -321,7 +321,7 @@ class Variant:
         """Lines at the end of a game in the terminal game (games, the rubber)."""
         return []
 
-    # -- what whistkit replay shows (RECORD.md) --------------------------------------
+    # -- what whistkit replay shows (docs/records.md) --------------------------------------
 
     def summary_contract(self, contract: Contract, extra: Mapping[str, Any]) -> dict[str, Any]:
         """Keys beside "contract" in ``whistkit replay`` (declarer, turned card)."""

@@ -1,4 +1,4 @@
-"""Classic whist (RULES.md §4-5): English short whist and American scoring.
+"""Classic whist (docs/rules.md §4-5): English short whist and American scoring.
 
 The dealer's last card is turned up and fixes trumps; it stays public until the dealer
 plays it. Forehand leads. A side's first six tricks are its book; each trick over six is

@@ -1,4 +1,4 @@
-"""Félagsvist, Iceland's social whist (RULES.md §2).
+"""Félagsvist, Iceland's social whist (docs/rules.md §2).
 
 Twelve hands in the fixed cycle hearts, spades, Grand, diamonds, clubs, Nóló; left of
 dealer leads; each hand hands out 13 points (in Nóló a side scores the tricks the other

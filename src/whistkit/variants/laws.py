@@ -1,4 +1,4 @@
-"""Laws mode (RULES.md §6): irregular play and the rulings on it, for every variant.
+"""Laws mode (docs/rules.md §6): irregular play and the rulings on it, for every variant.
 
 With ``play_mode = "laws"`` a human may revoke, correct a revoke before it is
 established, lead out of turn, expose a card; the opponents may call exposed cards, reject

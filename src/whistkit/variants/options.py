@@ -1,4 +1,4 @@
-"""What every variant's options share (RULES.md §1.6, §6), and their errors.
+"""What every variant's options share (docs/rules.md §1.6, §6), and their errors.
 
 Its own module so that laws mode (:mod:`whistkit.variants.laws`) reads the options of
 the variant it rules for without importing the variants' base class, which uses it.
@@ -19,7 +19,7 @@ class OptionError(ValueError):
 
 @dataclass(frozen=True)
 class Options:
-    """Options every variant has (RULES.md §1.6, §6)."""
+    """Options every variant has (docs/rules.md §1.6, §6)."""
 
     # §1.6: "strict" accepts only legal cards; "laws" lets a human play irregularly and
     # rules on it by §6 (bots always play strict)

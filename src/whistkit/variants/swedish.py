@@ -1,4 +1,4 @@
-"""Swedish whist, *fyrmanswhist* (RULES.md §3).
+"""Swedish whist, *fyrmanswhist* (docs/rules.md §3).
 
 No trumps ever. Before play each seat commits one of its cards as a "bottom card": red
 asks for *spel* (the side tries to win tricks), black passes. The cards are revealed from

@@ -1,0 +1,169 @@
+// The connection: the WebSocket, the protocol's messages and the events they carry.
+// Live events are shown one at a time at the bots' pace (motion.js), so that a person can
+// follow the cards; replayed events and whole states are shown at once.
+
+import { t } from "./i18n.js";
+import { afterShown, gatherLater, holdsHandEnd, paceFor, showPlay, stopGather } from "./motion.js";
+import { openNew } from "./newgame.js";
+import { $, app, forgetGame, GAME_KEY, rememberGame, TOKEN_KEY } from "./state.js";
+import { render, showMessage } from "./table.js";
+
+export function connect() {
+  if (!app.game) return;
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/ws`);
+  app.ws = ws;
+  ws.onopen = () => {
+    app.retry = 0;
+    ws.send(JSON.stringify({ type: "join", game: app.game, seat: app.seat, token: app.token, since: app.version }));
+  };
+  ws.onmessage = (e) => onMessage(JSON.parse(e.data));
+  ws.onclose = () => {
+    if (app.ws !== ws) return;
+    app.ws = null;
+    showMessage(t("reconnecting"));
+    app.retry = Math.min(app.retry + 1, 10);
+    setTimeout(connect, 200 * app.retry);
+  };
+}
+
+export function send(msg) {
+  if (app.ws && app.ws.readyState === WebSocket.OPEN) app.ws.send(JSON.stringify(msg));
+}
+
+// live events wait their turn in this queue; everything else is shown at once
+const queue = [];
+let draining = false;
+
+function onMessage(msg) {
+  if (msg.type === "event" && msg.view) {
+    queue.push(msg);
+    if (!draining) drain();
+    return;
+  }
+  if (msg.type === "event") {
+    // a replayed event (joining): its view comes with the state that follows
+    app.version = msg.v;
+    if (msg.event) onEvent(msg.event, false);
+  } else if (msg.type === "state") {
+    queue.length = 0;
+    releaseHold();
+    app.version = msg.v;
+    app.message = null;
+    app.liveTrick = msg.view.trick.slice();
+    app.doneTrick = msg.view.trick.length ? null : msg.view.last_trick;
+    setView(msg.view);
+  } else if (msg.type === "error") {
+    if (msg.code === "unknown_game" || msg.code === "forbidden" || (msg.code === "bad_seat" && !app.view)) {
+      forgetGame(app.game);
+      localStorage.removeItem(GAME_KEY);
+      app.game = null;
+      if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
+      openNew();
+      return;
+    }
+    app.hintAsked = -1; // a refused or failed hint may be asked again
+    showMessage(refusalText(msg));
+  } else if (msg.type === "ack") {
+    app.message = null;
+  } else if (msg.type === "hint") {
+    if (msg.v !== app.version) return; // the position has changed since: stale
+    app.hint = { v: msg.v, action: msg.action };
+    app.message = null;
+    render();
+  }
+}
+
+async function drain() {
+  draining = true;
+  try {
+    while (queue.length) {
+      const msg = queue[0];
+      const wait = paceFor(msg.event);
+      if (wait > 0) await new Promise((ok) => setTimeout(ok, wait));
+      if (queue[0] !== msg) continue; // a state replaced the queue meanwhile
+      queue.shift();
+      app.version = msg.v;
+      if (msg.event) onEvent(msg.event, true);
+      setView(msg.view);
+      afterShown(msg.event);
+      // the end of a hand waits for the player (a click, a key) before the next deal
+      if (msg.event && msg.event.type === "hand_end" && !msg.view.winner && holdsHandEnd()) {
+        await new Promise((ok) => { app.release = ok; });
+      }
+    }
+  } finally {
+    draining = false;
+  }
+}
+
+// let the queue go on after the end of a hand
+export function releaseHold() {
+  const go = app.release;
+  app.release = null;
+  if (go) go();
+}
+
+function onEvent(ev, live) {
+  if (ev.type === "deal") {
+    app.liveTrick = [];
+    app.doneTrick = null;
+    stopGather();
+  } else if (ev.type === "hand_end") {
+    // the end-of-hand panel: it stays until the next card or a click
+    app.handEnd = ev.result;
+  } else if (ev.type === "play") {
+    if (app.handEnd && live && ev.seat === app.seat) app.handEnd = null; // your next card
+    if (app.liveTrick.length === 0) { app.doneTrick = null; stopGather(); }
+    app.liveTrick.push({ seat: ev.seat, card: ev.card });
+    if (live) showPlay(ev);
+    if (ev.trick_complete) {
+      app.doneTrick = { cards: app.liveTrick, winner: ev.winner };
+      app.liveTrick = [];
+      if (live) gatherLater(ev.winner);
+    }
+  }
+}
+
+function setView(view) {
+  app.view = view;
+  app.seat = view.seat;
+  // the table shows the server's trick: a card taken back (a corrected revoke) goes
+  if (view.trick.length) app.doneTrick = null;
+  else if (app.doneTrick) app.doneTrick = view.last_trick;
+  render();
+}
+
+export function startGame(id, seat, token) {
+  app.game = id;
+  app.seat = seat;
+  app.token = token;
+  localStorage.setItem(TOKEN_KEY, token);
+  rememberGame(id, token);
+  queue.length = 0;
+  releaseHold();
+  app.version = 0;
+  app.view = null;
+  app.liveTrick = [];
+  app.doneTrick = null;
+  app.handEnd = null; // the last game's hand does not follow us into this one
+  app.selected = 0;
+  app.message = null;
+  app.picking = null;
+  app.armed = null;
+  app.hint = null;
+  app.hintAsked = -1;
+  app.autoPlayed = -1;
+  app.resultShown = null;
+  $("#hand-end").hidden = true;
+  localStorage.setItem(GAME_KEY, id);
+  if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
+  connect();
+}
+
+export function refusalText(msg) {
+  const map = { not_your_turn: "refused_turn", game_over: "refused_over" };
+  if (map[msg.code]) return t(map[msg.code]);
+  if (msg.code === "illegal") return t("refused_other", { reason: msg.message });
+  return t("error", { message: msg.message });
+}

@@ -1,0 +1,61 @@
+// The keyboard: the table's keys (see the Keys dialog), and in a dialog only its own.
+
+import { askHint, playCard, select, selectCode } from "./hand.js";
+import { dismissHandEnd } from "./handend.js";
+import { askNew, openNew } from "./newgame.js";
+import { openGames } from "./review.js";
+import { openRules } from "./rules.js";
+import { openDialog, renderLast, renderSheet } from "./sheet.js";
+import { app, RANKS } from "./state.js";
+import { render } from "./table.js";
+
+export function onKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const openDlg = document.querySelector("dialog[open]");
+  if (!openDlg && e.key === "Escape" && app.picking) { app.picking = null; render(); return; }
+  if (!openDlg && e.key === "Escape" && app.armed) { app.armed = null; render(); return; }
+  if (!openDlg && e.key === "Escape" && app.handEnd) { dismissHandEnd(); return; }
+  // the hand's end waits for the player: Enter or Space goes on to the next hand
+  if (!openDlg && (e.key === "Enter" || e.key === " ") && app.release) { e.preventDefault(); dismissHandEnd(); return; }
+  if (openDlg) {
+    // in a dialog only its own keys work; the letters toggle their dialogs shut
+    const k = e.key.toLowerCase();
+    const own = { "dlg-last": "l", "dlg-sheet": "s", "dlg-help": "?", "dlg-rules": "r", "dlg-games": "g" }[openDlg.id];
+    if (own && (k === own || e.key === own)) { e.preventDefault(); openDlg.close(); }
+    else if (openDlg.id === "dlg-result" && k === "n") { e.preventDefault(); openNew(); }
+    return;
+  }
+  const target = e.target;
+  if (target instanceof HTMLSelectElement || target instanceof HTMLInputElement) return;
+  const key = e.key;
+  const upper = key.length === 1 ? key.toUpperCase() : key;
+  const now = Date.now();
+  if (app.typed && now - app.typedAt > 3000) app.typed = "";
+  if (app.typed && "SHDC".includes(upper) && upper.length === 1) {
+    e.preventDefault();
+    const code = app.typed + upper;
+    app.typed = "";
+    selectCode(code);
+    playCard(code);
+    return;
+  }
+  if (key === "ArrowLeft") { e.preventDefault(); select(-1); return; }
+  if (key === "ArrowRight") { e.preventDefault(); select(1); return; }
+  if (key === "Enter" || key === " ") {
+    if (target instanceof HTMLButtonElement && !target.classList.contains("card")) return;
+    e.preventDefault();
+    document.querySelector("#hand").dataset.keys = "true";
+    if (app.selectedCard) playCard(app.selectedCard);
+    return;
+  }
+  if (key === "?") { e.preventDefault(); openDialog("#dlg-help"); return; }
+  if (upper === "N") { e.preventDefault(); askNew(); return; }
+  if (upper === "L") { e.preventDefault(); renderLast(); openDialog("#dlg-last"); return; }
+  if (upper === "S") { e.preventDefault(); renderSheet(); openDialog("#dlg-sheet"); return; }
+  if (upper === "H") { e.preventDefault(); askHint(); return; }
+  if (upper === "R") { e.preventDefault(); openRules(); return; }
+  if (upper === "G") { e.preventDefault(); openGames(); return; }
+  if (upper === "1") { app.typed = "1"; app.typedAt = now; return; }
+  if (upper === "0" && app.typed === "1") { app.typed = "T"; app.typedAt = now; return; }
+  if (upper.length === 1 && RANKS.includes(upper)) { e.preventDefault(); app.typed = upper; app.typedAt = now; }
+}

@@ -1,0 +1,211 @@
+// Finished games and the double-dummy review of one.
+
+import { SUIT_SYMBOL, cardLabel, has, language, t } from "./i18n.js";
+import { startGame } from "./connection.js";
+import { openDialog } from "./sheet.js";
+import { $, app, contractText, knownGames, shortCard, sideOf, withSuits } from "./state.js";
+
+// "Games": the unfinished games started in this browser (Continue), then the finished
+// ones with who won, the record and the review
+export async function openGames() {
+  openDialog("#dlg-games");
+  const body = $("#games-body");
+  body.replaceChildren();
+  $("#games-status").textContent = "";
+  const [open, done] = await Promise.all([
+    fetch("/api/games?finished=0").then((r) => r.json()),
+    fetch("/api/games?finished=1").then((r) => r.json()),
+  ]);
+  const mine = knownGames();
+  const unfinished = open.filter((g) => mine[g.id]);
+  if (unfinished.length) body.append(heading(t("games_unfinished")), gameList(unfinished, continueButton));
+  body.append(heading(t("games_finished")));
+  if (!done.length) {
+    const p = document.createElement("p");
+    p.textContent = t("no_games");
+    body.append(p);
+  } else body.append(gameList(done, finishedLinks));
+}
+
+function heading(text) {
+  const h = document.createElement("h3");
+  h.textContent = text;
+  return h;
+}
+
+function gameList(games, extra) {
+  const ul = document.createElement("ul");
+  ul.className = "games";
+  for (const g of games) {
+    const li = document.createElement("li");
+    li.dataset.game = g.id;
+    const when = new Date(g.updated * 1000).toLocaleString(language());
+    const name = has(`variant_${g.variant}`) ? t(`variant_${g.variant}`) : g.variant;
+    const parts = [name, when];
+    if (g.score) parts.push(`${t("side_ns")} ${g.score.NS}–${g.score.EW} ${t("side_ew")}`);
+    if (g.finished) parts.push(winnerText(g.winner));
+    li.append(parts.join(" · "), " · ");
+    li.append(...extra(g));
+    ul.append(li);
+  }
+  return ul;
+}
+
+// who won a finished game, from this seat's side
+function winnerText(winner) {
+  if (winner === "draw") return t("result_draw_short");
+  if (winner !== "NS" && winner !== "EW") return "";
+  return t(winner === sideOf(app.seat || "S") ? "won_by_us" : "won_by_them", { side: t(winner === "NS" ? "side_ns" : "side_ew") });
+}
+
+function continueButton(g) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "link";
+  b.textContent = t("btn_continue");
+  b.dataset.continue = g.id;
+  b.disabled = g.id === app.game;
+  b.addEventListener("click", () => {
+    $("#dlg-games").close();
+    startGame(g.id, "S", knownGames()[g.id]);
+  });
+  return [b];
+}
+
+function finishedLinks(g) {
+  const a = document.createElement("a");
+  a.href = `/api/games/${g.id}/record`;
+  a.download = `whistkit-${g.id}.json`;
+  a.textContent = t("download");
+  a.dataset.record = g.id;
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "link";
+  b.textContent = t("btn_review");
+  b.dataset.review = g.id;
+  b.addEventListener("click", () => openReview(g.id));
+  return [a, " · ", b];
+}
+
+// the review is worked out on the server; until it is ready, its progress is shown
+async function openReview(id) {
+  const status = $("#games-status");
+  const buttons = document.querySelectorAll("#games-body [data-review]");
+  for (const b of buttons) b.disabled = true;
+  const bar = document.createElement("progress");
+  bar.max = 1;
+  bar.value = 0;
+  bar.setAttribute("aria-label", t("review_working"));
+  const label = document.createElement("span");
+  label.textContent = t("review_working");
+  status.replaceChildren(label, bar);
+  let data = null;
+  try {
+    for (;;) {
+      const r = await fetch(`/api/games/${id}/analysis?wait=0`);
+      const body = await r.json();
+      if (!r.ok) throw new Error(body.error || r.statusText);
+      if (r.status !== 202) { data = body; break; }
+      const { done, total } = body.progress || { done: 0, total: 0 };
+      if (total) {
+        bar.max = total;
+        bar.value = done;
+        label.textContent = t("review_progress", { done, total });
+      }
+      if (!$("#dlg-games").open) return; // closed meanwhile: the server keeps working
+      await new Promise((ok) => setTimeout(ok, 250));
+    }
+  } catch (err) {
+    status.textContent = t("review_failed", { error: err.message });
+    return;
+  } finally {
+    for (const b of buttons) b.disabled = false;
+  }
+  status.textContent = "";
+  if (!$("#dlg-games").open) return; // closed while the review was worked out
+  renderReview(data);
+  openDialog("#dlg-review");
+}
+
+export function renderReview(data) {
+  const body = $("#review-body");
+  body.replaceChildren();
+  const table = document.createElement("table");
+  const head = table.createTHead().insertRow();
+  const side = t("side_ns").replace("–", "\u2060–\u2060"); // "N–S" is not broken
+  const cols = [
+    ["col-hand", t("col_hand")],
+    ["col-contract", t("col_contract")],
+    ["col-par", t("col_par", { side })],
+    ["col-tricks", t("col_tricks_side", { side })],
+    ["col-given", t("col_given")],
+  ];
+  for (const [cls, text] of cols) {
+    const th = document.createElement("th");
+    th.className = cls;
+    th.textContent = text;
+    head.append(th);
+  }
+  const tbody = table.createTBody();
+  for (const h of data.hands) {
+    const row = tbody.insertRow();
+    row.dataset.hand = String(h.number);
+    const given = document.createElement("ul");
+    given.className = "given";
+    for (const c of h.cards) {
+      if (c.seat !== app.seat || !c.loss) continue;
+      const li = document.createElement("li");
+      li.dataset.card = c.card;
+      const best = c.best.slice(0, 3).map(shortCard).join(" ") + (c.best.length > 3 ? " …" : "");
+      li.append(withSuits(t("review_mistake", { trick: c.trick, card: shortCard(c.card), loss: c.loss, best })));
+      li.title = cardLabel(c.card);
+      given.append(li);
+    }
+    // no card given away: a line of text, not a list holding bare text (axe: "list")
+    const none = document.createElement("span");
+    none.className = "none";
+    none.textContent = t("review_none");
+    const cells = [
+      String(h.number),
+      withSuits(contractText({
+        code: h.contract,
+        trump: SUIT_SYMBOL[h.contract] ? h.contract : null,
+        aces_low: h.aces_low,
+      })),
+      h.par_ns === null ? unsolvedCell() : String(h.par_ns),
+      h.tricks_ns === null ? unsolvedCell() : String(h.tricks_ns),
+      given.children.length ? given : none,
+    ];
+    cells.forEach((v, i) => {
+      const td = row.insertCell();
+      td.className = cols[i][0];
+      td.append(v);
+    });
+  }
+  body.append(table);
+  const seats = data.seats;
+  const lost = (a, b) => (seats[a]?.tricks_lost ?? 0) + (seats[b]?.tricks_lost ?? 0);
+  const summary = document.createElement("p");
+  summary.className = "summary";
+  summary.dataset.summary = "";
+  summary.textContent = t("review_summary", {
+    ns_side: t("side_ns"), ns: lost("N", "S"), ew_side: t("side_ew"), ew: lost("E", "W"),
+  });
+  body.append(summary);
+  const unsolved = Object.values(seats).reduce((n, s) => n + s.unsolved, 0);
+  if (unsolved) {
+    const p = document.createElement("p");
+    p.className = "note";
+    p.textContent = t("review_unsolved", { n: unsolved });
+    body.append(p);
+  }
+}
+
+// a par the solver did not reach within its limit
+function unsolvedCell() {
+  const span = document.createElement("span");
+  span.className = "unsolved";
+  span.dataset.unsolved = "";
+  span.textContent = t("not_solved");
+  return span;
+}

@@ -1,0 +1,98 @@
+// The four seats: name, a row of badges that is always there (so that a badge appearing
+// moves nothing), the other hands as fanned card backs, and the public cards beside them.
+
+import { cardLabel, t } from "./i18n.js";
+import { send } from "./connection.js";
+import {
+  $, app, badge, CARD_BESIDE, cardFace, isCard, isSeatCards, partnerOf, posOf, publicKey, publicName,
+  seatName, SEATS,
+} from "./state.js";
+
+export function renderSeats(v) {
+  const committed = new Set(Array.isArray((v.public || {}).committed) ? v.public.committed : []);
+  for (const seat of SEATS) {
+    const pos = posOf(seat);
+    const el = pos === "bottom" ? $("#me") : document.querySelector(`.seat[data-pos="${pos}"]`);
+    el.replaceChildren();
+    el.dataset.seat = seat;
+    el.classList.toggle("to-play", v.to_play === seat);
+    const name = document.createElement("div");
+    name.className = "name";
+    const role = seat === app.seat ? "" : seat === partnerOf(app.seat) ? ` (${t("partner")})` : "";
+    name.textContent = seatName(seat) + role;
+    el.append(name);
+    const badges = document.createElement("div");
+    badges.className = "badges";
+    if (seat === v.dealer) badges.append(badge(t("dealer"), "dealer"));
+    if (seat === v.leader && v.phase === "play") badges.append(badge(t("leads"), "leader")); // leads this trick
+    if (committed.has(seat)) badges.append(badge(t("bottom_chosen"), "committed"));
+    el.append(badges);
+    if (pos !== "bottom") el.append(backs(v.hand_sizes[seat]));
+    // public cards beside their owner: revealed bottom cards, exposed cards, your own
+    // bottom card beside you (the turned-up trump lies by the trump mark)
+    for (const [rawKey, value] of Object.entries(v.public || {})) {
+      const key = publicKey(rawKey);
+      let codes = [];
+      if (isSeatCards(value) && value[seat]) codes = [].concat(value[seat]);
+      else if (isCard(value) && CARD_BESIDE[key] === "me" && seat === app.seat && !shownBeside(v, seat, value)) codes = [value];
+      if (codes.length) {
+        const box = document.createElement("div");
+        box.className = "public";
+        box.dataset.public = key;
+        const label = document.createElement("span");
+        label.className = "label";
+        // one seat's revealed bottom card is one card
+        label.textContent = key === "revealed" && codes.length === 1 ? t("public_revealed_one") : publicName(key);
+        const cards = document.createElement("div");
+        cards.className = "cards";
+        for (const code of codes) cards.append(publicCard(code));
+        box.append(label, cards);
+        el.append(box);
+      }
+    }
+  }
+}
+
+// a hand of ``n`` cards as fanned backs, with the count for the eye and the ear
+function backs(n) {
+  const box = document.createElement("div");
+  box.className = "backs";
+  box.setAttribute("role", "img");
+  box.setAttribute("aria-label", t("cards_left", { n }));
+  box.dataset.count = String(n);
+  for (let i = 0; i < n; i++) {
+    const img = document.createElement("img");
+    img.src = "/static/cards/back.svg";
+    img.alt = "";
+    img.draggable = false;
+    box.append(img);
+  }
+  const wrap = document.createElement("div");
+  wrap.className = "hand-backs";
+  const count = document.createElement("div");
+  count.className = "count";
+  count.textContent = String(n);
+  count.setAttribute("aria-hidden", "true");
+  wrap.append(box, count);
+  return wrap;
+}
+
+// is ``code`` already drawn beside ``seat`` by a map of seats to cards (a revealed card)?
+function shownBeside(v, seat, code) {
+  return Object.values(v.public || {}).some((x) => isSeatCards(x) && [].concat(x[seat] || []).includes(code));
+}
+
+// a public card; an exposed card that we may call is a button that calls it
+function publicCard(code) {
+  const call = (app.view.irregular || []).find((a) => a.type === "action" && a.action.kind === "Call" && a.action.card === code);
+  const face = cardFace(code);
+  if (!call) return face;
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "call";
+  b.dataset.call = code;
+  b.setAttribute("aria-label", t("action_Call", { card: cardLabel(code) }));
+  b.append(face);
+  b.addEventListener("click", () => send({ type: "action", action: call.action }));
+  return b;
+}

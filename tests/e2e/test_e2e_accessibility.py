@@ -1,0 +1,123 @@
+"""axe-core on the table, every dialog and the review: no serious or critical violation.
+
+axe-core comes with ``axe-playwright-python`` (its ``axe.min.js`` is in the package), so
+the check runs offline. Every ``dialog`` of the page must have been checked at least once:
+a new dialog without a way to open it here fails the test by name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Page
+
+from .conftest import DESKTOP, PHONE, ServerProcess
+from .pages import open_page, start_by_keyboard, version, wait_my_turn
+from .test_e2e_review import store_finished_game
+
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
+BAD = ("serious", "critical")
+
+
+def violations(page: Page, context: str | None = None) -> list[str]:
+    """axe's serious and critical violations in ``context`` (the whole page if None)."""
+    found: Any = Axe().run(page, context=context).response
+    out = []
+    for v in found["violations"]:
+        if v.get("impact") not in BAD:
+            continue
+        nodes = "; ".join(
+            f"{n['target']}: {n.get('failureSummary', '').splitlines()[-1].strip()}"
+            for n in v["nodes"][:3]
+        )
+        out.append(f"{v['id']} ({v['impact']}, {len(v['nodes'])} nodes): {v['help']}: {nodes}")
+    return out
+
+
+class Checker:
+    """Runs axe where asked and keeps every finding, so one run reports them all."""
+
+    def __init__(self, page: Page, size: str) -> None:
+        self.page, self.size = page, size
+        self.found: list[str] = []
+        self.dialogs: set[str] = set()
+
+    def check(self, what: str, context: str | None = None) -> None:
+        self.found += [f"{self.size} {what}: {v}" for v in violations(self.page, context)]
+
+    def dialog(self, dialog_id: str, opener: str) -> None:
+        """Open ``#dialog_id`` by a key or a click on a selector, check it, close it."""
+        page = self.page
+        if len(opener) == 1:
+            page.keyboard.press(opener)
+        else:
+            page.locator(opener).first.click()
+        page.wait_for_selector(f"#{dialog_id}[open]", timeout=60_000)
+        self.check(f"dialog #{dialog_id}", f"#{dialog_id}")
+        self.dialogs.add(dialog_id)
+        page.keyboard.press("Escape")
+        page.wait_for_selector(f"#{dialog_id}[open]", state="detached")
+
+
+def play(page: Page, until: str | None = None) -> None:
+    """Click S's legal cards until ``until`` (JS, true when S is to play) holds, or to the
+    end of the game."""
+    last = ""
+    while wait_my_turn(page, last):
+        if until is not None and page.evaluate(until):
+            return
+        last = version(page)
+        page.locator('#hand [data-legal="true"]').first.click()
+
+
+TWO_CARDS_IN_THE_TRICK = "() => document.querySelectorAll('[data-trick] [data-card]').length === 2"
+HAND_END_PANEL = "() => { const p = document.querySelector('#hand-end'); return !!p && !p.hidden; }"
+
+
+# a whole game: on a busy machine more than the five minutes of the other browser tests
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("size", list(SIZES))
+def test_no_serious_or_critical_violation(
+    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: str
+) -> None:
+    db = tmp_path / "games.sqlite3"
+    store_finished_game(db)  # a finished game to review
+    monkeypatch.setenv("WHISTKIT_ANALYSIS_NODE_LIMIT", "20000")
+    server = ServerProcess(db).start()
+    try:
+        page = browser.new_page(viewport=SIZES[size], reduced_motion="reduce")
+        axe = Checker(page, size)
+        open_page(page, server.url)
+        page.wait_for_selector("#dlg-new[open]")  # the new-game dialog greets a first visit
+        axe.check("dialog #dlg-new", "#dlg-new")
+        axe.dialogs.add("dlg-new")
+        start_by_keyboard(page, seed=12)
+        play(page, until=TWO_CARDS_IN_THE_TRICK)
+        axe.check("table mid-trick")
+        keys = (("dlg-last", "l"), ("dlg-sheet", "s"), ("dlg-help", "?"), ("dlg-rules", "r"))
+        for dialog_id, key in keys:
+            axe.dialog(dialog_id, key)
+        axe.dialog("dlg-games", "#btn-games")
+        axe.dialog("dlg-confirm", "n")  # a new game in the middle of one asks first
+        play(page, until=HAND_END_PANEL)
+        axe.check("table with the end-of-hand panel")
+        play(page)  # to the end of the game
+        page.wait_for_selector("#dlg-result[open]")
+        axe.check("dialog #dlg-result", "#dlg-result")
+        axe.dialogs.add("dlg-result")
+        page.keyboard.press("Escape")
+        axe.check("table at game over")
+        axe.dialog("dlg-sheet", "s")
+        # the review of a finished game, from the games list
+        page.locator("#btn-games").click()
+        page.wait_for_selector('#dlg-games[open] [data-review="reviewme"]')
+        axe.dialog("dlg-review", '[data-review="reviewme"]')
+        every = set(page.locator("dialog[id]").evaluate_all("ds => ds.map(d => d.id)"))
+        assert every - axe.dialogs == set(), f"dialogs never checked: {every - axe.dialogs}"
+        assert not axe.found, f"{len(axe.found)} findings:\n" + "\n".join(axe.found)
+        page.close()
+    finally:
+        server.stop()
