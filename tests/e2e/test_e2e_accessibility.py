@@ -90,7 +90,13 @@ def test_no_serious_or_critical_violation(
         start_by_keyboard(page, seed=12)
         play(page, until_trick_cards=2)
         axe.check("table mid-trick")
-        for dialog_id, key in (("dlg-last", "l"), ("dlg-sheet", "s"), ("dlg-help", "?")):
+        for dialog_id, key in (
+            ("dlg-last", "l"),
+            ("dlg-sheet", "s"),
+            ("dlg-help", "?"),
+            ("dlg-rules", "r"),  # how to play
+            ("dlg-confirm", "n"),  # N in the middle of a game asks first
+        ):
             axe.dialog(dialog_id, key)
         axe.dialog("dlg-games", "#btn-games")
         play(page)  # to the end of the game

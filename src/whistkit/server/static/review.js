@@ -161,7 +161,11 @@ export function renderReview(data) {
       li.title = cardLabel(c.card);
       given.append(li);
     }
-    if (!given.children.length) given.textContent = t("review_none");
+    if (!given.children.length) {
+      const li = document.createElement("li"); // a list holds only items
+      li.textContent = t("review_none");
+      given.append(li);
+    }
     const cells = [
       String(h.number),
       withSuits(contractText({
