@@ -161,10 +161,11 @@ export function renderReview(data) {
       li.title = cardLabel(c.card);
       given.append(li);
     }
-    // no card given away: a line of text, not a list holding bare text (axe: "list")
-    const none = document.createElement("span");
-    none.className = "none";
-    none.textContent = t("review_none");
+    if (!given.children.length) {
+      const li = document.createElement("li"); // a list holds only items
+      li.textContent = t("review_none");
+      given.append(li);
+    }
     const cells = [
       String(h.number),
       withSuits(contractText({
@@ -174,7 +175,7 @@ export function renderReview(data) {
       })),
       h.par_ns === null ? unsolvedCell() : String(h.par_ns),
       h.tricks_ns === null ? unsolvedCell() : String(h.tricks_ns),
-      given.children.length ? given : none,
+      given,
     ];
     cells.forEach((v, i) => {
       const td = row.insertCell();
