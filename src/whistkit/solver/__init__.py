@@ -23,12 +23,14 @@ short endings.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Literal, overload
 
 from .._checks import is_whole
 from . import reference
 from .position import Position, position_for
+
 
 @dataclass(frozen=True)
 class Bounds:
