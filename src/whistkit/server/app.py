@@ -57,7 +57,7 @@ from .protocol import (
     read_seat,
     read_since,
 )
-from .security import Edge, allowed_hosts
+from .security import Edge, allowed_hosts, quiet_accept_failures
 from .store import Store, StoredGame
 from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables
 
@@ -370,6 +370,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        quiet_accept_failures(asyncio.get_running_loop())
         yield
         await server.close()
 

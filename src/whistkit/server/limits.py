@@ -37,13 +37,14 @@ def open_files_limit() -> int | None:
     return None if soft == resource.RLIM_INFINITY else int(soft)
 
 
-def default_max_connections() -> int:
+def default_max_connections(backlog: int = 0) -> int:
     """Connections in all: what the open-files limit leaves after :data:`FD_RESERVE`
-    (at least 8, at most 10,000)."""
+    and ``backlog`` (asyncio accepts up to a backlog of connections at once before any
+    of them can be refused), at least 8 and at most 10,000."""
     soft = open_files_limit()
     if soft is None:
         return 10_000
-    return max(8, min(10_000, soft - FD_RESERVE))
+    return max(8, min(10_000, soft - FD_RESERVE - backlog))
 
 
 def _limit(default: int | None, help: str, least: int = 1) -> Any:
@@ -64,12 +65,12 @@ class Limits:
     max_connections: int | None = _limit(
         None,
         "open connections in all; more are refused (503) at once (default: the open-files"
-        f" limit less {FD_RESERVE})",
+        f" limit less {FD_RESERVE} and the backlog)",
     )
     max_connections_per_client: int = _limit(
         32, "open connections from one client address; more are refused (503)"
     )
-    backlog: int = _limit(256, "connections waiting to be accepted (listen backlog)")
+    backlog: int = _limit(128, "connections waiting to be accepted (listen backlog)")
     header_timeout: int = _limit(
         10, "seconds a new connection has to send its request before it is closed"
     )
@@ -98,7 +99,9 @@ class Limits:
     @property
     def connections(self) -> int:
         """The connection limit in force."""
-        return default_max_connections() if self.max_connections is None else self.max_connections
+        if self.max_connections is None:
+            return default_max_connections(self.backlog)
+        return self.max_connections
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
@@ -123,12 +126,13 @@ class Limits:
     def add_arguments(cls, parser: argparse.ArgumentParser | Any) -> None:
         """A ``--max-frame-bytes N`` flag (and so on) per limit."""
         for f in dataclasses.fields(cls):
+            default = "" if f.default is None else f"default {f.default}, "
             parser.add_argument(
                 f"--{_flag(f.name)}",
                 type=int,
                 metavar="N",
                 dest=f"limit_{f.name}",
-                help=f"web game: {f.metadata['help']} (${env_name(f.name)})",
+                help=f"web game: {f.metadata['help']} ({default}${env_name(f.name)})",
             )
 
     @classmethod

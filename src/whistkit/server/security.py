@@ -19,6 +19,7 @@ request bodies refused before they are read whole, and connections refused at ac
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 from collections.abc import Iterable
 from typing import Any
@@ -44,6 +45,7 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
 )
+log = logging.getLogger("whistkit.server")
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARDS = frozenset({"", "0.0.0.0", "::"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -303,6 +305,34 @@ def gated_protocol(limits: Limits) -> type[Any]:
     return GatedProtocol
 
 
+_ACCEPT_FAILED = "socket.accept() out of system resource"
+
+
+def quiet_accept_failures(loop: asyncio.AbstractEventLoop, every: float = 10.0) -> None:
+    """Make ``loop`` say in one line, at most once per ``every`` seconds, that it ran out
+    of file descriptors (or memory) accepting connections, where asyncio logs a
+    traceback for each failed accept; every other error goes to the previous handler."""
+    previous = loop.get_exception_handler()
+    last = [-every]
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if context.get("message") == _ACCEPT_FAILED:
+            now = loop.time()
+            if now - last[0] >= every:
+                last[0] = now
+                log.warning(
+                    "cannot accept connections: %s; refusing them until some close",
+                    context.get("exception"),
+                )
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
+
+
 __all__ = [
     "CSP",
     "SECURITY_HEADERS",
@@ -312,4 +342,5 @@ __all__ = [
     "gated_protocol",
     "host_name",
     "public_origin",
+    "quiet_accept_failures",
 ]
