@@ -249,8 +249,15 @@ def quote(value: Any, limit: int = QUOTE_CHARS) -> str:
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, str):
-        text = ascii(value[:limit])
-        return text if len(value) <= limit else f"{text}... ({len(value)} characters)"
+        text, shown = "", 0
+        for char in value[:limit]:  # escaped (surrogates, non-ASCII), at most ``limit``
+            escaped = ascii(char)[1:-1]
+            if len(text) + len(escaped) > limit:
+                break
+            text += escaped
+            shown += 1
+        text = "'" + text.replace("'", "\\'") + "'"
+        return text if shown == len(value) else f"{text}... ({len(value)} characters)"
     if isinstance(value, dict | list) and len(value) <= limit:
         try:
             text = json.dumps(value)
