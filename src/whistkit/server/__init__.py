@@ -89,7 +89,8 @@ def serve(
             ws="websockets-sansio",
             http=gated_protocol(limits),
             ws_max_size=limits.max_frame_bytes,
-            limit_concurrency=limits.connections,
+            # beyond the gate's limit (it counts the connection being accepted)
+            limit_concurrency=limits.connections + 1,
             backlog=limits.backlog,
             # the proxy's X-Forwarded-For is trusted only from loopback (uvicorn's default)
         )
