@@ -84,7 +84,16 @@ def raw_http(srv: LiveServer, head: bytes, body: bytes = b"") -> bytes:
         return out
 
 
-@pytest.mark.parametrize("live", [("--max-frame-bytes", "4096",)], indirect=True)
+@pytest.mark.parametrize(
+    "live",
+    [
+        (
+            "--max-frame-bytes",
+            "4096",
+        )
+    ],
+    indirect=True,
+)
 def test_a_frame_over_the_limit_closes_the_socket_unread(live: LiveServer) -> None:
     """Before: 16 MiB frames were read and a 10 MiB string echoed in the error."""
     with ws_connect(live, max_size=None) as ws:
@@ -175,7 +184,16 @@ def test_connections_in_all(live: LiveServer) -> None:
         connect_once_room(live, stack)
 
 
-@pytest.mark.parametrize("live", [("--header-timeout", "1",)], indirect=True)
+@pytest.mark.parametrize(
+    "live",
+    [
+        (
+            "--header-timeout",
+            "1",
+        )
+    ],
+    indirect=True,
+)
 def test_a_connection_that_sends_nothing_is_closed(live: LiveServer) -> None:
     with socket.create_connection(("127.0.0.1", live.port), timeout=30) as s:
         assert s.recv(1024) == b""  # closed by the server, not by this timeout
@@ -228,7 +246,16 @@ def _ws_frame(text: str) -> bytes:
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
-@pytest.mark.parametrize("live", [("--max-outbox-bytes", "4096",)], indirect=True)
+@pytest.mark.parametrize(
+    "live",
+    [
+        (
+            "--max-outbox-bytes",
+            "4096",
+        )
+    ],
+    indirect=True,
+)
 def test_a_reader_that_never_reads_is_disconnected_and_the_game_goes_on(
     live: LiveServer,
 ) -> None:

@@ -342,6 +342,9 @@ def create_app(
                 if raw is None:
                     raw = message.get("bytes") or b""
                 conn.handle(raw)
+                # let the answers go out between messages a client sent at once, so a
+                # batch of joins does not pile up its replays in the outbox
+                await asyncio.sleep(0)
 
         sender = asyncio.create_task(pump())
         reader = asyncio.create_task(read())
