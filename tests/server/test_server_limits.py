@@ -22,7 +22,7 @@ from whistkit.state import Action, View
 
 from .helpers import play_actions, receive_until, server_of
 from .test_server_analysis import store_finished_game
-from .test_server_protocol import join, new_game
+from .test_server_protocol import TOKENS, join, new_game
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -277,3 +277,20 @@ def test_a_full_hint_queue_answers_busy(db_path: Path, monkeypatch: pytest.Monke
             bot.release.set()
             assert answer["type"] == "error" and answer["code"] == "busy", answer
             assert receive_until(ws1, lambda m: m["type"] in ("error", "hint"))["type"] == "hint"
+
+
+def test_a_hint_asked_before_a_join_is_still_answered(
+    slow_hints: tuple[TestClient, SlowBot],
+) -> None:
+    """Found by the fuzz test: a join cancelled the socket's hints under way, so a hint
+    asked just before it was never answered."""
+    client, bot = slow_hints
+    game = new_game(client, level="beginner")
+    with client.websocket_connect("/ws") as ws:
+        at = play_actions(ws, 1, join(ws, game))  # S to act
+        ws.send_json({"type": "hint"})
+        ws.send_json({"type": "join", "game": game, "seat": "S", "token": TOKENS[game, "S"]})
+        assert receive_until(ws, lambda m: m["type"] in ("state", "error"))["type"] == "state"
+        bot.release.set()
+        hint = receive_until(ws, lambda m: m["type"] in ("hint", "error"))
+        assert hint["type"] == "hint" and hint["v"] == at["v"], hint

@@ -352,7 +352,7 @@ def create_app(
         try:
             await asyncio.wait({reader, slow, sender}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            conn.leave()
+            conn.close()
             reader.cancel()
             slow.cancel()
             if too_slow.is_set():
@@ -479,9 +479,14 @@ class Connection:
     def send(self, msg: dict[str, Any]) -> None:
         self.out.put_nowait(msg)
 
-    def leave(self) -> None:
+    def close(self) -> None:
+        """The socket is gone: stop its hints (nobody is left to answer) and leave."""
         for task in self.hints:
             task.cancel()
+        self.leave()
+
+    def leave(self) -> None:
+        # hints under way still answer (a join elsewhere does not unask them)
         if self.table is not None:
             self.table.unsubscribe(self.out)
             self.table = None
