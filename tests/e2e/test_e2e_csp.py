@@ -26,7 +26,7 @@ def test_the_page_runs_under_its_csp(browser: Browser, server: ServerProcess) ->
         context = browser.new_context(viewport=size)  # type: ignore[attr-defined]
         page = context.new_page()
         console: list[str] = []
-        page.on("console", lambda m: console.append(m.text))
+        page.on("console", lambda m, log=console: log.append(m.text))
         page.add_init_script(f"({WATCH})()")
         response = page.goto(server.url)
         assert response is not None
