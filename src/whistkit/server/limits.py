@@ -26,7 +26,11 @@ except ImportError:  # pragma: no cover - Windows
 
 # file descriptors kept for the database, static files and the like when the connection
 # limit is derived from the open-files limit
-FD_RESERVE = 100
+FD_RESERVE = 64
+# asyncio accepts up to a backlog of connections per turn of the event loop, and a
+# connection is refused (its descriptor closed) a few turns later: this many backlogs of
+# descriptors are kept free for connections accepted but not yet refused
+ACCEPT_BATCHES = 4
 
 
 def open_files_limit() -> int | None:
@@ -39,12 +43,12 @@ def open_files_limit() -> int | None:
 
 def default_max_connections(backlog: int = 0) -> int:
     """Connections in all: what the open-files limit leaves after :data:`FD_RESERVE`
-    and ``backlog`` (asyncio accepts up to a backlog of connections at once before any
-    of them can be refused), at least 8 and at most 10,000."""
+    and :data:`ACCEPT_BATCHES` times ``backlog`` (connections accepted but not yet
+    refused), at least 8 and at most 10,000."""
     soft = open_files_limit()
     if soft is None:
         return 10_000
-    return max(8, min(10_000, soft - FD_RESERVE - backlog))
+    return max(8, min(10_000, soft - FD_RESERVE - ACCEPT_BATCHES * backlog))
 
 
 def _limit(default: int | None, help: str, least: int = 1) -> Any:
@@ -65,12 +69,12 @@ class Limits:
     max_connections: int | None = _limit(
         None,
         "open connections in all; more are refused (503) at once (default: the open-files"
-        f" limit less {FD_RESERVE} and the backlog)",
+        f" limit less {FD_RESERVE} and {ACCEPT_BATCHES} backlogs)",
     )
     max_connections_per_client: int = _limit(
         32, "open connections from one client address; more are refused (503)"
     )
-    backlog: int = _limit(128, "connections waiting to be accepted (listen backlog)")
+    backlog: int = _limit(64, "connections waiting to be accepted (listen backlog)")
     header_timeout: int = _limit(
         10, "seconds a new connection has to send its request before it is closed"
     )
@@ -290,6 +294,7 @@ class WorkQueue(Generic[_K, _V]):
 
 
 __all__ = [
+    "ACCEPT_BATCHES",
     "FD_RESERVE",
     "LRU",
     "Busy",
