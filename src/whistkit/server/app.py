@@ -20,6 +20,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,6 +37,7 @@ from .. import analysis
 from ..bots import DEFAULT_LEVEL, LEVELS, play_level
 from ..record import RecordError, loads
 from ..seats import SOUTH, Seat, seat_name
+from ..state import Action
 from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_variant
 from .protocol import (
     ProtocolError,
@@ -47,13 +49,16 @@ from .protocol import (
     read_since,
 )
 from .store import Store, StoredGame
-from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables
+from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables, Think, think_in_thread
+from .workers import bot_thinker
 
 STATIC_DIR = Path(__file__).parent / "static"
 BOT_DELAY_ENV = "WHISTKIT_BOT_DELAY"
 DEFAULT_BOT_DELAY = 0.7  # seconds between bot cards, so a person can follow the play
 NEW_GAME_FIELDS = ("variant", "options", "level", "seed")  # of a POST /api/games body
 NODE_LIMIT_ENV = "WHISTKIT_ANALYSIS_NODE_LIMIT"
+IDLE_ENV = "WHISTKIT_IDLE_SECONDS"
+DEFAULT_IDLE_SECONDS = 30.0  # a table nobody watches leaves memory after this long
 _N = TypeVar("_N", int, float)
 
 
@@ -83,14 +88,31 @@ def default_node_limit() -> int:
     return _env_number(NODE_LIMIT_ENV, analysis.NODE_LIMIT, int, "a whole number", 1)
 
 
+def default_idle_seconds() -> float:
+    """How long an idle table stays in memory: ``$WHISTKIT_IDLE_SECONDS`` if set, else 30."""
+    return _env_number(IDLE_ENV, DEFAULT_IDLE_SECONDS, float, "a number of seconds", 0.0)
+
+
 class Server:
     """The app's state: the store, the tables in memory and the finished games' reviews."""
 
     def __init__(
-        self, db: str | Path, bot_delay: float, node_limit: int, hint_level: str | None = None
+        self,
+        db: str | Path,
+        bot_delay: float,
+        node_limit: int,
+        hint_level: str | None = None,
+        idle_seconds: float = DEFAULT_IDLE_SECONDS,
+        think: Think | None = None,
     ) -> None:
         self.store = Store(db)
-        self.tables = Tables(self.store, bot_delay)
+        self.workers = None if think is not None else bot_thinker()
+        self.tables = Tables(
+            self.store,
+            bot_delay,
+            idle_seconds=idle_seconds,
+            think=think or (self.workers.think if self.workers else think_in_thread),
+        )
         self.node_limit = node_limit
         # the level whose choice a hint is: expert, or club without the solver's core
         self.hint_level = hint_level or play_level()
@@ -116,6 +138,8 @@ class Server:
 
     async def close(self) -> None:
         await self.tables.close()
+        if self.workers is not None:
+            self.workers.close()
         self.store.close()
 
 
@@ -165,12 +189,16 @@ def create_app(
     preset: Preset | None = None,
     node_limit: int | None = None,
     hint_level: str | None = None,
+    idle_seconds: float | None = None,
+    think: Think | None = None,
 ) -> Starlette:
     """The web game's ASGI app storing games in the SQLite file ``db``; ``preset`` is
     what the new-game dialog offers first; ``node_limit`` bounds the review's search
     per position (default :func:`default_node_limit`); ``hint_level`` is the bot level
     whose choice a hint is (default :func:`whistkit.bots.play_level`: ``expert``, or
-    ``club`` without the solver's compiled core)."""
+    ``club`` without the solver's compiled core); ``idle_seconds`` is how long a table
+    nobody watches stays in memory (default :func:`default_idle_seconds`); ``think`` is
+    how bots choose (default: :mod:`whistkit.server.workers`)."""
     preset = preset or Preset()
     preset.check()
     if node_limit is not None and node_limit < 1:
@@ -182,6 +210,8 @@ def create_app(
         default_bot_delay() if bot_delay is None else bot_delay,
         default_node_limit() if node_limit is None else node_limit,
         hint_level,
+        default_idle_seconds() if idle_seconds is None else idle_seconds,
+        think,
     )
 
     async def index(request: Request) -> Response:
@@ -227,9 +257,11 @@ def create_app(
         human: Seat = SOUTH
         seats = {s: HUMAN if s == human else BOT_PREFIX + level for s in range(4)}
         try:
-            table = server.tables.create(variant, options, seed=seed, seats=seats)
+            table = await server.tables.create_async(variant, options, seed=seed, seats=seats)
         except (OptionError, UnknownVariant, ValueError) as e:
             return JSONResponse({"error": str(e)}, 400)
+        except sqlite3.Error as e:
+            return JSONResponse({"error": f"the game could not be stored, try again: {e}"}, 503)
         return JSONResponse(
             {"id": table.id, "seat": seat_name(human), "token": table.tokens[human]}
         )
@@ -248,6 +280,7 @@ def create_app(
                     "finished": r.finished,
                     "winner": r.winner,
                     "score": r.score,
+                    "seeded": r.seeded,
                 }
                 for r in rows
             ]
@@ -308,7 +341,7 @@ def create_app(
                 raw = message.get("text")
                 if raw is None:
                     raw = message.get("bytes") or b""
-                conn.handle(raw)
+                await conn.handle(raw)
         finally:
             conn.leave()
             # let queued messages go out before the socket closes
@@ -340,6 +373,15 @@ def create_app(
     return app
 
 
+def _read_seen(value: Any) -> int | None:
+    """An action's ``v``: the event version its sender saw (None: not given)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**53:
+        raise ProtocolError("malformed", f"'v' must be a version number >= 0, not {value!r}")
+    return value
+
+
 async def _drain(queue: asyncio.Queue[dict[str, Any]]) -> None:
     while not queue.empty():
         await asyncio.sleep(0.01)
@@ -369,15 +411,17 @@ class Connection:
             self.table.unsubscribe(self.out)
             self.table = None
 
-    def handle(self, raw: str | bytes) -> None:
-        """Answer one client message; every refusal is an error message, never a change."""
+    async def handle(self, raw: str | bytes) -> None:
+        """Answer one client message; every refusal is an error message, never a change.
+        A socket's messages are answered in order: an action is acknowledged once it is
+        stored, before the socket's next message is read."""
         try:
             msg = parse_message(raw)
             kind = msg["type"]
             if kind == "ping":
                 self.send({"type": "pong"})
             elif kind == "join":
-                self.join(msg)
+                await self.join(msg)
             else:
                 table = self.table
                 if table is None:
@@ -385,10 +429,13 @@ class Connection:
                 if kind == "hint":
                     self.hint(table)
                     return
+                seen = _read_seen(msg.get("v"))
+                action: Action
                 if kind == "play":
-                    version = table.act(self.seat, read_card(msg.get("card")))
+                    action = read_card(msg.get("card"))
                 else:
-                    version = table.act(self.seat, table.parse_action(self.seat, msg))
+                    action = table.parse_action(self.seat, msg)
+                version = await table.act_async(self.seat, action, seen)
                 self.send({"type": "ack", "v": version})
         except (ProtocolError, TableError) as e:
             self.send(error(e.code, e.message))
@@ -411,33 +458,41 @@ class Connection:
         self.hints.add(task)
         task.add_done_callback(self.hints.discard)
 
-    def join(self, msg: dict[str, Any]) -> None:
+    async def join(self, msg: dict[str, Any]) -> None:
+        """Join a seat (again): the socket follows one seat of one live table. A join of
+        the seat it follows, or of another seat or game, is answered like the first; the
+        old table is let go only after the new one holds the socket, so that it is never
+        unloaded under it."""
         game_id = msg.get("game")
         if not isinstance(game_id, str) or not game_id:
             raise ProtocolError("malformed", "'game' must be a game id string")
         seat = read_seat(msg.get("seat", "S"))
         since = read_since(msg.get("since"))
-        table = self.tables.get(game_id)
+        table = await self.tables.open(game_id)
+        # no await from here on: the table stays loaded until it holds this socket
         if table is None:
             raise ProtocolError("unknown_game", f"unknown game {game_id!r}")
         table.check_token(seat, msg.get("token"))
-        if since > table.version:
-            since = 0  # a client from before a lost database: start over
-        self.leave()
-        self.table, self.seat = table, seat
-        for m in table.events_since(seat, since):
+        old = self.table
+        for m in table.join_messages(seat, since):
             self.send(m)
-        self.send({"type": "state", "v": table.version, "view": table.view_of(seat)})
-        table.subscribe(seat, self.out)
+        table.subscribe(seat, self.out)  # moves this socket's queue if it was there
+        self.table, self.seat = table, seat
+        if old is not None and old is not table:
+            for task in self.hints:
+                task.cancel()
+            old.unsubscribe(self.out)
         table.wake_bots()
 
 
 __all__ = [
     "BOT_DELAY_ENV",
+    "IDLE_ENV",
     "NODE_LIMIT_ENV",
     "Connection",
     "Server",
     "create_app",
     "default_bot_delay",
+    "default_idle_seconds",
     "default_node_limit",
 ]
