@@ -147,6 +147,7 @@ async def play_games(
         acted_at = -1
         sent_at: float | None = None
         seen = 0
+        latest: dict[str, Any] = {}
         while not stop.is_set():
             msg = json.loads(await ws.recv())
             kind = msg["type"]
@@ -158,12 +159,14 @@ async def play_games(
                 if sent_at is not None and stats.measuring:
                     stats.acks.append(time.perf_counter() - sent_at)
                 sent_at = None
-                continue
-            if "v" in msg:
-                seen = max(seen, msg["v"])
-            event = msg.get("event")
-            if kind == "event" and event and event.get("type") == "play" and stats.measuring:
-                stats.plays += 1
+                msg = latest  # the events (and view) come before the ack: act on them now
+            else:
+                seen = max(seen, msg.get("v", 0))
+                event = msg.get("event")
+                if kind == "event" and event and event.get("type") == "play" and stats.measuring:
+                    stats.plays += 1
+            if "view" in msg:
+                latest = msg
             view = msg.get("view")
             if view is None:
                 continue
