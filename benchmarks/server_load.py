@@ -53,7 +53,22 @@ import sys
 from whistkit.server import serve
 def ready(where):
     print(where.port, flush=True)
-serve(sys.argv[1], host="127.0.0.1", port=0, bot_delay=float(sys.argv[2]), ready=ready)
+def run():
+    serve(sys.argv[1], host="127.0.0.1", port=0, bot_delay=float(sys.argv[2]), ready=ready)
+if len(sys.argv) > 3:  # --profile: the event loop's thread under cProfile
+    import cProfile, signal
+    import time
+    prof = cProfile.Profile(time.thread_time)
+    def stop(*_):
+        prof.disable()
+        prof.dump_stats(sys.argv[3])
+        sys.exit(0)
+    signal.signal(signal.SIGTERM, stop)  # uvicorn hands the signal back when it stops
+    prof.enable()
+    run()
+    stop()
+else:
+    run()
 """
 
 
@@ -276,6 +291,8 @@ def start_server(args: argparse.Namespace, db: Path) -> tuple[subprocess.Popen[s
     if args.src:
         env["PYTHONPATH"] = str(Path(args.src).resolve() / "src")
     cmd = [sys.executable, "-c", SERVER, str(db), str(args.bot_delay)]
+    if args.profile:
+        cmd.append(args.profile)
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -301,6 +318,7 @@ def main() -> None:
         help="where the database goes (default: a temporary folder; /dev/shm"
         " measures without the disk)",
     )
+    p.add_argument("--profile", help="write the server's cProfile statistics to this file")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     args = p.parse_args()
     raise_fd_limit()

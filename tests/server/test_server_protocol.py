@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import concurrent.futures
+import asyncio
 import json
 import sqlite3
 import time
@@ -408,19 +408,19 @@ def test_an_action_that_cannot_be_stored_is_not_applied(client: TestClient) -> N
     with client.websocket_connect("/ws") as ws:
         view = play_actions(ws, 0, join(ws, game))
         before = stored(client, game)
-        real_submit = store.submit
+        real_submit = store.submit_async
 
-        def failing_submit(ops: Any) -> concurrent.futures.Future[None]:
-            failed: concurrent.futures.Future[None] = concurrent.futures.Future()
+        def failing_submit(ops: Any) -> asyncio.Future[None]:
+            failed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             failed.set_exception(sqlite3.OperationalError("disk I/O error"))
             return failed
 
-        store.submit = failing_submit
+        store.submit_async = failing_submit
         try:
             ws.send_json(view["view"]["legal"][0])
             reply = receive_until(ws, lambda m: m["type"] in ("ack", "error"))
         finally:
-            store.submit = real_submit
+            store.submit_async = real_submit
         assert reply["code"] == "storage" and "disk I/O error" in reply["message"]
         assert stored(client, game) == before
         again = join(ws, game)

@@ -18,6 +18,7 @@ too: such a game is resumed from its record and its log written then.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import contextlib
 import json
@@ -92,11 +93,28 @@ class StoredGame:
 
 
 class _Job:
-    __slots__ = ("future", "ops")
+    """Statements to commit, and who hears of it: a thread's future, or an event loop's
+    (resolved in one call per loop and batch, so a batch wakes the loop once)."""
 
-    def __init__(self, ops: list[Op]) -> None:
+    __slots__ = ("future", "loop", "ops", "waiter")
+
+    def __init__(self, ops: list[Op], waiter: asyncio.Future[None] | None = None) -> None:
         self.ops = ops
         self.future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self.waiter = waiter
+        self.loop = waiter.get_loop() if waiter is not None else None
+
+
+def _settle(jobs: list[tuple[_Job, BaseException | None]]) -> None:
+    """On the event loop: resolve the jobs' waiters (a waiter given up on is skipped)."""
+    for job, error in jobs:
+        waiter = job.waiter
+        if waiter is None or waiter.done():
+            continue
+        if error is None:
+            waiter.set_result(None)
+        else:
+            waiter.set_exception(error)
 
 
 class Store:
@@ -149,6 +167,16 @@ class Store:
             self._jobs.put(job)
         return job.future
 
+    def submit_async(self, ops: Iterable[Op]) -> asyncio.Future[None]:
+        """:meth:`submit` for the running event loop: an ``asyncio`` future."""
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        job = _Job(list(ops), waiter)
+        if self.closed:
+            waiter.set_exception(sqlite3.ProgrammingError("the store is closed"))
+        else:
+            self._jobs.put(job)
+        return waiter
+
     def write(self, ops: Iterable[Op]) -> None:
         """:meth:`submit` and wait (outside the event loop only)."""
         self.submit(ops).result()
@@ -177,6 +205,28 @@ class Store:
 
     @staticmethod
     def _commit(db: sqlite3.Connection, batch: list[_Job]) -> None:
+        outcomes: list[tuple[_Job, BaseException | None]] = []
+        try:
+            Store._run(db, batch, outcomes)
+        finally:
+            loops: dict[asyncio.AbstractEventLoop, list[tuple[_Job, BaseException | None]]] = {}
+            for job, error in outcomes:
+                if error is None:
+                    job.future.set_result(None)
+                else:
+                    job.future.set_exception(error)
+                if job.loop is not None:
+                    loops.setdefault(job.loop, []).append((job, error))
+            for loop, jobs in loops.items():
+                with contextlib.suppress(RuntimeError):  # a loop closed meanwhile
+                    loop.call_soon_threadsafe(_settle, jobs)
+
+    @staticmethod
+    def _run(
+        db: sqlite3.Connection,
+        batch: list[_Job],
+        outcomes: list[tuple[_Job, BaseException | None]],
+    ) -> None:
         try:
             db.execute("BEGIN IMMEDIATE")
             for job in batch:
@@ -188,19 +238,14 @@ class Store:
                 db.execute("ROLLBACK")
             if len(batch) > 1:  # one job's fault must not fail the others: one by one
                 for job in batch:
-                    Store._commit(db, [job])
+                    Store._run(db, [job], outcomes)
                 return
-            with contextlib.suppress(concurrent.futures.InvalidStateError):
-                batch[0].future.set_exception(e)
+            outcomes.append((batch[0], e))
             return
-        except BaseException as e:  # pragma: no cover - never leave a caller waiting
-            for job in batch:
-                with contextlib.suppress(concurrent.futures.InvalidStateError):
-                    job.future.set_exception(e)
+        except BaseException as e:  # never leave a caller waiting
+            outcomes += [(job, e) for job in batch]
             raise
-        for job in batch:
-            with contextlib.suppress(concurrent.futures.InvalidStateError):
-                job.future.set_result(None)
+        outcomes += [(job, None) for job in batch]
 
     # -- the statements ----------------------------------------------------------------
 

@@ -408,7 +408,7 @@ class Table:
                     self._check_actor(seat, seen)
                 first_new, undo = self._stage(seat, action)
                 try:
-                    await asyncio.wrap_future(self.store.submit(self._pending_ops()))
+                    await self.store.submit_async(self._pending_ops())
                 except (sqlite3.Error, OSError) as e:
                     self._undo(undo)
                     raise TableError(
@@ -634,8 +634,8 @@ class Table:
     def bot_seed(self, seat: Seat) -> int:
         """The randomness of ``seat``'s bot now: from the game's secret, the seat and the
         version (the same after a restart; nothing of it reaches a client)."""
-        digest = hmac.digest(self.secret, f"bot:{seat}:{self.version}".encode(), "sha256")
-        return int.from_bytes(digest, "big")
+        what = f"bot:{seat}:{self.version}".encode()
+        return int.from_bytes(hashlib.blake2b(what, key=self.secret, digest_size=32).digest())
 
     def wake_bots(self) -> None:
         """Start the bots' loop if a bot is to act (call from the event loop)."""
@@ -724,7 +724,7 @@ class Tables:
         table, ops = Table.new(
             self.store, variant, options, bot_delay=self.bot_delay, think=self.think, **kwargs
         )
-        await asyncio.wrap_future(self.store.submit(ops))
+        await self.store.submit_async(ops)
         table._stored()
         self._keep(table)
         return table
@@ -777,7 +777,7 @@ class Tables:
             return None
         table, ops = loaded
         if ops:
-            await asyncio.wrap_future(self.store.submit(ops))
+            await self.store.submit_async(ops)
             table._stored()
         self._keep(table, arm=False)
         return table
