@@ -203,7 +203,7 @@ async def play_games(
 
 
 async def memory_phase(
-    url: str, http: httpx.AsyncClient, pid: int, idle_games: int, conns: int
+    url: str, http: httpx.AsyncClient, pid: int, idle_games: int, conns: int, idle_wait: float
 ) -> tuple[float, float]:
     """RSS per idle game and per open connection, in KiB."""
     await asyncio.sleep(0.5)
@@ -215,7 +215,7 @@ async def memory_phase(
             await new_game(http, "club")
 
     await asyncio.gather(*(create() for _ in range(idle_games)))
-    await asyncio.sleep(1.0)
+    await asyncio.sleep(1.0 + idle_wait)
     after_games = rss_mib(pid)
     per_game = (after_games - base) * 1024 / max(1, idle_games)
     sockets: list[ClientConnection] = []
@@ -238,7 +238,9 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
     url = f"ws://127.0.0.1:{port}/ws"
     limits = httpx.Limits(max_connections=50, max_keepalive_connections=50)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=120) as http:
-        per_game, per_conn = await memory_phase(url, http, pid, args.idle_games, args.conns)
+        per_game, per_conn = await memory_phase(
+            url, http, pid, args.idle_games, args.conns, args.idle_wait
+        )
         stats = Stats()
         stop = asyncio.Event()
         players = []
@@ -312,6 +314,13 @@ def main() -> None:
     p.add_argument("--ramp", type=float, default=5.0, help="seconds to open all the games")
     p.add_argument("--idle-games", type=int, default=500)
     p.add_argument("--conns", type=int, default=200)
+    p.add_argument(
+        "--idle-wait",
+        type=float,
+        default=0.0,
+        help="seconds to wait before measuring the idle games (past the server's"
+        " WHISTKIT_IDLE_SECONDS they may be unloaded)",
+    )
     p.add_argument("--src", help="a checkout whose src/ the server runs (default: installed)")
     p.add_argument(
         "--db-dir",
