@@ -121,3 +121,42 @@ def test_closing_survives_tables_freed_meanwhile(tmp_path: Path) -> None:
         assert closed == [kept[0]]
 
     asyncio.run(main())
+
+
+def test_a_database_from_before_the_log_is_read_and_continued(tmp_path: Path) -> None:
+    # main's schema: the record in the game's row, no log; the game goes on from it
+    import json
+    import sqlite3
+
+    from whistkit.game import Game
+    from whistkit.record import dumps
+    from whistkit.server.table import Tables
+
+    game = Game("felagsvist", {"nolo_aces_low": True}, seed=5, bots={})
+    for _ in range(30):
+        game.act(game.state.legal_actions()[0])
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE games (id TEXT PRIMARY KEY, variant TEXT NOT NULL, seed INTEGER NOT"
+            " NULL, seats TEXT NOT NULL, tokens TEXT NOT NULL, record TEXT NOT NULL, version"
+            " INTEGER NOT NULL, created REAL NOT NULL, updated REAL NOT NULL, finished INTEGER"
+            " NOT NULL DEFAULT 0, winner TEXT, score TEXT);"
+        )
+        seats = json.dumps({"N": "human", "E": "human", "S": "human", "W": "human"})
+        con.execute(
+            "INSERT INTO games VALUES ('old1', 'felagsvist', 5, ?, '{}', ?, 31, 0, 0, 0, NULL,"
+            " NULL)",
+            (seats, dumps(game.state)),
+        )
+    store = Store(path)
+    table = Tables(store).get("old1")
+    assert table is not None
+    assert table.state.actions() == game.state.actions()
+    assert table.variant.options_dict() == {"nolo_aces_low": True}
+    assert len(store.actions("old1")) == len(game.state.actions())  # its log is written
+    table.act(table.state.to_play, table.state.legal_actions()[0])
+    again = Tables(Store(path)).get("old1")  # now read from the log
+    assert again is not None and again.state.actions() == table.state.actions()
+    assert again.variant.options_dict() == {"nolo_aces_low": True}
+    assert again.events == table.events

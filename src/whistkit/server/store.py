@@ -312,9 +312,13 @@ class Store:
         return ops
 
     @staticmethod
-    def first_dealer_op(game_id: str, dealer: int) -> Op:
-        """The statement noting a game's first dealer (a game stored before the log)."""
-        return ("UPDATE games SET first_dealer = ? WHERE id = ?", (dealer, game_id))
+    def legacy_op(game_id: str, dealer: int, options: dict[str, Any]) -> Op:
+        """The statement noting what a game stored before the log keeps in its record
+        only: its first dealer and its options."""
+        return (
+            "UPDATE games SET first_dealer = ?, options = ? WHERE id = ?",
+            (dealer, json.dumps(options), game_id),
+        )
 
     @staticmethod
     def record_op(game_id: str, record: str) -> Op:

@@ -275,7 +275,7 @@ class Table:
         table._deal_if_needed()
         ops = table._pending_ops() if table.unlogged else []
         if legacy:
-            ops.insert(0, store.first_dealer_op(row.id, table.first_dealer))
+            ops.insert(0, store.legacy_op(row.id, table.first_dealer, variant.options_dict()))
         return table, ops
 
     # -- queries ------------------------------------------------------------------
