@@ -133,7 +133,13 @@ class Stats:
 
 
 async def new_game(http: httpx.AsyncClient, level: str) -> dict[str, Any]:
-    r = await http.post("/api/games", json={"level": level})
+    for attempt in range(3):  # a kept-alive connection the server closed meanwhile
+        try:
+            r = await http.post("/api/games", json={"level": level})
+            break
+        except httpx.TransportError:
+            if attempt == 2:
+                raise
     r.raise_for_status()
     game: dict[str, Any] = r.json()
     return game

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import hmac
 import random
@@ -39,7 +40,17 @@ from ..cards import card_name, iter_cards, sorted_for_display
 from ..deal import deal_cards
 from ..record import dumps, loads, replay
 from ..seats import SEATS, SIDES, Seat, seat_name
-from ..state import PLAY, Action, Deal, IllegalAction, SpecialAction, State, View, new_game
+from ..state import (
+    PLAY,
+    Action,
+    Deal,
+    HandResult,
+    IllegalAction,
+    SpecialAction,
+    State,
+    View,
+    new_game,
+)
 from ..variants import Variant, get_variant, laws
 from .log import dumps_action, loads_action
 from .protocol import action_to_json, result_json, sides, to_json_value, view_json
@@ -148,6 +159,7 @@ class Table:
             s: who[len(BOT_PREFIX) :] for s, who in self.seats.items() if who.startswith(BOT_PREFIX)
         }
         self.subscribers: list[tuple[Seat, Subscriber]] = []
+        self._results: dict[int, tuple[HandResult, dict[str, Any]]] = {}
         self._bot_task: asyncio.Task[None] | None = None
         self._lock: asyncio.Lock | None = None
         self.logged = 0  # actions in the store's log
@@ -312,11 +324,21 @@ class Table:
         """The seat's view as protocol JSON, with the match's public standing (games won,
         the rubber: what ``whistkit replay`` lists beside the hands) and whether the game
         was dealt from a seed a person typed."""
-        out = view_json(self.state.view(seat), self.players())
+        view = self.state.view(seat)
+        # the finished hands' results never change: their JSON is made once per game
+        out = view_json(dataclasses.replace(view, results=()), self.players())
+        out["results"] = [self._result_json(r) for r in view.results]
         out["match"] = to_json_value(self.variant.summary_match(self.state))
         out["irregular"] = [action_to_json(a) for a in self.irregular_actions(seat)]
         out["seeded"] = self.seeded
         return out
+
+    def _result_json(self, result: HandResult) -> dict[str, Any]:
+        cached = self._results.get(result.number)
+        if cached is None or cached[0] is not result:
+            cached = (result, result_json(result))
+            self._results[result.number] = cached
+        return cached[1]
 
     def irregular_actions(self, seat: Seat) -> list[Action]:
         """Laws mode: what ``seat`` may do now beyond its lawful ``legal`` actions.
