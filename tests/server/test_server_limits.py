@@ -149,7 +149,7 @@ def test_reviews_are_queued_and_their_cache_is_bounded(
 
     monkeypatch.setattr(app_module, "_analyse_json", fake_analyse)
     limits = Limits(review_workers=1, review_queue=1, review_cache=2)
-    server = Server(db_path, 0.0, 1000, "club", limits)
+    server = Server(db_path, 0.0, 1000, "club", limits=limits)
 
     async def main() -> None:
         first = asyncio.ensure_future(server.analysis_of("g1", "r1"))

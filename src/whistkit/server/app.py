@@ -25,6 +25,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -59,7 +60,8 @@ from .protocol import (
 )
 from .security import Edge, allowed_hosts, quiet_accept_failures
 from .store import Store, StoredGame
-from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables
+from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables, Think, think_in_thread
+from .workers import bot_thinker
 
 STATIC_DIR = Path(__file__).parent / "static"
 BOT_DELAY_ENV = "WHISTKIT_BOT_DELAY"
@@ -70,6 +72,8 @@ NODE_LIMIT_ENV = "WHISTKIT_ANALYSIS_NODE_LIMIT"
 NAME_CHARS = 32
 OPTION_COUNT = 32
 log = logging.getLogger("whistkit.server")
+IDLE_ENV = "WHISTKIT_IDLE_SECONDS"
+DEFAULT_IDLE_SECONDS = 30.0  # a table nobody watches leaves memory after this long
 _N = TypeVar("_N", int, float)
 
 
@@ -99,6 +103,11 @@ def default_node_limit() -> int:
     return _env_number(NODE_LIMIT_ENV, analysis.NODE_LIMIT, int, "a whole number", 1)
 
 
+def default_idle_seconds() -> float:
+    """How long an idle table stays in memory: ``$WHISTKIT_IDLE_SECONDS`` if set, else 30."""
+    return _env_number(IDLE_ENV, DEFAULT_IDLE_SECONDS, float, "a number of seconds", 0.0)
+
+
 class Server:
     """The app's state: the store, the tables in memory and the finished games' reviews."""
 
@@ -108,11 +117,19 @@ class Server:
         bot_delay: float,
         node_limit: int,
         hint_level: str | None = None,
+        idle_seconds: float = DEFAULT_IDLE_SECONDS,
+        think: Think | None = None,
         limits: Limits | None = None,
     ) -> None:
         self.limits = limits or Limits()
         self.store = Store(db)
-        self.tables = Tables(self.store, bot_delay)
+        self.workers = None if think is not None else bot_thinker()
+        self.tables = Tables(
+            self.store,
+            bot_delay,
+            idle_seconds=idle_seconds,
+            think=think or (self.workers.think if self.workers else think_in_thread),
+        )
         self.node_limit = node_limit
         # the level whose choice a hint is: expert, or club without the solver's core
         self.hint_level = hint_level or play_level()
@@ -136,6 +153,8 @@ class Server:
 
     async def close(self) -> None:
         await self.tables.close()
+        if self.workers is not None:
+            self.workers.close()
         self.store.close()
 
 
@@ -188,14 +207,19 @@ def create_app(
     host: str = "127.0.0.1",
     public_url: str | None = None,
     limits: Limits | None = None,
+    idle_seconds: float | None = None,
+    think: Think | None = None,
 ) -> Starlette:
     """The web game's ASGI app storing games in the SQLite file ``db``; ``preset`` is
     what the new-game dialog offers first; ``node_limit`` bounds the review's search
     per position (default :func:`default_node_limit`); ``hint_level`` is the bot level
     whose choice a hint is (default :func:`whistkit.bots.play_level`: ``expert``, or
-    ``club`` without the solver's compiled core). The server answers for loopback names,
-    ``host`` (where it listens) and the host of ``public_url`` (a proxy's address, whose
-    origin is then also the page's); ``limits`` default to :meth:`Limits.from_env`."""
+    ``club`` without the solver's compiled core); ``idle_seconds`` is how long a table
+    nobody watches stays in memory (default :func:`default_idle_seconds`); ``think`` is
+    how bots choose (default: :mod:`whistkit.server.workers`). The server answers for
+    loopback names, ``host`` (where it listens) and the host of ``public_url`` (a proxy's
+    address, whose origin is then also the page's); ``limits`` default to
+    :meth:`Limits.from_env`."""
     preset = preset or Preset()
     preset.check()
     if node_limit is not None and node_limit < 1:
@@ -209,6 +233,8 @@ def create_app(
         default_bot_delay() if bot_delay is None else bot_delay,
         default_node_limit() if node_limit is None else node_limit,
         hint_level,
+        default_idle_seconds() if idle_seconds is None else idle_seconds,
+        think,
         limits,
     )
 
@@ -253,9 +279,11 @@ def create_app(
         human: Seat = SOUTH
         seats = {s: HUMAN if s == human else BOT_PREFIX + level for s in range(4)}
         try:
-            table = server.tables.create(variant, options, seed=seed, seats=seats)
+            table = await server.tables.create_async(variant, options, seed=seed, seats=seats)
         except (OptionError, UnknownVariant, ValueError) as e:
             return JSONResponse({"error": str(e)}, 400)
+        except sqlite3.Error as e:
+            return JSONResponse({"error": f"the game could not be stored, try again: {e}"}, 503)
         return JSONResponse(
             {"id": table.id, "seat": seat_name(human), "token": table.tokens[human]}
         )
@@ -274,6 +302,7 @@ def create_app(
                     "finished": r.finished,
                     "winner": r.winner,
                     "score": r.score,
+                    "seeded": r.seeded,
                 }
                 for r in rows
             ]
@@ -341,7 +370,7 @@ def create_app(
                 raw = message.get("text")
                 if raw is None:
                     raw = message.get("bytes") or b""
-                conn.handle(raw)
+                await conn.handle(raw)
                 # let the answers go out between messages a client sent at once, so a
                 # batch of joins does not pile up its replays in the outbox
                 await asyncio.sleep(0)
@@ -491,26 +520,28 @@ class Connection:
             self.table.unsubscribe(self.out)
             self.table = None
 
-    def handle(self, raw: str | bytes) -> None:
+    async def handle(self, raw: str | bytes) -> None:
         """Answer one client message; every refusal is an error message, never a change.
+        A socket's messages are answered in order: an action is acknowledged once it is
+        stored, before the socket's next message is read.
 
         Whatever happens, the message is answered: a failure the schema did not foresee
         is logged (with its traceback, for the server's operator) and answered with an
         ``internal`` error, and the connection stays open."""
         try:
-            self._handle(raw)
+            await self._handle(raw)
         except Exception:
             log.exception("a client message could not be handled: %s", quote(raw, 200))
             self.send(error("internal", "the server could not handle this message"))
 
-    def _handle(self, raw: str | bytes) -> None:
+    async def _handle(self, raw: str | bytes) -> None:
         try:
             msg = parse_message(raw, self.max_message)
             kind = msg["type"]
             if kind == "ping":
                 self.send({"type": "pong"})
             elif kind == "join":
-                self.join(msg)
+                await self.join(msg)
             else:
                 table = self.table
                 if table is None:
@@ -518,10 +549,13 @@ class Connection:
                 if kind == "hint":
                     self.hint(table)
                     return
+                seen: int | None = msg.get("v")  # checked by the schema
+                action: Action
                 if kind == "play":
-                    version = table.act(self.seat, read_card(msg.get("card")))
+                    action = read_card(msg.get("card"))
                 else:
-                    version = table.act(self.seat, table.parse_action(self.seat, msg))
+                    action = table.parse_action(self.seat, msg)
+                version = await table.act_async(self.seat, action, seen)
                 self.send({"type": "ack", "v": version})
         except (ProtocolError, TableError) as e:
             self.send(error(e.code, e.message))
@@ -557,33 +591,40 @@ class Connection:
         self.hints.add(task)
         task.add_done_callback(self.hints.discard)
 
-    def join(self, msg: dict[str, Any]) -> None:
+    async def join(self, msg: dict[str, Any]) -> None:
+        """Join a seat (again): the socket follows one seat of one live table. A join of
+        the seat it follows, or of another seat or game, is answered like the first; the
+        old table is let go only after the new one holds the socket, so that it is never
+        unloaded under it."""
         game_id = msg.get("game")
         if not isinstance(game_id, str) or not game_id:
             raise ProtocolError("malformed", "'game' must be a game id string")
         seat = read_seat(msg.get("seat", "S"))
         since = read_since(msg.get("since"))
-        table = self.tables.get(game_id)
+        table = await self.tables.open(game_id)
+        # no await from here on: the table stays loaded until it holds this socket
         if table is None:
             raise ProtocolError("unknown_game", f"unknown game {quote(game_id)}")
         table.check_token(seat, msg.get("token"))
-        if since > table.version:
-            since = 0  # a client from before a lost database: start over
-        self.leave()
-        self.table, self.seat = table, seat
-        for m in table.events_since(seat, since):
+        old = self.table
+        for m in table.join_messages(seat, since):
             self.send(m)
-        self.send({"type": "state", "v": table.version, "view": table.view_of(seat)})
-        table.subscribe(seat, self.out)
+        table.subscribe(seat, self.out)  # moves this socket's queue if it was there
+        self.table, self.seat = table, seat
+        if old is not None and old is not table:
+            # hints asked at the old table still answer (each message gets its answer)
+            old.unsubscribe(self.out)
         table.wake_bots()
 
 
 __all__ = [
     "BOT_DELAY_ENV",
+    "IDLE_ENV",
     "NODE_LIMIT_ENV",
     "Connection",
     "Server",
     "create_app",
     "default_bot_delay",
+    "default_idle_seconds",
     "default_node_limit",
 ]

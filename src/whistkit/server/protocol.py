@@ -229,8 +229,8 @@ _FIELD_NAME = frozenset("abcdefghijklmnopqrstuvwxyz_")
 # their readers say what a missing one means)
 MESSAGE_FIELDS: dict[str, tuple[str, ...]] = {
     "join": ("game", "seat", "token", "since"),
-    "play": ("card",),
-    "action": ("action",),
+    "play": ("card", "v"),
+    "action": ("action", "v"),
     "hint": (),
     "ping": (),
 }
@@ -335,6 +335,8 @@ def parse_message(text: str | bytes, limit: int = MAX_MESSAGE_CHARS) -> dict[str
         read_card(data.get("card"))
     elif kind == "action":
         read_action(data.get("action"))
+    if "v" in data and data["v"] is not None:
+        _count(data["v"], "v", "a version number")
     return data
 
 

@@ -100,6 +100,7 @@ function connect() {
 }
 
 function send(msg) {
+  if (msg.type === "play" || msg.type === "action") msg = { ...msg, v: app.version }; // the version seen: a stale action is refused
   if (app.ws && app.ws.readyState === WebSocket.OPEN) app.ws.send(JSON.stringify(msg));
 }
 
