@@ -289,10 +289,11 @@ def test_a_reader_that_never_reads_is_disconnected_and_the_game_goes_on(
         pass  # the server stopped reading this socket: it dropped it
     # the game goes on for a client that reads
     with ws_connect(live) as ws:
-        state = join(ws, game)
-        assert state["type"] == "state"
-        card = state["view"]["legal"][0]
-        ws.send(json.dumps(card))
+        view = join(ws, game)
+        assert view["type"] == "state"
+        while not (view.get("view") and view["view"]["to_play"] == "S" and view["view"]["legal"]):
+            view = json.loads(ws.recv(timeout=30))  # the bots play up to S's turn
+        ws.send(json.dumps(view["view"]["legal"][0]))
         assert until(ws, ("ack", "error"))["type"] == "ack"
         until(ws, ("event",))
     # the slow socket got far fewer answers than it asked for, then the server's close
