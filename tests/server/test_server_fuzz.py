@@ -31,8 +31,10 @@ from websockets.sync.client import ClientConnection, connect
 from whistkit.bots import make_bot
 from whistkit.game import Game
 from whistkit.record import dumps, loads, replay
+from whistkit.server.log import dumps_action
 from whistkit.server.security import SECURITY_HEADERS
 from whistkit.server.store import Store
+from whistkit.server.table import Table
 
 from .liveserver import LiveServer, bad_log_lines
 
@@ -208,9 +210,14 @@ def http_requests(
 # -- the run ------------------------------------------------------------------------------
 
 
-def stored_rows(db: Path) -> dict[str, tuple[str, int]]:
+def stored_rows(db: Path) -> dict[str, tuple[tuple[str, ...], str, int]]:
+    """Each stored game: its log of actions, its record (once finished), its version."""
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        return {r[0]: (r[1], r[2]) for r in conn.execute("SELECT id, record, version FROM games")}
+        rows = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT id, record, version FROM games")}
+        logs: dict[str, list[str]] = {}
+        for game, action in conn.execute("SELECT game, action FROM actions ORDER BY game, seq"):
+            logs.setdefault(game, []).append(action)
+    return {k: (tuple(logs.get(k, ())), rec, v) for k, (rec, v) in rows.items()}
 
 
 def finished_game(db: Path) -> str:
@@ -219,11 +226,24 @@ def finished_game(db: Path) -> str:
     g = Game("felagsvist", seed=9, bots={s: make_bot("beginner") for s in range(4)})
     g.run_bots()
     store = Store(db)
-    store.create(
-        "finished1", "felagsvist", 9, {"N": "bot", "E": "bot", "S": "human", "W": "bot"}, {}
-    )
     s = g.state
-    store.save("finished1", dumps(s), 1, finished=True, winner=s.winner, score={"NS": 0, "EW": 0})
+    seats = {"N": "bot:beginner", "E": "bot:beginner", "S": "human", "W": "bot:beginner"}
+    ops = store.create_ops(
+        "finished1",
+        "felagsvist",
+        {},
+        seats,
+        {},
+        secret=bytes(32),
+        seeded=True,
+        seed=9,
+        first_dealer=s.results[0].dealer,
+    )
+    score = {"NS": s.score[0], "EW": s.score[1]}
+    actions = [dumps_action(a) for a in s.actions()]
+    ops += store.append_ops("finished1", 1, actions, 1, finished=True, winner=s.winner, score=score)
+    ops.append(store.record_op("finished1", dumps(s)))
+    store.write(ops)
     store.close()
     return "finished1"
 
@@ -349,5 +369,11 @@ def test_protocol_fuzz(tmp_path: Path) -> None:
     assert bad_log_lines(srv.log) == [], srv.log[-3000:]
     after = stored_rows(db)
     assert {k: after[k] for k in kept} == kept  # untouched without their tokens
-    for record, _ in after.values():
-        replay(loads(record))  # every stored game replays
+    store = Store(db)
+    for game_id, (_, record, _) in after.items():
+        row = store.get(game_id)
+        assert row is not None
+        Table.load(store, row)  # every stored game replays from its log
+        if record:
+            replay(loads(record))  # and a finished one's record too
+    store.close()
