@@ -210,13 +210,14 @@ def http_requests(
 # -- the run ------------------------------------------------------------------------------
 
 
-def stored_games(db: Path) -> dict[str, tuple[int, tuple[str, ...]]]:
-    """Each stored game's event version and logged actions."""
+def stored_games(db: Path) -> dict[str, tuple[int, str, tuple[str, ...]]]:
+    """Each stored game's event version, record (once finished) and logged actions."""
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        versions = dict(conn.execute("SELECT id, version FROM games").fetchall())
+        rows = conn.execute("SELECT id, version, record FROM games").fetchall()
         return {
             game: (
                 version,
+                record,
                 tuple(
                     r[0]
                     for r in conn.execute(
@@ -224,7 +225,7 @@ def stored_games(db: Path) -> dict[str, tuple[int, tuple[str, ...]]]:
                     )
                 ),
             )
-            for game, version in versions.items()
+            for game, version, record in rows
         }
 
 
