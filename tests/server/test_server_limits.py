@@ -269,8 +269,9 @@ def test_a_full_hint_queue_answers_busy(db_path: Path, monkeypatch: pytest.Monke
         games = [new_game(client, level="beginner") for _ in range(2)]
         hints_by(bot, monkeypatch)
         with client.websocket_connect("/ws") as ws1, client.websocket_connect("/ws") as ws2:
-            join(ws1, games[0])
-            join(ws2, games[1])
+            # S to act in both games (the bots' first cards are stored before they show)
+            play_actions(ws1, 0, join(ws1, games[0]))
+            play_actions(ws2, 0, join(ws2, games[1]))
             for ws in (ws1, ws2):
                 ws.send_json({"type": "hint"})
             answer = receive_until(ws2, lambda m: m["type"] in ("error", "hint"))

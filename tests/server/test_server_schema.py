@@ -190,10 +190,10 @@ def test_an_unforeseen_failure_is_answered_and_logged(
         joined(ws, game)
         table = server_of(client).tables.get(game["id"])
 
-        def broken(*args: Any) -> Any:
+        async def broken(*args: Any) -> Any:
             raise RuntimeError("a bug")
 
-        monkeypatch.setattr(table, "act", broken)
+        monkeypatch.setattr(table, "act_async", broken)
         with caplog.at_level(logging.ERROR, logger="whistkit.server"):
             reply = answer(ws, json.dumps({"type": "play", "card": "2C"}))
         assert reply == {
