@@ -176,6 +176,7 @@ def cmd_variants(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    from .server.limits import Limits
     from .variants import OptionError, UnknownVariant, get_variant
 
     try:
@@ -190,6 +191,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     # an option of the other mode would be silently ignored: say so instead
     web_only = {"--host": args.host, "--port": args.port, "--db": args.db}
     web_only["--no-browser"] = args.no_browser or None
+    web_only["--public-url"] = args.public_url
+    for flag in Limits.flags_given(args):
+        web_only[flag] = True
     text_only = {"--seed": args.seed, "--records": args.records}
     unused = [k for k, v in (web_only if args.text else text_only).items() if v is not None]
     if unused:
@@ -263,6 +267,7 @@ def _play_web(args: argparse.Namespace) -> int:
     from .bots import DEFAULT_LEVEL
     from .server import Listening, serve
     from .server.app import Preset
+    from .server.limits import Limits
 
     db = Path(args.db) if args.db else default_data_dir() / "games.sqlite3"
 
@@ -281,7 +286,16 @@ def _play_web(args: argparse.Namespace) -> int:
         preset = Preset(args.variant, args.level or DEFAULT_LEVEL, _parse_options(args.option))
         host = "127.0.0.1" if args.host is None else args.host
         port = 8000 if args.port is None else args.port
-        serve(db, host=host, port=port, preset=preset, ready=ready)
+        limits = Limits.from_args(args)
+        serve(
+            db,
+            host=host,
+            port=port,
+            preset=preset,
+            ready=ready,
+            public_url=args.public_url,
+            limits=limits,
+        )
     except KeyboardInterrupt:
         pass
     except (OSError, ValueError) as e:
@@ -499,6 +513,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--port", type=int, help="web game: port (default 8000)")
     play.add_argument("--db", help="web game: SQLite file of games (default: user data dir)")
     play.add_argument("--no-browser", action="store_true", help="web game: do not open a browser")
+    play.add_argument(
+        "--public-url",
+        help="web game: the server's address behind a proxy (https://cards.example.org/):"
+        " its host is answered and its origin allowed",
+    )
+    from .server.limits import Limits
+
+    Limits.add_arguments(play)
     play.set_defaults(func=cmd_play)
 
     match = sub.add_parser("match", help="a duplicate match between two bot levels")

@@ -4,11 +4,35 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
 from whistkit.server.app import create_app
+
+# The server answers only for its own names (issue 18: a DNS-rebinding page must get
+# nothing); TestClient's default host, "testserver", is not one of them.
+LOCAL_URL = "http://127.0.0.1"
+
+
+@pytest.fixture(autouse=True)
+def _local_test_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every TestClient of these tests talks to the server as http://127.0.0.1 (its
+    WebSockets too: ``websocket_connect`` always names "testserver" otherwise)."""
+    original = TestClient.__init__
+    original_ws = TestClient.websocket_connect
+
+    def init(self: TestClient, app: Any, base_url: str = LOCAL_URL, **kwargs: Any) -> None:
+        original(self, app, base_url=base_url, **kwargs)
+
+    def websocket_connect(self: TestClient, url: str, *args: Any, **kwargs: Any) -> Any:
+        headers = dict(kwargs.pop("headers", None) or {})
+        headers.setdefault("host", "127.0.0.1")
+        return original_ws(self, url, *args, headers=headers, **kwargs)
+
+    monkeypatch.setattr(TestClient, "__init__", init)
+    monkeypatch.setattr(TestClient, "websocket_connect", websocket_connect)
 
 
 @pytest.fixture

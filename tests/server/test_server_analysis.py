@@ -14,6 +14,7 @@ from whistkit.bots import make_bot
 from whistkit.game import Game
 from whistkit.record import dumps
 from whistkit.server.app import create_app
+from whistkit.server.log import dumps_action
 
 from .helpers import server_of
 
@@ -34,12 +35,24 @@ def store_finished_game(client: TestClient, game_id: str = "done1", seed: int = 
     g = Game("felagsvist", seed=seed, bots={s: make_bot("beginner") for s in range(4)})
     g.run_bots()
     store = server_of(client).store
-    store.create(
-        game_id, "felagsvist", seed, {"N": "bot", "E": "bot", "S": "human", "W": "bot"}, {}
-    )
     s = g.state
+    seats = {"N": "bot:beginner", "E": "bot:beginner", "S": "human", "W": "bot:beginner"}
+    ops = store.create_ops(
+        game_id,
+        "felagsvist",
+        {},
+        seats,
+        {},
+        secret=bytes(32),
+        seeded=True,
+        seed=seed,
+        first_dealer=s.results[0].dealer,
+    )
     score = {"NS": s.score[0], "EW": s.score[1]}
-    store.save(game_id, dumps(s), 1, finished=True, winner=s.winner, score=score)
+    actions = [dumps_action(a) for a in s.actions()]
+    ops += store.append_ops(game_id, 1, actions, 1, finished=True, winner=s.winner, score=score)
+    ops.append(store.record_op(game_id, dumps(s)))
+    store.write(ops)
     return game_id
 
 

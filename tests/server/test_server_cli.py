@@ -36,3 +36,23 @@ def test_bad_bot_delay_is_refused(
     code = main(["play", "--no-browser", "--port", str(port), "--db", str(tmp_path / "g.db")])
     assert code == 2
     assert "WHISTKIT_BOT_DELAY must be a number of seconds, not 'soon'" in capsys.readouterr().err
+
+
+def test_limit_and_public_url_flags_are_checked_before_serving(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = str(tmp_path / "g.db")
+    base = ["play", "--no-browser", "--port", "0", "--db", db]
+    assert main([*base, "--max-frame-bytes", "10"]) == 2
+    assert "--max-frame-bytes must be at least 256, not 10" in capsys.readouterr().err
+    assert main([*base, "--public-url", "cards.example.org"]) == 2
+    assert "--public-url must be an http:// or https:// URL" in capsys.readouterr().err
+    monkeypatch.setenv("WHISTKIT_MAX_CONNECTIONS", "many")
+    assert main(base) == 2
+    assert "WHISTKIT_MAX_CONNECTIONS must be a whole number" in capsys.readouterr().err
+
+
+def test_web_flags_are_refused_with_text(capsys: pytest.CaptureFixture[str]) -> None:
+    for flags in (["--public-url", "https://a.example/"], ["--max-connections", "5"]):
+        assert main(["play", "--text", *flags]) == 2
+        assert f"{flags[0]} is for the web game, not the terminal game" in capsys.readouterr().err

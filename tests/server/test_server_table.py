@@ -30,14 +30,22 @@ def test_resuming_rebuilds_the_same_numbered_events(tmp_path: Path) -> None:
     play_first_legal(table, 13 * 4 + 7)  # into the second hand
     row = store.get(table.id)
     assert row is not None and row.version == table.version
-    again = Table.load(Store(tmp_path / "g.db"), row)
+    again, ops = Table.load(Store(tmp_path / "g.db"), row)
+    assert ops == []  # nothing to store: the log holds every action
     assert again.events == table.events
     assert again.state.view(2) == table.state.view(2)
-    assert again.tokens == table.tokens
-    # and the deals to come are the same: finish the game both ways
-    play_first_legal(table, 52 * 12 - 59)
-    play_first_legal(again, 52 * 12 - 59)
-    assert table.state.is_over and again.state.results == table.state.results
+    assert again.tokens == table.tokens and again.secret == table.secret
+    # a seeded game's deals to come are the seed's, whichever copy deals them
+    assert again.deal_rng.getstate() == table.deal_rng.getstate()
+    # the log is the game: two copies cannot both write the same action
+    play_first_legal(again, 1)
+    with pytest.raises(TableError) as err:
+        play_first_legal(table, 1)
+    assert err.value.code == "storage" and "UNIQUE" in err.value.message
+    play_first_legal(again, 52 * 12 - 60)
+    final = Table.load(Store(tmp_path / "g.db"), store.get(table.id))[0]  # type: ignore[arg-type]
+    assert again.state.is_over and final.state.results == again.state.results
+    assert final.events == again.events
 
 
 def test_same_seed_deals_as_the_terminal_game(tmp_path: Path) -> None:
@@ -96,7 +104,7 @@ def test_closing_survives_tables_freed_meanwhile(tmp_path: Path) -> None:
     from whistkit.server.table import Tables
 
     async def main() -> None:
-        tables = Tables(Store(tmp_path / "g.db"))
+        tables = Tables(Store(tmp_path / "g.db"), idle_seconds=0)
         humans = {s: HUMAN for s in range(4)}
         kept = [tables.create("felagsvist", None, seats=humans, seed=s) for s in range(3)]
         closed: list[Table] = []
@@ -104,7 +112,7 @@ def test_closing_survives_tables_freed_meanwhile(tmp_path: Path) -> None:
 
         async def close_first() -> None:
             for t in kept[1:]:
-                tables._forget(t)  # their pages went away while we wait
+                tables._unload(t)  # their pages went away while we wait
             closed.append(kept[0])
             await first_close()
 
@@ -113,3 +121,42 @@ def test_closing_survives_tables_freed_meanwhile(tmp_path: Path) -> None:
         assert closed == [kept[0]]
 
     asyncio.run(main())
+
+
+def test_a_database_from_before_the_log_is_read_and_continued(tmp_path: Path) -> None:
+    # main's schema: the record in the game's row, no log; the game goes on from it
+    import json
+    import sqlite3
+
+    from whistkit.game import Game
+    from whistkit.record import dumps
+    from whistkit.server.table import Tables
+
+    game = Game("felagsvist", {"nolo_aces_low": True}, seed=5, bots={})
+    for _ in range(30):
+        game.act(game.state.legal_actions()[0])
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE games (id TEXT PRIMARY KEY, variant TEXT NOT NULL, seed INTEGER NOT"
+            " NULL, seats TEXT NOT NULL, tokens TEXT NOT NULL, record TEXT NOT NULL, version"
+            " INTEGER NOT NULL, created REAL NOT NULL, updated REAL NOT NULL, finished INTEGER"
+            " NOT NULL DEFAULT 0, winner TEXT, score TEXT);"
+        )
+        seats = json.dumps({"N": "human", "E": "human", "S": "human", "W": "human"})
+        con.execute(
+            "INSERT INTO games VALUES ('old1', 'felagsvist', 5, ?, '{}', ?, 31, 0, 0, 0, NULL,"
+            " NULL)",
+            (seats, dumps(game.state)),
+        )
+    store = Store(path)
+    table = Tables(store).get("old1")
+    assert table is not None
+    assert table.state.actions() == game.state.actions()
+    assert table.variant.options_dict() == {"nolo_aces_low": True}
+    assert len(store.actions("old1")) == len(game.state.actions())  # its log is written
+    table.act(table.state.to_play, table.state.legal_actions()[0])
+    again = Tables(Store(path)).get("old1")  # now read from the log
+    assert again is not None and again.state.actions() == table.state.actions()
+    assert again.variant.options_dict() == {"nolo_aces_low": True}
+    assert again.events == table.events

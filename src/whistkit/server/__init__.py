@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from .limits import Limits
+
 if TYPE_CHECKING:
     from .app import Preset
 
@@ -52,24 +54,46 @@ def serve(
     bot_delay: float | None = None,
     preset: Preset | None = None,
     ready: Callable[[Listening], None] | None = None,
+    public_url: str | None = None,
+    limits: Limits | None = None,
 ) -> None:
     """Run the web game with uvicorn until interrupted; games are stored in ``db``.
 
-    ``preset`` is what the new-game dialog offers first. The store is opened and the
-    address bound before ``ready`` is called with where the server listens, so a bad
-    preset or database or a busy port is an error (``ValueError``, ``OSError``) before
-    anything is announced.
+    ``preset`` is what the new-game dialog offers first; ``public_url`` is the server's
+    address behind a proxy (its host is answered, its origin allowed); ``limits``
+    default to :meth:`Limits.from_env`. The store is opened and the address bound before
+    ``ready`` is called with where the server listens, so a bad preset or database or a
+    busy port is an error (``ValueError``, ``OSError``) before anything is announced.
+
+    uvicorn gets the limits that are its to apply: the WebSocket frame size, the listen
+    backlog, ``limit_concurrency`` (a 503 beyond the connection limit) and an HTTP
+    protocol that refuses connections over the limits at accept
+    (:func:`whistkit.server.security.gated_protocol`).
     """
     import uvicorn
 
     from .app import create_app
+    from .security import gated_protocol
 
-    app = create_app(db, bot_delay=bot_delay, preset=preset)
+    limits = Limits.from_env() if limits is None else limits
+    app = create_app(
+        db, bot_delay=bot_delay, preset=preset, host=host, public_url=public_url, limits=limits
+    )
     sock = listen(host, port)
     with sock:
         if ready is not None:
             ready(Listening(host, sock.getsockname()[1]))
-        config = uvicorn.Config(app, log_level="warning", ws="websockets-sansio")
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            ws="websockets-sansio",
+            http=gated_protocol(limits),
+            ws_max_size=limits.max_frame_bytes,
+            # beyond the gate's limit (it counts the connection being accepted)
+            limit_concurrency=limits.connections + 1,
+            backlog=limits.backlog,
+            # the proxy's X-Forwarded-For is trusted only from loopback (uvicorn's default)
+        )
         uvicorn.Server(config).run(sockets=[sock])
 
 

@@ -13,6 +13,11 @@ Routes:
   with ``?wait=0`` it answers at once: 202 ``{"progress": {"done", "total"}}`` (cards
   judged so far) while the review is being worked out.
 - ``WS /ws``: the play protocol of :mod:`whistkit.server.protocol`.
+
+Everything passes :class:`whistkit.server.security.Edge` first (host and origin checks,
+body limit, security headers); every client message is checked against the protocol's
+schema, and one that still fails answers an ``internal`` error, never a dropped socket.
+The limits (:class:`whistkit.server.limits.Limits`) bound what each client may cost.
 """
 
 from __future__ import annotations
@@ -20,14 +25,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
+import logging
 import os
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -38,24 +45,37 @@ from .. import analysis
 from ..bots import DEFAULT_LEVEL, LEVELS, play_level
 from ..record import RecordError, loads
 from ..seats import SOUTH, Seat, seat_name
+from ..state import Action
 from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_variant
+from .limits import Busy, Limits, Outbox, WorkQueue
 from .protocol import (
     ProtocolError,
     action_to_json,
     error,
     parse_message,
+    quote,
     read_card,
+    read_game_id,
+    read_json,
     read_seat,
     read_since,
 )
+from .security import Edge, allowed_hosts, quiet_accept_failures
 from .store import Store, StoredGame
-from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables
+from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables, Think, think_in_thread
+from .workers import bot_thinker
 
 STATIC_DIR = Path(__file__).parent / "static"
 BOT_DELAY_ENV = "WHISTKIT_BOT_DELAY"
 DEFAULT_BOT_DELAY = 0.7  # seconds between bot cards, so a person can follow the play
 NEW_GAME_FIELDS = ("variant", "options", "level", "seed")  # of a POST /api/games body
 NODE_LIMIT_ENV = "WHISTKIT_ANALYSIS_NODE_LIMIT"
+# what a new game's body may hold: short names, and option values that are short
+NAME_CHARS = 32
+OPTION_COUNT = 32
+log = logging.getLogger("whistkit.server")
+IDLE_ENV = "WHISTKIT_IDLE_SECONDS"
+DEFAULT_IDLE_SECONDS = 30.0  # a table nobody watches leaves memory after this long
 _N = TypeVar("_N", int, float)
 
 
@@ -85,62 +105,93 @@ def default_node_limit() -> int:
     return _env_number(NODE_LIMIT_ENV, analysis.NODE_LIMIT, int, "a whole number", 1)
 
 
+def default_idle_seconds() -> float:
+    """How long an idle table stays in memory: ``$WHISTKIT_IDLE_SECONDS`` if set, else 30."""
+    return _env_number(IDLE_ENV, DEFAULT_IDLE_SECONDS, float, "a number of seconds", 0.0)
+
+
 class Server:
     """The app's state: the store, the tables in memory and the finished games' reviews."""
 
     def __init__(
-        self, db: str | Path, bot_delay: float, node_limit: int, hint_level: str | None = None
+        self,
+        db: str | Path,
+        bot_delay: float,
+        node_limit: int,
+        hint_level: str | None = None,
+        idle_seconds: float = DEFAULT_IDLE_SECONDS,
+        think: Think | None = None,
+        limits: Limits | None = None,
     ) -> None:
+        self.limits = limits or Limits()
         self.store = Store(db)
-        self.tables = Tables(self.store, bot_delay)
+        self.workers = None if think is not None else bot_thinker()
+        self.tables = Tables(
+            self.store,
+            bot_delay,
+            idle_seconds=idle_seconds,
+            think=think or (self.workers.think if self.workers else think_in_thread),
+        )
         self.node_limit = node_limit
         # the level whose choice a hint is: expert, or club without the solver's core
         self.hint_level = hint_level or play_level()
-        # game id -> its review (a finished game never changes): a task while computing,
-        # so that requests arriving meanwhile wait for the same analysis
-        self.analyses: dict[str, asyncio.Task[dict[str, Any]]] = {}
+        lim = self.limits
+        # (game, seat, version, level) -> the hint: one run per position, a few at once
+        self.hints: WorkQueue[tuple[str, Seat, int, str], Action] = WorkQueue(
+            lim.hint_workers, lim.hint_queue, lim.hint_cache
+        )
+        # game id -> its review (a finished game never changes): queued, then cached
+        self.analyses: WorkQueue[str, dict[str, Any]] = WorkQueue(
+            lim.review_workers, lim.review_queue, lim.review_cache
+        )
         # game id -> (cards judged, cards to judge) of a review being worked out
         self.progress: dict[str, tuple[int, int]] = {}
-        # game id -> why its last review failed, told once to the next request
+        # game id -> why its last review failed, told once to the next poll (a few kept)
         self.failures: dict[str, BaseException] = {}
 
     async def analysis_of(
         self, game_id: str, record: str, wait: bool = True
     ) -> dict[str, Any] | None:
         """The review of the finished game ``game_id`` (whose record is ``record``), run
-        off the event loop the first time and then served from memory; None at once
-        when ``wait`` is false and it is not ready (its progress is in ``self.progress``)."""
+        off the event loop the first time (queued behind at most ``review_workers``
+        others) and then served from memory; None at once when ``wait`` is false and it
+        is not ready (its progress is in ``self.progress``). Raises :class:`Busy` when the
+        queue is full."""
         failure = self.failures.pop(game_id, None)
         if failure is not None:
             raise failure
-        task = self.analyses.get(game_id)
-        if task is None:
+        hit = self.analyses.cached(game_id)
+        if hit is not None:
+            return hit
+        fresh = not self.analyses.in_flight(game_id)
+
+        def report(done: int, total: int) -> None:
+            self.progress[game_id] = (done, total)
+
+        task = self.analyses.submit(
+            game_id, lambda: run_in_threadpool(_analyse_json, record, self.node_limit, report)
+        )
+        if fresh:
             self.progress[game_id] = (0, 0)
 
-            def report(done: int, total: int) -> None:
-                self.progress[game_id] = (done, total)
-
-            task = asyncio.create_task(
-                run_in_threadpool(_analyse_json, record, self.node_limit, report)
-            )
-            self.analyses[game_id] = task
-
-            def forget_failure(t: asyncio.Task[dict[str, Any]]) -> None:
+            def settle(t: asyncio.Task[dict[str, Any]]) -> None:
                 self.progress.pop(game_id, None)
-                if t.cancelled() or t.exception() is not None:
-                    self.analyses.pop(game_id, None)  # a later request tries again
                 failure = None if t.cancelled() else t.exception()
                 if failure is not None and not wait:
+                    while len(self.failures) >= 64:  # bounded: the oldest untold goes
+                        self.failures.pop(next(iter(self.failures)))
                     self.failures[game_id] = failure  # for the next poll
 
-            task.add_done_callback(forget_failure)
+            task.add_done_callback(settle)
         if not wait and not task.done():
             return None
-        # shielded: a request that goes away does not stop the analysis for the others
+        # shielded: a request that goes away does not stop the review for the others
         return await asyncio.shield(task)
 
     async def close(self) -> None:
         await self.tables.close()
+        if self.workers is not None:
+            self.workers.close()
         self.store.close()
 
 
@@ -193,23 +244,38 @@ def create_app(
     preset: Preset | None = None,
     node_limit: int | None = None,
     hint_level: str | None = None,
+    host: str = "127.0.0.1",
+    public_url: str | None = None,
+    limits: Limits | None = None,
+    idle_seconds: float | None = None,
+    think: Think | None = None,
 ) -> Starlette:
     """The web game's ASGI app storing games in the SQLite file ``db``; ``preset`` is
     what the new-game dialog offers first; ``node_limit`` bounds the review's search
     per position (default :func:`default_node_limit`); ``hint_level`` is the bot level
     whose choice a hint is (default :func:`whistkit.bots.play_level`: ``expert``, or
-    ``club`` without the solver's compiled core)."""
+    ``club`` without the solver's compiled core); ``idle_seconds`` is how long a table
+    nobody watches stays in memory (default :func:`default_idle_seconds`); ``think`` is
+    how bots choose (default: :mod:`whistkit.server.workers`). The server answers for
+    loopback names, ``host`` (where it listens) and the host of ``public_url`` (a proxy's
+    address, whose origin is then also the page's); ``limits`` default to
+    :meth:`Limits.from_env`."""
     preset = preset or Preset()
     preset.check()
     if node_limit is not None and node_limit < 1:
         raise ValueError(f"the node limit must be at least 1, not {node_limit}")
     if hint_level is not None and hint_level not in LEVELS:
         raise ValueError(f"unknown hint level {hint_level!r}; known: {', '.join(LEVELS)}")
+    limits = Limits.from_env() if limits is None else limits
+    hosts = allowed_hosts(host, public_url)
     server = Server(
         db,
         default_bot_delay() if bot_delay is None else bot_delay,
         default_node_limit() if node_limit is None else node_limit,
         hint_level,
+        default_idle_seconds() if idle_seconds is None else idle_seconds,
+        think,
+        limits,
     )
 
     async def index(request: Request) -> Response:
@@ -219,20 +285,18 @@ def create_app(
         return JSONResponse(preset.meta())
 
     async def new_game(request: Request) -> Response:
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media != "application/json":
+            return JSONResponse(
+                {"error": f"the request body must be application/json, not {quote(media)}"}, 415
+            )
         try:
-            body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return JSONResponse({"error": "the request body must be JSON"}, status_code=400)
-        except RecursionError:
-            return JSONResponse({"error": "the request body is nested too deeply to read"}, 400)
-        if not isinstance(body, dict):
-            return JSONResponse({"error": "the request body must be a JSON object"}, 400)
-        unknown = sorted(set(body) - set(NEW_GAME_FIELDS))
-        if unknown:
-            fields = ", ".join(repr(k) for k in unknown)
-            known = ", ".join(NEW_GAME_FIELDS)
-            word = "field" if len(unknown) == 1 else "fields"
-            return JSONResponse({"error": f"unknown {word} {fields}; known: {known}"}, 400)
+            body = read_json(await request.body(), "the request body", limits.max_body_bytes)
+        except ProtocolError as e:
+            return JSONResponse({"error": e.message.replace("is not JSON", "must be JSON")}, 400)
+        problem = new_game_problem(body)
+        if problem is not None:
+            return JSONResponse({"error": problem}, 400)
         variant = body.get("variant", "felagsvist")
         options = body.get("options")
         options = {} if options is None else options
@@ -245,19 +309,21 @@ def create_app(
             return JSONResponse({"error": "'options' must be an object"}, 400)
         if not isinstance(level, str) or level not in LEVELS:
             known = ", ".join(LEVELS)
-            return JSONResponse({"error": f"unknown bot level {level!r}; known: {known}"}, 400)
+            return JSONResponse({"error": f"unknown bot level {quote(level)}; known: {known}"}, 400)
         if seed is not None and (
             isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63
         ):
             return JSONResponse(
-                {"error": f"'seed' must be an integer from 0 to 2**63-1, not {seed!r}"}, 400
+                {"error": f"'seed' must be an integer from 0 to 2**63-1, not {quote(seed)}"}, 400
             )
         human: Seat = SOUTH
         seats = {s: HUMAN if s == human else BOT_PREFIX + level for s in range(4)}
         try:
-            table = server.tables.create(variant, options, seed=seed, seats=seats)
+            table = await server.tables.create_async(variant, options, seed=seed, seats=seats)
         except (OptionError, UnknownVariant, ValueError) as e:
             return JSONResponse({"error": str(e)}, 400)
+        except sqlite3.Error as e:
+            return JSONResponse({"error": f"the game could not be stored, try again: {e}"}, 503)
         return JSONResponse(
             {"id": table.id, "seat": seat_name(human), "token": table.tokens[human]}
         )
@@ -276,6 +342,7 @@ def create_app(
                     "finished": r.finished,
                     "winner": r.winner,
                     "score": r.score,
+                    "seeded": r.seeded,
                 }
                 for r in rows
             ]
@@ -285,9 +352,9 @@ def create_app(
         """The game id and its stored row, or an error response when the game is unknown
         or unfinished (its record or review would show hidden cards)."""
         game_id = request.path_params["game_id"]
-        row = server.store.get(game_id)
+        row = server.store.get(game_id) if _is_game_id(game_id) else None
         if row is None:
-            return game_id, JSONResponse({"error": f"unknown game {game_id!r}"}, 404)
+            return game_id, JSONResponse({"error": f"unknown game {quote(game_id)}"}, 404)
         if not row.finished:
             return game_id, JSONResponse(
                 {"error": f"game {game_id} is not finished; its {what} would show hidden cards"},
@@ -316,6 +383,12 @@ def create_app(
             return JSONResponse({"error": f"game {game_id}: {e}"}, 500)
         except RuntimeError as e:  # the solver's compiled core is missing
             return JSONResponse({"error": str(e)}, 503)
+        except Busy:
+            return JSONResponse(
+                {"error": "the server is busy with other reviews; try again in a minute"},
+                503,
+                headers={"Retry-After": "30"},
+            )
         if result is None:
             done, total = server.progress.get(game_id, (0, 0))
             return JSONResponse({"progress": {"done": done, "total": total}}, 202)
@@ -323,35 +396,57 @@ def create_app(
 
     async def websocket(ws: WebSocket) -> None:
         await ws.accept()
-        out: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        conn = Connection(server.tables, out, server.hint_level)
+        too_slow = asyncio.Event()
+        out = Outbox(limits.max_outbox_bytes, too_slow.set)
+        conn = Connection(
+            server.tables, out, server.hint_level, server.hints, limits.max_frame_bytes
+        )
 
         async def pump() -> None:
             while True:
-                msg = await out.get()
-                await ws.send_text(json.dumps(msg, ensure_ascii=False))
+                await ws.send_text(await out.next_text())
 
-        sender = asyncio.create_task(pump())
-        try:
+        async def read() -> None:
             while True:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
-                    break
+                    return
                 raw = message.get("text")
                 if raw is None:
                     raw = message.get("bytes") or b""
-                conn.handle(raw)
+                await conn.handle(raw)
+                # let the answers go out between messages a client sent at once, so a
+                # batch of joins does not pile up its replays in the outbox
+                await asyncio.sleep(0)
+
+        sender = asyncio.create_task(pump())
+        reader = asyncio.create_task(read())
+        slow = asyncio.create_task(too_slow.wait())
+        try:
+            await asyncio.wait({reader, slow, sender}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            conn.leave()
-            # let queued messages go out before the socket closes
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(_drain(out), timeout=0.5)
-            sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await sender
+            conn.close()
+            reader.cancel()
+            slow.cancel()
+            if too_slow.is_set():
+                # the client does not read what it is sent: drop it, the game goes on
+                sender.cancel()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(
+                        ws.close(1008, "too slow: messages waiting passed the limit"), 1.0
+                    )
+            else:
+                # let queued messages go out before the socket closes
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(_drain(out), timeout=0.5)
+                sender.cancel()
+            for task in (sender, reader, slow):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        quiet_accept_failures(asyncio.get_running_loop())
         yield
         await server.close()
 
@@ -366,10 +461,66 @@ def create_app(
             WebSocketRoute("/ws", websocket),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
+        middleware=[
+            Middleware(
+                Edge, hosts=hosts, public_url=public_url, max_body_bytes=limits.max_body_bytes
+            )
+        ],
         lifespan=lifespan,
     )
     app.state.server = server
     return app
+
+
+def _is_game_id(value: str) -> bool:
+    try:
+        return read_game_id(value) == value
+    except ProtocolError:
+        return False
+
+
+def _short_word(value: Any) -> bool:
+    return isinstance(value, str) and len(value) <= NAME_CHARS and value.isascii()
+
+
+def new_game_problem(body: Any) -> str | None:
+    """What is wrong with a ``POST /api/games`` body's shape (None if nothing): a JSON
+    object of :data:`NEW_GAME_FIELDS`, with short ASCII names and options whose values
+    are short strings, small numbers, booleans or null. The variant, options and level
+    themselves are checked where they are used."""
+    if not isinstance(body, dict):
+        return f"the request body must be a JSON object, not {quote(body)}"
+    unknown = sorted(set(body) - set(NEW_GAME_FIELDS))
+    if unknown:
+        fields = ", ".join(quote(k) for k in unknown[:5])
+        known = ", ".join(NEW_GAME_FIELDS)
+        word = "field" if len(unknown) == 1 else "fields"
+        return f"unknown {word} {fields}; known: {known}"
+    for name in ("variant", "level"):
+        value = body.get(name)
+        if isinstance(value, str) and not _short_word(value):
+            return f"{name!r} must be a name (at most {NAME_CHARS} characters), not {quote(value)}"
+    options = body.get("options")
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        return f"'options' must be an object, not {quote(options)}"
+    if len(options) > OPTION_COUNT:
+        return f"'options' has {len(options)} entries; at most {OPTION_COUNT}"
+    for key, value in options.items():
+        if not _short_word(key):
+            return f"unknown option {quote(key)}"
+        ok = (
+            value is None
+            or isinstance(value, bool)
+            or (isinstance(value, int) and -(10**9) <= value <= 10**9)
+            or _short_word(value)
+        )
+        if not ok:
+            return (
+                f"option {key!r} must be a short text, a number, true or false, not {quote(value)}"
+            )
+    return None
 
 
 async def _drain(queue: asyncio.Queue[dict[str, Any]]) -> None:
@@ -381,35 +532,60 @@ class Connection:
     """One WebSocket client: the seat it joined and its outgoing queue."""
 
     def __init__(
-        self, tables: Tables, out: asyncio.Queue[dict[str, Any]], hint_level: str | None = None
+        self,
+        tables: Tables,
+        out: asyncio.Queue[dict[str, Any]],
+        hint_level: str | None = None,
+        hint_queue: WorkQueue[tuple[str, Seat, int, str], Action] | None = None,
+        max_message: int = Limits.max_frame_bytes,
     ) -> None:
         self.tables = tables
         self.out = out
         self.table: Table | None = None
         self.seat: Seat = SOUTH
-        self.hint_level = hint_level
+        self.hint_level = hint_level or play_level()
+        self.hint_queue = hint_queue or WorkQueue(1, 0, 0)
+        self.max_message = max_message
         # hints being worked out (kept so that they are not collected before they answer)
         self.hints: set[asyncio.Task[None]] = set()
 
     def send(self, msg: dict[str, Any]) -> None:
         self.out.put_nowait(msg)
 
-    def leave(self) -> None:
+    def close(self) -> None:
+        """The socket is gone: stop its hints (nobody is left to answer) and leave."""
         for task in self.hints:
             task.cancel()
+        self.leave()
+
+    def leave(self) -> None:
+        # hints under way still answer (a join elsewhere does not unask them)
         if self.table is not None:
             self.table.unsubscribe(self.out)
             self.table = None
 
-    def handle(self, raw: str | bytes) -> None:
-        """Answer one client message; every refusal is an error message, never a change."""
+    async def handle(self, raw: str | bytes) -> None:
+        """Answer one client message; every refusal is an error message, never a change.
+        A socket's messages are answered in order: an action is acknowledged once it is
+        stored, before the socket's next message is read.
+
+        Whatever happens, the message is answered: a failure the schema did not foresee
+        is logged (with its traceback, for the server's operator) and answered with an
+        ``internal`` error, and the connection stays open."""
         try:
-            msg = parse_message(raw)
+            await self._handle(raw)
+        except Exception:
+            log.exception("a client message could not be handled: %s", quote(raw, 200))
+            self.send(error("internal", "the server could not handle this message"))
+
+    async def _handle(self, raw: str | bytes) -> None:
+        try:
+            msg = parse_message(raw, self.max_message)
             kind = msg["type"]
             if kind == "ping":
                 self.send({"type": "pong"})
             elif kind == "join":
-                self.join(msg)
+                await self.join(msg)
             else:
                 table = self.table
                 if table is None:
@@ -417,10 +593,13 @@ class Connection:
                 if kind == "hint":
                     self.hint(table)
                     return
+                seen: int | None = msg.get("v")  # checked by the schema
+                action: Action
                 if kind == "play":
-                    version = table.act(self.seat, read_card(msg.get("card")))
+                    action = read_card(msg.get("card"))
                 else:
-                    version = table.act(self.seat, table.parse_action(self.seat, msg))
+                    action = table.parse_action(self.seat, msg)
+                version = await table.act_async(self.seat, action, seen)
                 self.send({"type": "ack", "v": version})
         except (ProtocolError, TableError) as e:
             self.send(error(e.code, e.message))
@@ -430,12 +609,25 @@ class Connection:
         at once, the answer comes later (the bot thinks off the event loop, so that the
         other tables keep playing meanwhile)."""
         version, job = table.hint_job(self.seat, self.hint_level)
+        key = (table.id, self.seat, version, self.hint_level)
+        queue = self.hint_queue
+        cached = queue.cached(key)
+        if cached is not None:  # the same position: the same hint, at once
+            self.send({"type": "hint", "v": version, "action": action_to_json(cached)})
+            return
+        if any(k[:2] == key[:2] and k != key for k in queue.running):
+            raise ProtocolError(
+                "busy", "a hint for this seat is still being worked out; ask again once it comes"
+            )
 
         async def answer() -> None:
             try:
-                action = await run_in_threadpool(job)
+                action = await queue.run(key, lambda: run_in_threadpool(job))
+            except Busy:
+                self.send(error("busy", "the server is working out other hints; ask again soon"))
+                return
             except Exception as e:  # a bot's failure is this hint's error, not the server's
-                self.send(error("hint_failed", f"no hint could be worked out: {e}"))
+                self.send(error("hint_failed", f"no hint could be worked out: {quote(str(e))}"))
                 return
             self.send({"type": "hint", "v": version, "action": action_to_json(action)})
 
@@ -443,33 +635,40 @@ class Connection:
         self.hints.add(task)
         task.add_done_callback(self.hints.discard)
 
-    def join(self, msg: dict[str, Any]) -> None:
+    async def join(self, msg: dict[str, Any]) -> None:
+        """Join a seat (again): the socket follows one seat of one live table. A join of
+        the seat it follows, or of another seat or game, is answered like the first; the
+        old table is let go only after the new one holds the socket, so that it is never
+        unloaded under it."""
         game_id = msg.get("game")
         if not isinstance(game_id, str) or not game_id:
             raise ProtocolError("malformed", "'game' must be a game id string")
         seat = read_seat(msg.get("seat", "S"))
         since = read_since(msg.get("since"))
-        table = self.tables.get(game_id)
+        table = await self.tables.open(game_id)
+        # no await from here on: the table stays loaded until it holds this socket
         if table is None:
-            raise ProtocolError("unknown_game", f"unknown game {game_id!r}")
+            raise ProtocolError("unknown_game", f"unknown game {quote(game_id)}")
         table.check_token(seat, msg.get("token"))
-        if since > table.version:
-            since = 0  # a client from before a lost database: start over
-        self.leave()
-        self.table, self.seat = table, seat
-        for m in table.events_since(seat, since):
+        old = self.table
+        for m in table.join_messages(seat, since):
             self.send(m)
-        self.send({"type": "state", "v": table.version, "view": table.view_of(seat)})
-        table.subscribe(seat, self.out)
+        table.subscribe(seat, self.out)  # moves this socket's queue if it was there
+        self.table, self.seat = table, seat
+        if old is not None and old is not table:
+            # hints asked at the old table still answer (each message gets its answer)
+            old.unsubscribe(self.out)
         table.wake_bots()
 
 
 __all__ = [
     "BOT_DELAY_ENV",
+    "IDLE_ENV",
     "NODE_LIMIT_ENV",
     "Connection",
     "Server",
     "create_app",
     "default_bot_delay",
+    "default_idle_seconds",
     "default_node_limit",
 ]

@@ -200,26 +200,143 @@ def view_json(view: View, players: Mapping[Seat, str]) -> dict[str, Any]:
 
 
 # -- reading client messages ------------------------------------------------------------
+#
+# Every client message is checked against a strict schema before anything acts on it:
+# its size, its fields (no unknown ones), their types, lengths, characters and number of
+# digits. A refusal is a ``malformed`` error whose reason quotes at most a few dozen
+# characters of what was sent (``quote``), so a large or odd input is never echoed back.
+
+# the longest message the protocol reads (the WebSocket frame limit may be lower)
+MAX_MESSAGE_CHARS = 64 * 1024
+# digits a number in a message may have (a version or a seed has at most 19; a few more
+# let the field's own check name the field): far below the 4,300 digits where Python
+# refuses to convert an int to text, and cheap to convert
+MAX_NUMBER_DIGITS = 40
+# what an error message quotes of a value at most
+QUOTE_CHARS = 40
+# the game ids and tokens the server makes are short ASCII words
+GAME_ID_CHARS = 64
+TOKEN_CHARS = 128
+# an action object: at most this many fields, each a short name and a short value
+ACTION_FIELDS = 8
+ACTION_TEXT_CHARS = 32
+# versions and other counts are below this
+MAX_COUNT = 2**53
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_FIELD_NAME = frozenset("abcdefghijklmnopqrstuvwxyz_")
+
+# the fields each message type may carry besides "type" (all optional at this level;
+# their readers say what a missing one means)
+MESSAGE_FIELDS: dict[str, tuple[str, ...]] = {
+    "join": ("game", "seat", "token", "since"),
+    "play": ("card", "v"),
+    "action": ("action", "v"),
+    "hint": (),
+    "ping": (),
+}
 
 
-def parse_message(text: str | bytes) -> dict[str, Any]:
-    """Decode one client message; raise :class:`ProtocolError` naming what is wrong."""
+def quote(value: Any, limit: int = QUOTE_CHARS) -> str:
+    """A short, printable, ASCII description of a client's value for an error message:
+    ``'QH'``, ``12``, ``a list of 3 items``; long strings are cut (with their length) and
+    huge numbers described by their number of digits, so nothing large is echoed back."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, int):
+        if value.bit_length() > 64:
+            return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        text, shown = "", 0
+        for char in value[:limit]:  # escaped (surrogates, non-ASCII), at most ``limit``
+            escaped = ascii(char)[1:-1]
+            if len(text) + len(escaped) > limit:
+                break
+            text += escaped
+            shown += 1
+        text = "'" + text.replace("'", "\\'") + "'"
+        return text if shown == len(value) else f"{text}... ({len(value)} characters)"
+    if isinstance(value, dict | list) and len(value) <= limit:
+        try:
+            text = json.dumps(value)
+        except (ValueError, RecursionError):  # a huge number inside, a deep nesting
+            text = ""
+        if text and len(text) <= limit:
+            return text
+    if isinstance(value, dict):
+        return f"an object with {len(value)} field{'' if len(value) == 1 else 's'}"
+    if isinstance(value, list):
+        return f"a list of {len(value)} item{'' if len(value) == 1 else 's'}"
+    return f"a {type(value).__name__}"
+
+
+def _parse_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_NUMBER_DIGITS:
+        raise ProtocolError(
+            "malformed", f"a number with {digits} digits; numbers here have at most 19 digits"
+        )
+    return int(text)
+
+
+def _parse_constant(name: str) -> Any:
+    raise ProtocolError("malformed", f"{name} is not a number JSON allows")
+
+
+def read_json(text: str | bytes, what: str = "message", limit: int = MAX_MESSAGE_CHARS) -> Any:
+    """``text`` decoded as JSON, with at most ``limit`` characters and numbers of at most
+    :data:`MAX_NUMBER_DIGITS` digits; :class:`ProtocolError` (``malformed``) otherwise."""
+    if len(text) > limit:
+        raise ProtocolError("malformed", f"{what} is {len(text)} bytes long; at most {limit}")
     try:
-        data = json.loads(text)
+        return json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant)
+    except ProtocolError:
+        raise
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ProtocolError("malformed", f"message is not JSON: {e}") from None
+        reason = e.msg if isinstance(e, json.JSONDecodeError) else "it is not UTF-8"
+        raise ProtocolError("malformed", f"{what} is not JSON: {reason}") from None
     except RecursionError:
-        raise ProtocolError("malformed", "message is nested too deeply to read") from None
+        raise ProtocolError("malformed", f"{what} is nested too deeply to read") from None
+    except ValueError as e:  # any other conversion the decoder refuses
+        raise ProtocolError("malformed", f"{what} is not JSON: {quote(str(e))}") from None
+
+
+def parse_message(text: str | bytes, limit: int = MAX_MESSAGE_CHARS) -> dict[str, Any]:
+    """Decode one client message and check it against :data:`MESSAGE_FIELDS` and the
+    field readers; raise :class:`ProtocolError` naming what is wrong."""
+    data = read_json(text, "message", limit)
     if not isinstance(data, dict):
-        raise ProtocolError("malformed", "message must be a JSON object")
+        raise ProtocolError("malformed", f"message must be a JSON object, not {quote(data)}")
     kind = data.get("type")
     if not isinstance(kind, str):
-        raise ProtocolError("malformed", "message has no 'type' string")
-    if kind not in MESSAGE_TYPES:
+        raise ProtocolError("malformed", f"message has no 'type' string (got {quote(kind)})")
+    if kind not in MESSAGE_FIELDS:
         raise ProtocolError(
             "unknown_type",
-            f"unknown message type {kind!r}; known: {', '.join(MESSAGE_TYPES)}",
+            f"unknown message type {quote(kind)}; known: {', '.join(MESSAGE_TYPES)}",
         )
+    allowed = MESSAGE_FIELDS[kind]
+    unknown = [k for k in data if k != "type" and k not in allowed]
+    if unknown:
+        known = ", ".join(allowed) if allowed else "none"
+        raise ProtocolError(
+            "malformed",
+            f"unknown field {quote(unknown[0])} in a {kind} message; its fields: {known}",
+        )
+    if kind == "join":
+        read_game_id(data.get("game"))
+        if "seat" in data:
+            read_seat(data["seat"])
+        read_token(data.get("token"))
+        read_since(data.get("since"))
+    elif kind == "play":
+        read_card(data.get("card"))
+    elif kind == "action":
+        read_action(data.get("action"))
+    if "v" in data and data["v"] is not None:
+        _count(data["v"], "v", "a version number")
     return data
 
 
@@ -231,8 +348,8 @@ def _read_code(
 ) -> _T:
     """A message's code ``value`` read by ``parse``; its ``fails`` and non-strings become a
     :class:`ProtocolError` with ``code`` (``wanted``: what the value must be)."""
-    if not isinstance(value, str):
-        raise ProtocolError(code, f"{wanted}, not {value!r}")
+    if not isinstance(value, str) or len(value) > 8 or not value.isascii():
+        raise ProtocolError(code, f"{wanted}, not {quote(value)}")
     try:
         return parse(value)
     except fails as e:
@@ -251,25 +368,107 @@ def read_card(value: Any) -> int:
     )
 
 
+def _count(value: Any, name: str, meaning: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_COUNT:
+        raise ProtocolError("malformed", f"{name!r} must be {meaning} >= 0, not {quote(value)}")
+    return value
+
+
 def read_since(value: Any) -> int:
     """The last event version a client has seen (0 if none)."""
+    return 0 if value is None else _count(value, "since", "a version number")
+
+
+def read_game_id(value: Any) -> str:
+    """A game id: letters, digits, ``-`` and ``_``, at most :data:`GAME_ID_CHARS`."""
+    if (
+        not isinstance(value, str)
+        or not 0 < len(value) <= GAME_ID_CHARS
+        or not _WORD.issuperset(value)
+    ):
+        raise ProtocolError(
+            "malformed",
+            f"'game' must be a game id (at most {GAME_ID_CHARS} letters, digits, - or _),"
+            f" not {quote(value)}",
+        )
+    return value
+
+
+def read_token(value: Any) -> str | None:
+    """A seat's token as sent (None if missing): a short ASCII word, so that comparing
+    it in constant time is defined; whether it opens the seat is the table's to say."""
     if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ProtocolError("malformed", f"'since' must be a version number >= 0, not {value!r}")
+        return None
+    if not isinstance(value, str) or len(value) > TOKEN_CHARS or not _WORD.issuperset(value):
+        raise ProtocolError(
+            "malformed",
+            f"'token' must be the seat's token (at most {TOKEN_CHARS} letters, digits,"
+            f" - or _), not {quote(value)}",
+        )
+    return value
+
+
+def read_action(value: Any) -> dict[str, Any]:
+    """A special action object as the view lists it: a ``kind`` string and at most
+    :data:`ACTION_FIELDS` fields, each a short lower-case name with a short ASCII string,
+    a small whole number, a boolean or null. Whether it is legal is the table's to say."""
+    if not isinstance(value, dict):
+        raise ProtocolError(
+            "malformed",
+            f"'action' must be an object listed in the view's legal, not {quote(value)}",
+        )
+    if len(value) > ACTION_FIELDS:
+        raise ProtocolError(
+            "malformed", f"'action' has {len(value)} fields; an action has at most {ACTION_FIELDS}"
+        )
+    kind = value.get("kind")
+    if (
+        not isinstance(kind, str)
+        or not 0 < len(kind) <= ACTION_TEXT_CHARS
+        or not (kind.isascii() and kind.isalpha())
+    ):
+        raise ProtocolError(
+            "malformed", f"'action' needs a 'kind' naming the action, not {quote(kind)}"
+        )
+    for key, field_value in value.items():
+        if not 0 < len(key) <= ACTION_TEXT_CHARS or not _FIELD_NAME.issuperset(key):
+            raise ProtocolError("malformed", f"'action' has no field named {quote(key)}")
+        ok = (
+            field_value is None
+            or isinstance(field_value, bool)
+            or (isinstance(field_value, int) and -1000 <= field_value <= 1000)
+            or (
+                isinstance(field_value, str)
+                and len(field_value) <= ACTION_TEXT_CHARS
+                and field_value.isascii()
+                and field_value.isprintable()
+            )
+        )
+        if not ok:
+            raise ProtocolError(
+                "malformed",
+                f"'action' field {key!r} must be a short text, a small number, true, false"
+                f" or null, not {quote(field_value)}",
+            )
     return value
 
 
 __all__ = [
+    "MESSAGE_FIELDS",
     "MESSAGE_TYPES",
     "ProtocolError",
     "action_to_json",
     "contract_json",
     "error",
     "parse_message",
+    "quote",
+    "read_action",
     "read_card",
+    "read_game_id",
+    "read_json",
     "read_seat",
     "read_since",
+    "read_token",
     "result_json",
     "to_json_value",
     "view_json",

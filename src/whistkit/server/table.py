@@ -6,6 +6,16 @@ numbered events. Each event says what each seat may see of it: a seat that may n
 an event still gets its version number, so a client that reconnects with the last version
 it saw catches up without gaps, and nothing hidden ever leaves the server.
 
+:class:`Tables` is the registry: one live table per game in the process, loaded from the
+store on demand and unloaded when it has been idle for a while. An action is applied in
+memory, appended to the store's log by the store's writer thread (a group commit, off the
+event loop) and only then published and acknowledged; one action at a time per table.
+
+Deals come from the operating system's CSPRNG, unless a person typed a seed for a solo
+game (the game is then marked as seeded, and the seed fixes its deals as in the terminal
+game). The bots' randomness comes from the game's 256-bit secret, stored with the game and
+never sent, so that a bot plays the same after a restart.
+
 Any seat may be a person's connection; the others are bots that play on the server after
 a short pause so that a person can follow the play.
 """
@@ -14,28 +24,69 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import hashlib
 import hmac
 import random
 import secrets
 import sqlite3
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bots import DEFAULT_LEVEL, LEVELS, Bot, make_bot, play_level
+from ..bots import DEFAULT_LEVEL, LEVELS, make_bot, play_level
 from ..cards import card_name, iter_cards, sorted_for_display
 from ..deal import deal_cards
 from ..record import dumps, loads, replay
 from ..seats import SEATS, SIDES, Seat, seat_name
-from ..state import PLAY, Action, Deal, IllegalAction, SpecialAction, State, new_game
+from ..state import (
+    PLAY,
+    Action,
+    Deal,
+    HandResult,
+    IllegalAction,
+    SpecialAction,
+    State,
+    View,
+    new_game,
+)
 from ..variants import Variant, get_variant, laws, variant_of
+from .log import dumps_action, loads_action
 from .protocol import action_to_json, result_json, sides, to_json_value, view_json
-from .store import Store, StoredGame
+from .store import Op, Store, StoredGame
 
 HUMAN = "human"
 # laws-mode actions a seat may take when it is not its turn to play (view's "irregular")
 OUT_OF_TURN = frozenset({"Correct", "Call", "Replace", "RejectLead"})
 BOT_PREFIX = "bot:"
+SECRET_BYTES = 32  # a game's secret: 256 bits from the OS CSPRNG
+# a client that reconnects more than this many events behind gets the state, not events
+MAX_CATCH_UP = 200
+# a bot's choice: (level, the seat's view, a seed for its randomness) -> the action
+Think = Callable[[str, View, int], Awaitable[Action]]
+
+
+def seeded_secret(seed: int) -> bytes:
+    """A seeded game's secret: fixed by the seed, so that the same seed plays the same."""
+    return hashlib.sha256(f"whistkit-seeded-game:{seed}".encode()).digest()
+
+
+def choose(level: str, view: View, seed: int) -> Action:
+    """A ``level`` bot's choice from ``view`` with randomness from ``seed`` (any thread
+    or process: bots keep nothing between choices)."""
+    bot = _BOTS.get(level)
+    if bot is None:
+        bot = _BOTS[level] = make_bot(level)
+    return bot.choose(view, random.Random(seed))
+
+
+_BOTS: dict[str, Any] = {}
+
+
+async def think_in_thread(level: str, view: View, seed: int) -> Action:
+    """The default :data:`Think`: a worker thread (an expert searches for up to a second)."""
+    return await asyncio.to_thread(choose, level, view, seed)
 
 
 class TableError(ValueError):
@@ -69,44 +120,60 @@ Subscriber = asyncio.Queue[dict[str, Any]]
 
 
 class Table:
-    """One game in play. Build with :meth:`create` or :meth:`load`, never directly."""
+    """One game in play. Build with :meth:`new`, :meth:`create` or :meth:`load`."""
 
     def __init__(
         self,
         game_id: str,
         variant: Variant,
-        seed: int,
         seats: Mapping[Seat, str],
         store: Store,
         bot_delay: float,
         tokens: Mapping[Seat, str] | None = None,
+        *,
+        secret: bytes,
+        seeded: bool,
+        seed: int = 0,
+        first_dealer: Seat | None = None,
+        think: Think = think_in_thread,
     ) -> None:
         self.id = game_id
-        self.seed = seed
         self.seats = dict(seats)
         # a person's seat is joined with its secret token; a bot's seat is never joined
         self.tokens = dict(tokens or {})
         self.store = store
         self.bot_delay = bot_delay
-        self.deal_rng = random.Random(seed)
-        first_dealer = self.deal_rng.randrange(4)
-        self.state: State = new_game(variant, dealer=first_dealer)
+        self.secret = secret
+        self.seeded = seeded
+        self.seed = seed
+        self.think = think
+        # the deals: the typed seed's sequence (as the terminal game deals it), else the OS
+        self.deal_rng: random.Random = random.Random(seed) if seeded else secrets.SystemRandom()
+        dealer = self.deal_rng.randrange(4)
+        if first_dealer is not None:
+            dealer = first_dealer
+        self.first_dealer = dealer
+        self.state: State = new_game(variant, dealer=dealer)
         self.events: list[Event] = []
-        self.bots: dict[Seat, Bot] = {
-            s: make_bot(who[len(BOT_PREFIX) :])
-            for s, who in self.seats.items()
-            if who.startswith(BOT_PREFIX)
+        self.bots: dict[Seat, str] = {
+            s: who[len(BOT_PREFIX) :] for s, who in self.seats.items() if who.startswith(BOT_PREFIX)
         }
         self.subscribers: list[tuple[Seat, Subscriber]] = []
+        self._results: dict[int, tuple[HandResult, dict[str, Any]]] = {}
         self._bot_task: asyncio.Task[None] | None = None
+        self._lock: asyncio.Lock | None = None
+        self.logged = 0  # actions in the store's log
+        self.unlogged: list[Action] = []  # applied, not yet stored
+        self.busy = 0  # actions being stored
         self.closed = False
+        self.last_active = time.monotonic()
         # called when nobody watches and no bot is thinking, so memory can be freed
         self.on_idle: Callable[[Table], None] | None = None
 
     # -- building -----------------------------------------------------------------
 
     @classmethod
-    def create(
+    def new(
         cls,
         store: Store,
         variant: str,
@@ -116,8 +183,10 @@ class Table:
         seats: Mapping[Seat, str] | None = None,
         bot_delay: float = 0.0,
         game_id: str | None = None,
-    ) -> Table:
-        """A new game, stored with its first hand dealt. Raises OptionError, ValueError."""
+        think: Think = think_in_thread,
+    ) -> tuple[Table, list[Op]]:
+        """A new game with its first hand dealt, and the statements that store it
+        (nothing is stored yet). Raises OptionError, ValueError."""
         v = get_variant(variant, options)
         if seats is None:  # a person at S, bots elsewhere
             seats = {s: HUMAN if s == 2 else BOT_PREFIX + DEFAULT_LEVEL for s in range(4)}
@@ -131,41 +200,95 @@ class Table:
                     f"seat {seat_name(s)}: {who!r} is neither 'human' nor a bot level"
                     f" ({', '.join(BOT_PREFIX + k for k in LEVELS)})"
                 )
-        if seed is None:
-            seed = secrets.randbits(31)
+        seeded = seed is not None
+        secret = seeded_secret(seed) if seed is not None else secrets.token_bytes(SECRET_BYTES)
         game_id = game_id or secrets.token_hex(6)
         tokens = {s: secrets.token_urlsafe(16) for s, w in seats.items() if w == HUMAN}
-        table = cls(game_id, v, seed, seats, store, bot_delay, tokens)
-        store.create(
+        table = cls(
+            game_id,
+            v,
+            seats,
+            store,
+            bot_delay,
+            tokens,
+            secret=secret,
+            seeded=seeded,
+            seed=seed or 0,
+            think=think,
+        )
+        ops = store.create_ops(
             game_id,
             v.name,
-            seed,
+            v.options_dict(),
             {seat_name(s): w for s, w in seats.items()},
             {seat_name(s): t for s, t in tokens.items()},
+            secret=secret,
+            seeded=seeded,
+            seed=seed or 0,
+            first_dealer=table.first_dealer,
         )
         table._deal_if_needed()
-        table._save()
+        return table, ops + table._pending_ops()
+
+    @classmethod
+    def create(
+        cls, store: Store, variant: str, options: Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> Table:
+        """A new stored game (:meth:`new`, then stored; waits for the disk, so not from
+        the event loop: :meth:`Tables.create` is its form there)."""
+        table, ops = cls.new(store, variant, options, **kwargs)
+        store.write(ops)
+        table._stored()
         return table
 
     @classmethod
-    def load(cls, store: Store, row: StoredGame, bot_delay: float = 0.0) -> Table:
-        """A stored game, resumed by replaying its record (docs/records.md)."""
-        record = loads(row.record)
-        final = replay(record)
+    def load(
+        cls, store: Store, row: StoredGame, bot_delay: float = 0.0, think: Think = think_in_thread
+    ) -> tuple[Table, list[Op]]:
+        """A stored game, resumed by replaying its log (slow for a long game: call it off
+        the event loop), and the statements still to store: a game stored before the log
+        gets its log written, a hand ended without its next deal gets it."""
+        logged = [loads_action(a) for a in store.actions(row.id)]
+        options = row.options
+        first_dealer: int | None = row.first_dealer
+        legacy = not logged and bool(row.record)
+        if legacy:  # a game stored as its record (before the log)
+            record = loads(row.record)
+            final = replay(record)
+            logged = final.actions()
+            options = variant_of(final).options_dict()
+            first_dealer = record.hands[0].dealer if record.hands else None
+        variant = get_variant(row.variant, options)
         seats = {SEATS.index(k): w for k, w in row.seats.items()}
         tokens = {SEATS.index(k): t for k, t in row.tokens.items()}
-        table = cls(row.id, variant_of(final), row.seed, seats, store, bot_delay, tokens)
-        # the same first dealer and deals as the seed gave; rebuild the events in order
-        first_dealer = record.hands[0].dealer if record.hands else table.state.dealer
-        table.state = new_game(final.variant, dealer=first_dealer)
-        for hand in record.hands:
-            deal_cards(table.deal_rng, hand.dealer)
-        for action in final.actions():
+        secret = row.secret if row.secret is not None else seeded_secret(row.seed)
+        table = cls(
+            row.id,
+            variant,
+            seats,
+            store,
+            bot_delay,
+            tokens,
+            secret=secret,
+            seeded=row.seeded,
+            seed=row.seed,
+            first_dealer=first_dealer,
+            think=think,
+        )
+        for action in logged:
+            if isinstance(action, Deal) and table.seeded:
+                deal_cards(table.deal_rng, table.state.dealer)  # the seed's deals to come
             table._apply(action)
-        if table.state.needs_deal:
-            table._deal_if_needed()
-            table._save()
-        return table
+        if legacy:
+            table.unlogged = list(logged)
+        else:
+            table.logged = len(logged)
+            table.unlogged.clear()
+        table._deal_if_needed()
+        ops = table._pending_ops() if table.unlogged else []
+        if legacy:
+            ops.insert(0, store.legacy_op(row.id, table.first_dealer, variant.options_dict()))
+        return table, ops
 
     # -- queries ------------------------------------------------------------------
 
@@ -189,19 +312,33 @@ class Table:
         """Raise :class:`TableError` unless ``token`` opens ``seat``."""
         if self.seats.get(seat) != HUMAN:
             raise TableError("bad_seat", f"seat {seat_name(seat)} is played by a bot")
-        expected = self.tokens.get(seat, "")
-        if not isinstance(token, str) or not hmac.compare_digest(token, expected):
+        expected = self.tokens.get(seat, "").encode()
+        if not isinstance(token, str) or not hmac.compare_digest(
+            token.encode("utf-8", "surrogatepass"), expected
+        ):
             raise TableError(
                 "forbidden", f"seat {seat_name(seat)} of game {self.id} needs its token"
             )
 
     def view_of(self, seat: Seat) -> dict[str, Any]:
         """The seat's view as protocol JSON, with the match's public standing (games won,
-        the rubber: what ``whistkit replay`` lists beside the hands)."""
-        out = view_json(self.state.view(seat), self.players())
+        the rubber: what ``whistkit replay`` lists beside the hands) and whether the game
+        was dealt from a seed a person typed."""
+        view = self.state.view(seat)
+        # the finished hands' results never change: their JSON is made once per game
+        out = view_json(dataclasses.replace(view, results=()), self.players())
+        out["results"] = [self._result_json(r) for r in view.results]
         out["match"] = to_json_value(self.variant.summary_match(self.state))
         out["irregular"] = [action_to_json(a) for a in self.irregular_actions(seat)]
+        out["seeded"] = self.seeded
         return out
+
+    def _result_json(self, result: HandResult) -> dict[str, Any]:
+        cached = self._results.get(result.number)
+        if cached is None or cached[0] is not result:
+            cached = (result, result_json(result))
+            self._results[result.number] = cached
+        return cached[1]
 
     def irregular_actions(self, seat: Seat) -> list[Action]:
         """Laws mode: what ``seat`` may do now beyond its lawful ``legal`` actions.
@@ -238,19 +375,76 @@ class Table:
 
     # -- acting -------------------------------------------------------------------
 
-    def act(self, seat: Seat, action: Action) -> int:
-        """A person's action at ``seat``: validated, applied, stored, then published.
-
-        Returns the version after it. Raises :class:`TableError` and changes nothing if
-        the action is refused.
-        """
+    def _check_actor(self, seat: Seat, seen: int | None) -> None:
+        if self.closed:
+            raise TableError("storage", f"game {self.id} was unloaded meanwhile; join again")
         if self.state.is_over:
             raise TableError("game_over", f"game {self.id} is over ({self.state.winner})")
         if self.seats.get(seat) != HUMAN:
             raise TableError("bad_seat", f"seat {seat_name(seat)} is played by a bot")
-        self._act(seat, action)
-        self.wake_bots()
+        if seen is not None and seen != self.version:
+            raise TableError(
+                "stale",
+                f"the action was chosen at version {seen} but the game is at version"
+                f" {self.version}; nothing was stored, look at the new view",
+            )
+
+    def act(self, seat: Seat, action: Action, seen: int | None = None) -> int:
+        """A person's action at ``seat``: validated, applied, stored, then published.
+
+        ``seen`` is the event version the action was chosen at (None: not checked); a
+        stale one is refused. Returns the version after it. Raises :class:`TableError` and
+        changes nothing if the action is refused. Waits for the disk: from the event loop
+        use :meth:`act_async`.
+        """
+        self._check_actor(seat, seen)
+        first_new, undo = self._stage(seat, action)
+        try:
+            self.store.write(self._pending_ops())
+        except (sqlite3.Error, OSError) as e:
+            self._undo(undo)
+            raise TableError("storage", f"the game could not be stored, try again: {e}") from None
+        self._stored()
+        self._publish(first_new)
+        with contextlib.suppress(RuntimeError):  # outside an event loop no bot plays
+            self.wake_bots()
         return self.version
+
+    async def act_async(self, seat: Seat, action: Action, seen: int | None = None) -> int:
+        """:meth:`act` from the event loop: one action at a time per table, stored by the
+        store's writer thread; the version is returned once the action is on disk. A
+        caller that goes away meanwhile does not interrupt the storing."""
+        task = asyncio.ensure_future(self._act_locked(seat, action, seen, person=True))
+        return await asyncio.shield(task)
+
+    def _locked(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    async def _act_locked(self, seat: Seat, action: Action, seen: int | None, person: bool) -> int:
+        self.busy += 1
+        try:
+            async with self._locked():
+                if person:
+                    self._check_actor(seat, seen)
+                first_new, undo = self._stage(seat, action)
+                try:
+                    await self.store.submit_async(self._pending_ops())
+                except (sqlite3.Error, OSError) as e:
+                    self._undo(undo)
+                    raise TableError(
+                        "storage", f"the game could not be stored, try again: {e}"
+                    ) from None
+                self._stored()
+                self._publish(first_new)
+                if person:
+                    self.wake_bots()
+                return self.version
+        finally:
+            self.busy -= 1
+            self.last_active = time.monotonic()
+            self._check_idle()
 
     def hint_job(self, seat: Seat, level: str | None = None) -> tuple[int, Callable[[], Action]]:
         """What a strong player would do at ``seat`` now: ``(version, job)``, where
@@ -307,34 +501,12 @@ class Table:
             f" (hand {s.hand_number}, trick {s.trick_number})"
         )
 
-    def _act(self, seat: Seat, action: Action) -> None:
-        state = self.state
-        actor = action.seat if isinstance(action, SpecialAction) else state.to_play
-        if actor != seat or (state.to_play != seat and not isinstance(action, SpecialAction)):
-            raise TableError("not_your_turn", self._turn_text(seat))
-        try:
-            state.check(action)
-        except IllegalAction as e:
-            raise TableError("illegal", str(e)) from None
-        first_new = len(self.events)
-        rng_state = self.deal_rng.getstate()
-        try:
-            self._apply(action)
-            self._deal_if_needed()
-            self._save()  # stored before anyone hears of it
-        except (sqlite3.Error, OSError) as e:
-            # nothing was acknowledged: forget the action, as if it never came
-            self.state = state
-            del self.events[first_new:]
-            self.deal_rng.setstate(rng_state)
-            raise TableError("storage", f"the game could not be stored, try again: {e}") from None
-        self._publish(first_new)
-
     def _apply(self, action: Action) -> None:
         """Apply an action and append its events (no storing, no publishing)."""
         before = self.state
         after = before.apply(action)
         self.state = after
+        self.unlogged.append(action)
         if isinstance(action, Deal):
             public: dict[str, Any] = {
                 "type": "deal",
@@ -387,33 +559,72 @@ class Table:
         turned = dealt.last_card if self.variant.uses_turned_card else None
         self._apply(Deal(dealt.hands, turned))
 
-    def _save(self) -> None:
+    def _stage(self, seat: Seat, action: Action) -> tuple[int, tuple[Any, ...]]:
+        """Check and apply a seat's action (and the next deal) in memory; returns the
+        first new event's index and what :meth:`_undo` needs."""
+        state = self.state
+        actor = action.seat if isinstance(action, SpecialAction) else state.to_play
+        if actor != seat or (state.to_play != seat and not isinstance(action, SpecialAction)):
+            raise TableError("not_your_turn", self._turn_text(seat))
+        try:
+            state.check(action)
+        except IllegalAction as e:
+            raise TableError("illegal", str(e)) from None
+        first_new = len(self.events)
+        rng_state = self.deal_rng.getstate() if self.seeded else None
+        self._apply(action)
+        self._deal_if_needed()
+        return first_new, (state, rng_state, first_new)
+
+    def _undo(self, undo: tuple[Any, ...]) -> None:
+        """Forget the staged actions, as if they never came (nothing was acknowledged)."""
+        state, rng_state, first_new = undo
+        self.state = state
+        del self.events[first_new:]
+        if rng_state is not None:
+            self.deal_rng.setstate(rng_state)
+        self.unlogged.clear()
+
+    def _pending_ops(self) -> list[Op]:
+        """The statements storing the actions applied since the last store."""
         s = self.state
-        self.store.save(
+        ops = self.store.append_ops(
             self.id,
-            self.record_json(),
+            self.logged + 1,
+            [dumps_action(a) for a in self.unlogged],
             self.version,
             finished=s.is_over,
             winner=s.winner,
             score={SIDES[0]: s.score[0], SIDES[1]: s.score[1]},
         )
+        if s.is_over:  # the finished game's record, built once
+            ops.append(self.store.record_op(self.id, self.record_json()))
+        return ops
+
+    def _stored(self) -> None:
+        self.logged += len(self.unlogged)
+        self.unlogged.clear()
 
     # -- publishing ---------------------------------------------------------------
 
     def subscribe(self, seat: Seat, queue: Subscriber) -> None:
-        """Put this seat's event messages into ``queue`` from now on."""
+        """Put this seat's event messages into ``queue`` from now on (once per queue: a
+        queue already subscribed moves to ``seat``)."""
+        self.subscribers = [(s, q) for s, q in self.subscribers if q is not queue]
         self.subscribers.append((seat, queue))
+        self.last_active = time.monotonic()
 
     def unsubscribe(self, queue: Subscriber) -> None:
-        """Stop sending to ``queue``; the table may then be freed from memory."""
+        """Stop sending to ``queue``; the table may then be unloaded from memory."""
         self.subscribers = [(s, q) for s, q in self.subscribers if q is not queue]
+        self.last_active = time.monotonic()
         self._check_idle()
 
     @property
     def idle(self) -> bool:
-        """Nobody is connected and no bot is about to act."""
+        """Nobody is connected, no bot is about to act and nothing is being stored."""
         running = self._bot_task is not None and not self._bot_task.done()
-        return not self.subscribers and not running
+        return not self.subscribers and not running and not self.busy
 
     def _check_idle(self) -> None:
         if self.on_idle is not None and self.idle:
@@ -429,7 +640,24 @@ class Table:
                     msg["view"] = view
                 queue.put_nowait(msg)
 
+    def join_messages(self, seat: Seat, since: int) -> list[dict[str, Any]]:
+        """What a seat joining with the last version it saw gets: the events after it
+        (none for a new client, or one too far behind) and then its whole view."""
+        if since > self.version:
+            since = 0  # a client from before a lost database: start over
+        out = []
+        if since > 0 and self.version - since <= MAX_CATCH_UP:
+            out = self.events_since(seat, since)
+        out.append({"type": "state", "v": self.version, "view": self.view_of(seat)})
+        return out
+
     # -- bots ---------------------------------------------------------------------
+
+    def bot_seed(self, seat: Seat) -> int:
+        """The randomness of ``seat``'s bot now: from the game's secret, the seat and the
+        version (the same after a restart; nothing of it reaches a client)."""
+        what = f"bot:{seat}:{self.version}".encode()
+        return int.from_bytes(hashlib.blake2b(what, key=self.secret, digest_size=32).digest())
 
     def wake_bots(self) -> None:
         """Start the bots' loop if a bot is to act (call from the event loop)."""
@@ -453,17 +681,18 @@ class Table:
                 return
             # a longer pause after a completed trick, so a person sees who won it
             pause = self.bot_delay * (2.5 if not state.trick else 1.0)
-            await asyncio.sleep(pause)
+            if pause > 0:
+                await asyncio.sleep(pause)
             if self.state is not state:  # someone else acted meanwhile; look again
                 continue
-            rng = random.Random(f"{self.seed}:{seat}:{self.version}")
             # an expert searches for up to a second: think off the event loop so the
             # server keeps answering the other connections meanwhile
-            action = await asyncio.to_thread(self.bots[seat].choose, state.view(seat), rng)
+            action = await self.think(self.bots[seat], state.view(seat), self.bot_seed(seat))
             if self.closed or self.state is not state:
                 continue
             try:
-                self._act(seat, action)
+                task = asyncio.ensure_future(self._act_locked(seat, action, None, person=False))
+                await asyncio.shield(task)
             except TableError as e:
                 if e.code != "storage":
                     raise
@@ -479,45 +708,137 @@ class Table:
 
 
 class Tables:
-    """The tables in memory, loaded from the store on demand."""
+    """The registry: one live :class:`Table` per game, loaded from the store on demand
+    (off the event loop, once however many ask at the same time) and unloaded once it
+    has been idle for ``idle_seconds`` (stored, it is loaded again when asked for)."""
 
-    def __init__(self, store: Store, bot_delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        store: Store,
+        bot_delay: float = 0.0,
+        *,
+        idle_seconds: float = 30.0,
+        think: Think = think_in_thread,
+    ) -> None:
         self.store = store
         self.bot_delay = bot_delay
+        self.idle_seconds = idle_seconds
+        self.think = think
         self.tables: dict[str, Table] = {}
+        self._loading: dict[str, asyncio.Future[Table | None]] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
 
     def create(self, variant: str, options: Mapping[str, Any] | None, **kwargs: Any) -> Table:
-        """A new stored game (see :meth:`Table.create`)."""
-        table = Table.create(self.store, variant, options, bot_delay=self.bot_delay, **kwargs)
+        """A new stored game (see :meth:`Table.create`; waits for the disk, so not from
+        the event loop: there use :meth:`create_async`)."""
+        table, ops = Table.new(
+            self.store, variant, options, bot_delay=self.bot_delay, think=self.think, **kwargs
+        )
+        self.store.write(ops)
+        table._stored()
         self._keep(table)
         return table
 
+    async def create_async(
+        self, variant: str, options: Mapping[str, Any] | None, **kwargs: Any
+    ) -> Table:
+        """A new game, stored (off the event loop) before it is returned."""
+        table, ops = Table.new(
+            self.store, variant, options, bot_delay=self.bot_delay, think=self.think, **kwargs
+        )
+        await self.store.submit_async(ops)
+        table._stored()
+        self._keep(table)
+        return table
+
+    def loaded(self, game_id: str) -> Table | None:
+        """The game's table if it is in memory."""
+        return self.tables.get(game_id)
+
     def get(self, game_id: str) -> Table | None:
-        """The table of a game, resumed from the store if needed; None if unknown."""
+        """The live table of a game, loaded from the store if needed (waiting for it: for
+        tools and tests, not the event loop, whose form is :meth:`open`); None if unknown."""
         table = self.tables.get(game_id)
         if table is None:
             row = self.store.get(game_id)
             if row is None:
                 return None
-            table = Table.load(self.store, row, self.bot_delay)
+            table, ops = Table.load(self.store, row, self.bot_delay, self.think)
+            if ops:
+                self.store.write(ops)
+                table._stored()
             self._keep(table)
         return table
 
-    def _keep(self, table: Table) -> None:
-        self.tables[table.id] = table
-        table.on_idle = self._forget
+    async def open(self, game_id: str) -> Table | None:
+        """The live table of a game, loaded from the store if needed; None if unknown.
+        Between this returning and the caller's next ``await`` the table stays loaded."""
+        table = self.tables.get(game_id)
+        if table is not None:
+            return table
+        pending = self._loading.get(game_id)
+        if pending is None:
+            pending = asyncio.ensure_future(self._load(game_id))
+            self._loading[game_id] = pending
+            pending.add_done_callback(lambda _: self._loading.pop(game_id, None))
+        table = await asyncio.shield(pending)
+        if table is not None:
+            # armed only now: the caller subscribes before the loop runs anything else
+            self._idle(table)
+        return table
 
-    def _forget(self, table: Table) -> None:
-        """Free an idle table; it is stored, and the next join resumes it."""
-        if self.tables.get(table.id) is table:
-            del self.tables[table.id]
-            table.closed = True
+    async def _load(self, game_id: str) -> Table | None:
+        def load() -> tuple[Table, list[Op]] | None:
+            row = self.store.get(game_id)
+            if row is None:
+                return None
+            return Table.load(self.store, row, self.bot_delay, self.think)
+
+        loaded = await asyncio.to_thread(load)
+        if loaded is None:
+            return None
+        table, ops = loaded
+        if ops:
+            await self.store.submit_async(ops)
+            table._stored()
+        self._keep(table, arm=False)
+        return table
+
+    def _keep(self, table: Table, arm: bool = True) -> None:
+        self.tables[table.id] = table
+        table.on_idle = self._idle
+        if arm:
+            self._idle(table)  # nobody may ever join it
+
+    def _idle(self, table: Table) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a table made outside the server's loop stays in memory
+            return
+        old = self._timers.pop(table.id, None)
+        if old is not None:
+            old.cancel()
+        self._timers[table.id] = loop.call_later(self.idle_seconds, self._unload, table)
+
+    def _unload(self, table: Table) -> None:
+        """Free a table that stayed idle; it is stored, and the next join loads it."""
+        self._timers.pop(table.id, None)
+        if self.tables.get(table.id) is not table or not table.idle:
+            return
+        if time.monotonic() - table.last_active < self.idle_seconds * 0.9:
+            self._idle(table)  # it was busy meanwhile: wait again
+            return
+        del self.tables[table.id]
+        table.closed = True
 
     async def close(self) -> None:
         """Stop every table's bots (a table freed meanwhile, its page gone, is skipped)."""
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
         for t in list(self.tables.values()):
             if self.tables.get(t.id) is t:
                 await t.close()
 
 
-__all__ = ["BOT_PREFIX", "HUMAN", "Event", "Table", "TableError", "Tables"]
+__all__ = ["BOT_PREFIX", "HUMAN", "Event", "Table", "TableError", "Tables", "choose"]

@@ -28,6 +28,8 @@ export function connect() {
 }
 
 export function send(msg) {
+  // the version the player saw: the server refuses an action chosen on an older view
+  if (msg.type === "play" || msg.type === "action") msg = { ...msg, v: app.version };
   if (app.ws && app.ws.readyState === WebSocket.OPEN) app.ws.send(JSON.stringify(msg));
 }
 

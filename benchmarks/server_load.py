@@ -1,0 +1,385 @@
+"""The web server under load: N concurrent games on loopback, as many clients as games.
+
+Usage: python benchmarks/server_load.py [--games N] [--bot-delay S] [--level L]
+       [--seconds D] [--warmup W] [--idle-games G] [--conns C] [--src TREE]
+
+The server runs in a subprocess (``whistkit.server.serve`` on 127.0.0.1, a fresh database
+in a temporary folder; ``--src`` runs another checkout's ``src`` instead, e.g. an export
+of main, for a before/after pair in one sitting). Each game has a person at S played by a
+client that sends its first legal action as soon as its view says it may, and bots of
+``--level`` at N, E and W pausing ``--bot-delay`` seconds between cards (the server's
+default pace is 0.7 s, 2.5 times that after a trick). A finished game is replaced by a
+new one on the same socket, so N games stay in play.
+
+Printed, over the measured window (after the warm-up):
+
+- plays/s: cards played in all games (every seat), as seen by the S clients;
+- ack p50/p95/p99/max: from sending an action to its ``ack``;
+- errors: error messages and dropped sockets;
+- server CPU (cores busy, the server and its child processes) and RSS (MiB, same);
+- plays per second of server CPU: on a machine shared with other work the plays/s follow
+  the CPU the server gets, this figure much less;
+- the client's own CPU, since it shares the machine;
+- before the load: RSS per idle game (G games created, nobody joined) and per connection
+  (C sockets open, each answered one ping), from the server's RSS before and after;
+- the machine's load average at the start and the end (the machine is shared).
+
+Anchor (issue 18, main before the rework): about 1,300 to 1,450 plays/s on one core with
+club bots and no pause; ack p99 320 ms at 200 games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+SERVER = """
+import sys
+from whistkit.server import serve
+def ready(where):
+    print(where.port, flush=True)
+def run():
+    serve(sys.argv[1], host="127.0.0.1", port=0, bot_delay=float(sys.argv[2]), ready=ready)
+if len(sys.argv) > 3:  # --profile: the event loop's thread under cProfile
+    import cProfile, signal
+    import time
+    prof = cProfile.Profile(time.thread_time)
+    def stop(*_):
+        prof.disable()
+        prof.dump_stats(sys.argv[3])
+        sys.exit(0)
+    signal.signal(signal.SIGTERM, stop)  # uvicorn hands the signal back when it stops
+    prof.enable()
+    run()
+    stop()
+else:
+    run()
+"""
+
+
+def raise_fd_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def tree_pids(pid: int) -> list[int]:
+    """``pid`` and its descendants (the server's worker processes count as the server)."""
+    out = [pid]
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                children = Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+                for c in children:
+                    out += tree_pids(int(c))
+    return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of ``pid`` and its descendants."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for p in tree_pids(pid):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of ``pid`` and its descendants (PSS, so shared pages count once)."""
+    total = 0
+    for p in tree_pids(pid):
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+    return total / 1024
+
+
+def loadavg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+@dataclass
+class Stats:
+    measuring: bool = False
+    plays: int = 0
+    acks: list[float] = field(default_factory=list)
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    dropped: int = 0
+    games_finished: int = 0
+
+    def error(self, text: str) -> None:
+        self.errors += 1
+        if len(self.error_samples) < 5:
+            self.error_samples.append(text[:200])
+
+
+async def new_game(http: httpx.AsyncClient, level: str) -> dict[str, Any]:
+    for attempt in range(3):  # a kept-alive connection the server closed meanwhile
+        try:
+            r = await http.post("/api/games", json={"level": level})
+            break
+        except httpx.TransportError:
+            if attempt == 2:
+                raise
+    r.raise_for_status()
+    game: dict[str, Any] = r.json()
+    return game
+
+
+async def player(
+    url: str, http: httpx.AsyncClient, level: str, stats: Stats, stop: asyncio.Event
+) -> None:
+    """One S client: plays its first legal action whenever it may, game after game."""
+    try:
+        async with connect(url, max_size=None, compression=None, open_timeout=60) as ws:
+            await play_games(ws, http, level, stats, stop)
+    except Exception as e:  # a dropped socket is a figure, not the benchmark's end
+        if not stop.is_set():
+            stats.dropped += 1
+            stats.error(f"socket: {type(e).__name__}: {e}")
+
+
+async def play_games(
+    ws: ClientConnection, http: httpx.AsyncClient, level: str, stats: Stats, stop: asyncio.Event
+) -> None:
+    while not stop.is_set():
+        game = await new_game(http, level)
+        join = {"type": "join", "game": game["id"], "seat": "S", "token": game["token"]}
+        await ws.send(json.dumps(join))
+        acted_at = -1
+        sent_at: float | None = None
+        seen = 0
+        latest: dict[str, Any] = {}
+        while not stop.is_set():
+            msg = json.loads(await ws.recv())
+            kind = msg["type"]
+            if kind == "error":
+                stats.error(f"{msg['code']}: {msg['message']}")
+                sent_at = None
+                continue
+            if kind == "ack":
+                if sent_at is not None and stats.measuring:
+                    stats.acks.append(time.perf_counter() - sent_at)
+                sent_at = None
+                msg = latest  # the events (and view) come before the ack: act on them now
+            else:
+                seen = max(seen, msg.get("v", 0))
+                event = msg.get("event")
+                if kind == "event" and event and event.get("type") == "play" and stats.measuring:
+                    stats.plays += 1
+            if "view" in msg:
+                latest = msg
+            view = msg.get("view")
+            if view is None:
+                continue
+            if view["winner"]:
+                stats.games_finished += 1
+                break
+            if (
+                view["to_play"] == "S"
+                and view["legal"]
+                and msg["v"] > acted_at
+                and msg["v"] == seen
+                and sent_at is None
+            ):
+                action = dict(view["legal"][0])
+                action["v"] = msg["v"]  # the version this client saw (ignored by old servers)
+                sent_at = time.perf_counter()
+                acted_at = msg["v"]
+                await ws.send(json.dumps(action))
+
+
+async def memory_phase(
+    url: str, http: httpx.AsyncClient, pid: int, idle_games: int, conns: int, idle_wait: float
+) -> tuple[float, float]:
+    """RSS per idle game and per open connection, in KiB."""
+    await asyncio.sleep(0.5)
+    base = rss_mib(pid)
+    sem = asyncio.Semaphore(20)
+
+    async def create() -> None:
+        async with sem:
+            await new_game(http, "club")
+
+    await asyncio.gather(*(create() for _ in range(idle_games)))
+    await asyncio.sleep(1.0 + idle_wait)
+    after_games = rss_mib(pid)
+    per_game = (after_games - base) * 1024 / max(1, idle_games)
+    sockets: list[ClientConnection] = []
+    try:
+        for _ in range(conns):
+            ws = await connect(url, max_size=None, compression=None, open_timeout=60)
+            sockets.append(ws)
+            await ws.send('{"type": "ping"}')
+            await ws.recv()
+        await asyncio.sleep(1.0)
+        after_conns = rss_mib(pid)
+    finally:
+        await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+    per_conn = (after_conns - after_games) * 1024 / max(1, conns)
+    return per_game, per_conn
+
+
+async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
+    base = f"http://127.0.0.1:{port}"
+    url = f"ws://127.0.0.1:{port}/ws"
+    limits = httpx.Limits(max_connections=50, max_keepalive_connections=50)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=120) as http:
+        per_game, per_conn = await memory_phase(
+            url, http, pid, args.idle_games, args.conns, args.idle_wait
+        )
+        stats = Stats()
+        stop = asyncio.Event()
+        players = []
+        for _ in range(args.games):  # ramp up gently: a burst of connects is not the test
+            players.append(asyncio.create_task(player(url, http, args.level, stats, stop)))
+            await asyncio.sleep(args.ramp / max(1, args.games))
+        await asyncio.sleep(args.warmup)
+        cpu0, client0, t0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
+        stats.measuring = True
+        await asyncio.sleep(args.seconds)
+        stats.measuring = False
+        elapsed = time.perf_counter() - t0
+        cpu = (cpu_seconds(pid) - cpu0) / elapsed
+        client_cpu = (time.process_time() - client0) / elapsed
+        rss = rss_mib(pid)
+        stop.set()
+        for t in players:
+            t.cancel()
+        await asyncio.gather(*players, return_exceptions=True)
+    acks = sorted(stats.acks)
+
+    def pct(p: float) -> float:
+        if not acks:
+            return float("nan")
+        return 1000 * acks[min(len(acks) - 1, int(p * len(acks)))]
+
+    return {
+        "plays_per_s": stats.plays / elapsed,
+        "plays_per_cpu_s": stats.plays / elapsed / cpu if cpu > 0 else float("nan"),
+        "acks": len(acks),
+        "ack_p50_ms": pct(0.50),
+        "ack_p95_ms": pct(0.95),
+        "ack_p99_ms": pct(0.99),
+        "ack_max_ms": 1000 * acks[-1] if acks else float("nan"),
+        "ack_mean_ms": 1000 * statistics.fmean(acks) if acks else float("nan"),
+        "errors": stats.errors,
+        "error_samples": stats.error_samples,
+        "dropped": stats.dropped,
+        "games_finished": stats.games_finished,
+        "server_cpu_cores": cpu,
+        "client_cpu_cores": client_cpu,
+        "server_rss_mib": rss,
+        "rss_per_idle_game_kib": per_game,
+        "rss_per_connection_kib": per_conn,
+    }
+
+
+def start_server(args: argparse.Namespace, db: Path) -> tuple[subprocess.Popen[str], int]:
+    env = dict(os.environ)
+    if args.src:
+        env["PYTHONPATH"] = str(Path(args.src).resolve() / "src")
+    cmd = [sys.executable, "-c", SERVER, str(db), str(args.bot_delay)]
+    if args.profile:
+        cmd.append(args.profile)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.strip():
+        proc.kill()
+        raise SystemExit("the server did not start")
+    return proc, int(line)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--bot-delay", type=float, default=0.0, help="seconds (server default 0.7)")
+    p.add_argument("--level", default="club")
+    p.add_argument("--seconds", type=float, default=20.0, help="the measured window")
+    p.add_argument("--warmup", type=float, default=5.0)
+    p.add_argument("--ramp", type=float, default=5.0, help="seconds to open all the games")
+    p.add_argument("--idle-games", type=int, default=500)
+    p.add_argument("--conns", type=int, default=200)
+    p.add_argument(
+        "--idle-wait",
+        type=float,
+        default=0.0,
+        help="seconds to wait before measuring the idle games (past the server's"
+        " WHISTKIT_IDLE_SECONDS they may be unloaded)",
+    )
+    p.add_argument("--src", help="a checkout whose src/ the server runs (default: installed)")
+    p.add_argument(
+        "--db-dir",
+        help="where the database goes (default: a temporary folder; /dev/shm"
+        " measures without the disk)",
+    )
+    p.add_argument("--profile", help="write the server's cProfile statistics to this file")
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON line")
+    args = p.parse_args()
+    raise_fd_limit()
+    with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
+        load_start = loadavg()
+        proc, port = start_server(args, Path(tmp) / "games.sqlite3")
+        try:
+            out = asyncio.run(run(args, port, proc.pid))
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        out["load_start"] = load_start
+        out["load_end"] = loadavg()
+    out.update(
+        games=args.games, bot_delay=args.bot_delay, level=args.level, src=args.src or "installed"
+    )
+    if args.json:
+        print(json.dumps(out))
+        return
+    print(
+        f"server {out['src']}: {args.games} games, {args.level} bots, bot delay"
+        f" {args.bot_delay:g} s, {args.seconds:g} s measured, database in"
+        f" {args.db_dir or tempfile.gettempdir()}"
+    )
+    print(f"  plays/s            {out['plays_per_s']:9.0f}")
+    print(
+        f"  ack ms             p50 {out['ack_p50_ms']:.1f}  p95 {out['ack_p95_ms']:.1f}"
+        f"  p99 {out['ack_p99_ms']:.1f}  max {out['ack_max_ms']:.1f}  ({out['acks']} acks)"
+    )
+    print(f"  errors             {out['errors']} (dropped sockets {out['dropped']})")
+    for sample in out["error_samples"]:
+        print(f"    {sample}")
+    print(f"  server CPU         {out['server_cpu_cores']:.2f} cores")
+    print(
+        f"  plays per CPU s    {out['plays_per_cpu_s']:9.0f}  (the server's; steadier on a busy machine)"
+    )
+    print(f"  client CPU         {out['client_cpu_cores']:.2f} cores")
+    print(f"  server RSS         {out['server_rss_mib']:.0f} MiB")
+    print(f"  RSS per idle game  {out['rss_per_idle_game_kib']:.1f} KiB")
+    print(f"  RSS per connection {out['rss_per_connection_kib']:.1f} KiB")
+    print(f"  load average       {out['load_start']} -> {out['load_end']}")
+
+
+if __name__ == "__main__":
+    main()
