@@ -30,6 +30,7 @@ import hmac
 import random
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -75,13 +76,16 @@ def seeded_secret(seed: int) -> bytes:
 def choose(level: str, view: View, seed: int) -> Action:
     """A ``level`` bot's choice from ``view`` with randomness from ``seed`` (any thread
     or process: bots keep nothing between choices)."""
-    bot = _BOTS.get(level)
-    if bot is None:
-        bot = _BOTS[level] = make_bot(level)
+    bots: dict[str, Any] | None = getattr(_BOTS, "bots", None)
+    if bots is None:
+        bots = _BOTS.bots = {}
+    bot = bots.get(level)
+    if bot is None:  # one per level and thread: a bot's search is not shared by threads
+        bot = bots[level] = make_bot(level)
     return bot.choose(view, random.Random(seed))
 
 
-_BOTS: dict[str, Any] = {}
+_BOTS = threading.local()
 
 
 async def think_in_thread(level: str, view: View, seed: int) -> Action:
