@@ -14,6 +14,7 @@ The twelve cases are independent (each its own server and page), so
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,16 @@ from whistkit.record import loads
 
 from .conftest import DESKTOP, PHONE, ServerProcess
 from .pages import open_page, start_by_keyboard, version, wait_my_turn
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    """The game server with club bots: the layout does not depend on the bots' strength,
+    and club bots answer at once where the expert thinks for a fifth of a second a card."""
+    srv = ServerProcess(tmp_path / "games.sqlite3", args=["--level", "club"]).start()
+    yield srv
+    srv.stop()
+
 
 LANGS = ["en", "is", "sv", "fr", "it", "ru"]
 SIZES = {"desktop": DESKTOP, "phone": PHONE}

@@ -115,7 +115,9 @@ function onEvent(ev, live) {
     // the end-of-hand panel: it stays until the next card or a click
     app.handEnd = ev.result;
   } else if (ev.type === "play") {
-    if (app.handEnd && live && ev.seat === app.seat) app.handEnd = null; // your next card
+    // the panel goes with your next card, or with any card where nothing holds the next
+    // deal back (pace 0): a bot's lead is never hidden under it
+    if (app.handEnd && live && (ev.seat === app.seat || !holdsHandEnd())) app.handEnd = null;
     if (app.liveTrick.length === 0) { app.doneTrick = null; stopGather(); }
     app.liveTrick.push({ seat: ev.seat, card: ev.card });
     if (live) showPlay(ev);
