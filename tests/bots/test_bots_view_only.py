@@ -38,6 +38,7 @@ def _bot_and_positions(level: str, variant: str) -> tuple[Bot, Iterator[State]]:
     return bot, late_positions(variant, N_POSITIONS, seed=1234, tricks_left=3)
 
 
+@pytest.mark.slow  # the expert's four take minutes: started first when run on several cores
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 @pytest.mark.parametrize("level", sorted(LEVELS))
 def test_choice_is_unchanged_when_hidden_cards_are_redealt(level: str, variant: str) -> None:

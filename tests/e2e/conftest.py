@@ -8,8 +8,9 @@ tests do not share one process well. Never ``playwright install``; the browser i
 from __future__ import annotations
 
 import os
+import re
+import select
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -41,15 +42,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         item.add_marker(pytest.mark.timeout(300))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 class ServerProcess:
-    """``whistkit play --no-browser`` on a free port and a given database."""
+    """``whistkit play --no-browser`` on a free port and a given database.
+
+    Without a ``port`` the server binds port 0 and the port is read from the URL it
+    announces, so that tests running side by side (``pytest -n``) never race for a port
+    chosen in advance; a restart passes the port it had.
+    """
 
     def __init__(
         self,
@@ -59,7 +58,7 @@ class ServerProcess:
         args: Sequence[str] = (),
     ) -> None:
         self.db = db
-        self.port = port or free_port()
+        self.port = port or 0  # the real one once started
         self.bot_delay = bot_delay
         self.args = list(args)  # more `whistkit play` arguments (--variant, --level, ...)
         self.proc: subprocess.Popen[bytes] | None = None
@@ -76,20 +75,40 @@ class ServerProcess:
             [sys.executable, "-m", "whistkit.cli", "play", "--no-browser"]
             + ["--port", str(self.port), "--db", str(self.db), *self.args],
             env=env,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + 20
+        self.port = self._announced_port(deadline)
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
-                raise RuntimeError(f"server exited with {self.proc.returncode}: {err}")
+                raise RuntimeError(self._exited())
             try:
                 with urllib.request.urlopen(self.url + "api/meta", timeout=1):
                     return self
             except OSError:
                 time.sleep(0.05)
         raise RuntimeError("server did not start in 20 s")
+
+    def _exited(self) -> str:
+        assert self.proc is not None
+        err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+        return f"server exited with {self.proc.returncode}: {err}"
+
+    def _announced_port(self, deadline: float) -> int:
+        """The port in the line ``whistkit play`` prints once it is bound."""
+        assert self.proc is not None and self.proc.stdout is not None
+        out = self.proc.stdout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([out], [], [], 0.1)
+            if ready:
+                line = out.readline().decode()
+                found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+                if found:
+                    return int(found.group(1))
+                if not line and self.proc.poll() is not None:
+                    raise RuntimeError(self._exited())
+        raise RuntimeError("server did not announce its address in 20 s")
 
     def kill(self) -> None:
         """SIGKILL: no clean shutdown, as in a crash."""
