@@ -401,13 +401,6 @@ def cmd_evening_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_evening(args: argparse.Namespace) -> int:
-    """Bare ``whistkit evening``: the organiser's server (added by the web part)."""
-    args.evening_parser.print_usage(sys.stderr)
-    print("whistkit evening: choose a subcommand (simulate)", file=sys.stderr)
-    return EXIT_USAGE
-
-
 def add_evening_parser(sub: Any) -> argparse.ArgumentParser:
     """``whistkit evening`` with its subcommands. Bare ``evening`` (and ``evening serve``)
     is the organiser's server: its options go on the returned parser and on ``serve``."""
@@ -418,7 +411,6 @@ def add_evening_parser(sub: Any) -> argparse.ArgumentParser:
         help="the félagsvist evening organiser (simulate: a random evening as JSON)",
         description="Seat, move and score a félagsvist evening or whist drive.",
     )
-    ev.set_defaults(func=cmd_evening, evening_parser=ev)
     ev_sub = ev.add_subparsers(dest="evening_command", metavar="SUBCOMMAND")
     sim = ev_sub.add_parser(
         "simulate",
