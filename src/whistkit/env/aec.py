@@ -160,11 +160,11 @@ class WhistEnv(AECEnv):  # type: ignore[misc]
                     self.infos[a] = {"result": outcome}
                     if self.reward_kind == "result":
                         self.rewards[a] = outcome
+            elif self.max_hands is not None and len(state.results) >= self.max_hands:
+                for a in AGENTS:
+                    self.truncations[a] = True
             else:
                 state = deal_next(state, self._rng)
-                if self.max_hands is not None and len(state.results) >= self.max_hands:
-                    for a in AGENTS:
-                        self.truncations[a] = True
         self.state = state
         if state.to_play >= 0:
             self.agent_selection = AGENTS[state.to_play]
