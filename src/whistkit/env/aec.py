@@ -97,6 +97,10 @@ class WhistEnv(AECEnv):  # type: ignore[misc]
         self._seed = seed
         self._rng = random.Random(seed)
         self.state: State = new_game(self.variant)
+        # the cards each seat played this hand (public), kept card by card for observe()
+        self._played: tuple[int, int, int, int] = (0, 0, 0, 0)
+        self._moves = 0  # actions taken in this environment: the observation cache's key
+        self._last_obs: tuple[tuple[int, str], dict[str, npt.NDArray[Any]]] | None = None
 
     # -- spaces ------------------------------------------------------------------------
 
@@ -121,6 +125,8 @@ class WhistEnv(AECEnv):  # type: ignore[misc]
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
         state = new_game(self.variant, dealer=self._rng.randrange(4))
         self.state = deal_next(state, self._rng)
+        self._played = (0, 0, 0, 0)
+        self._moves += 1
         self.agent_selection = AGENTS[self.state.to_play]
 
     def view(self, agent: str | int) -> View:
@@ -128,8 +134,16 @@ class WhistEnv(AECEnv):  # type: ignore[misc]
         return self.state.view(as_seat(agent))
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        view = self.view(agent)
-        return {"observation": encode(view), "action_mask": legal_mask(view)}
+        key = (self._moves, agent)
+        if self._last_obs is not None and self._last_obs[0] == key:
+            return self._last_obs[1]
+        view = self.state.view(AGENTS.index(agent))
+        obs: dict[str, npt.NDArray[Any]] = {
+            "observation": encode(view, played=self._played),
+            "action_mask": legal_mask(view),
+        }
+        self._last_obs = (key, obs)
+        return obs
 
     def to_action(self, index: int) -> Action:
         """The state's action that action index ``index`` means for the seat to act."""
@@ -145,7 +159,14 @@ class WhistEnv(AECEnv):  # type: ignore[misc]
             raise ValueError(f"{agent} is to act: None is only for an agent that is done")
         before = len(self.state.results)
         self._cumulative_rewards[agent] = 0.0
-        state = self.state.apply(self.to_action(action))
+        act = self.to_action(action)
+        self._moves += 1
+        state = self.state.apply(act)
+        if type(act) is int:
+            seat = self.state.to_play
+            p = list(self._played)
+            p[seat] |= 1 << act
+            self._played = (p[0], p[1], p[2], p[3])
         for a in AGENTS:
             self.rewards[a] = 0.0
         if len(state.results) > before:
@@ -165,6 +186,7 @@ class WhistEnv(AECEnv):  # type: ignore[misc]
                     self.truncations[a] = True
             else:
                 state = deal_next(state, self._rng)
+            self._played = (0, 0, 0, 0)
         self.state = state
         if state.to_play >= 0:
             self.agent_selection = AGENTS[state.to_play]

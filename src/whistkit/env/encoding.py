@@ -64,20 +64,31 @@ def _card(name: Any) -> int:
     return parse_card(str(name))
 
 
-def observation_bits(view: View) -> int:
-    """The 0/1 part of the encoding as one int, bit ``i`` for entry ``i``."""
+def played_by(view: View) -> tuple[int, int, int, int]:
+    """The cards each seat (absolute) played this hand, as masks (public facts)."""
+    out = [0, 0, 0, 0]
+    for seat, card in view.plays():
+        out[seat] |= 1 << card
+    return (out[0], out[1], out[2], out[3])
+
+
+def observation_bits(view: View, played: tuple[int, int, int, int] | None = None) -> int:
+    """The 0/1 part of the encoding as one int, bit ``i`` for entry ``i``.
+
+    ``played`` is :func:`played_by` of the view, when the caller keeps it up to date
+    (the environment does, card by card).
+    """
     me = view.seat
     bits = view.hand
-    trick = view.trick
+    if played is None:
+        played = played_by(view)
     played_at = OFFSETS["played"][0]
     trick_at = OFFSETS["trick"][0]
-    n = len(view.played)
-    in_trick = n - len(trick)
-    for i, (seat, card) in enumerate(view.plays()):
-        rel = (seat - me) & 3
-        bits |= 1 << (played_at + 52 * rel + card)
-        if i >= in_trick:
-            bits |= 1 << (trick_at + 52 * rel + card)
+    for rel in range(4):
+        bits |= played[(me + rel) & 3] << (played_at + 52 * rel)
+    leader = view.leader
+    for i, card in enumerate(view.trick):
+        bits |= 1 << (trick_at + 52 * ((leader + i - me) & 3) + card)
     public: Mapping[str, Any] = view.public
     if public:
         turned = public.get("turned")
@@ -118,11 +129,15 @@ def observation_bits(view: View) -> int:
     return bits
 
 
-def encode(view: View, out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
+def encode(
+    view: View,
+    out: npt.NDArray[np.float32] | None = None,
+    played: tuple[int, int, int, int] | None = None,
+) -> npt.NDArray[np.float32]:
     """The observation of ``view``: a float32 vector of :data:`OBS_SIZE` entries."""
     if out is None:
         out = np.empty(OBS_SIZE, np.float32)
-    raw = np.frombuffer(observation_bits(view).to_bytes(_BYTES, "little"), np.uint8)
+    raw = np.frombuffer(observation_bits(view, played).to_bytes(_BYTES, "little"), np.uint8)
     out[:BITS] = np.unpackbits(raw, count=BITS, bitorder="little")
     side = view.seat & 1
     out[BITS] = view.tricks[side]
@@ -163,4 +178,5 @@ __all__ = [
     "encode",
     "legal_mask",
     "observation_bits",
+    "played_by",
 ]
