@@ -56,6 +56,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--variant", default="felagsvist")
     args = parser.parse_args()
+    raw_api(args.variant, 2_000, args.seed + 1)  # warm up: the tables built on first use
+    env_loop(args.variant, 2_000, args.seed + 1)
     raw = raw_api(args.variant, args.steps, args.seed)
     env = env_loop(args.variant, args.steps, args.seed)
     print(f"{args.variant}: {args.steps:,} steps, random legal actions")
