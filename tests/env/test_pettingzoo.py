@@ -10,7 +10,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from whistkit.bots.sampling import sample_deals
-from whistkit.env import OBS_SIZE, OFFSETS, BotPolicy, make
+from whistkit.env import OBS_SIZE, OFFSETS, BotPolicy, encode, make
 from whistkit.game import Game
 from whistkit.variants import VARIANTS
 
@@ -40,6 +40,8 @@ def test_observation_is_the_seats_own_view(variant: str) -> None:
         obs = env.observe(agent)
         vec = obs["observation"]
         assert vec.shape == (OBS_SIZE,)
+        # the env's card-by-card bookkeeping gives what the view alone gives
+        assert np.array_equal(vec, encode(env.view(agent)))
         at, size = OFFSETS["hand"]
         hand = sum(1 << c for c in np.flatnonzero(vec[at : at + size]))
         assert hand == env.state.holdings[seat]
