@@ -213,3 +213,12 @@ def test_the_checks_find_what_they_look_for(tmp_path: Path) -> None:
     ]
     assert "whistkit.c" in graph["whistkit.e"]  # importing c.d runs c's __init__
     assert "whistkit.bots" in reachable(graph, "whistkit.cards")
+
+
+def test_nothing_imports_the_environments() -> None:
+    """whistkit.env (PettingZoo, OpenSpiel) sits on top: no other module imports it."""
+    graph = import_graph()
+    for module, imported in graph.items():
+        if _within(module, "whistkit.env"):
+            continue
+        assert not any(_within(m, "whistkit.env") for m in imported), module
