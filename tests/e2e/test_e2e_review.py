@@ -10,6 +10,7 @@ from playwright.sync_api import Browser
 from whistkit.bots import make_bot
 from whistkit.game import Game
 from whistkit.record import dumps
+from whistkit.server.log import dumps_action
 from whistkit.server.store import Store
 
 from .conftest import DESKTOP, PHONE, ServerProcess
@@ -24,9 +25,22 @@ def store_finished_game(db: Path, game_id: str = "reviewme") -> None:
     store = Store(db)
     try:
         seats = {"N": "bot:beginner", "E": "bot:beginner", "S": "human", "W": "bot:beginner"}
-        store.create(game_id, "felagsvist", 4, seats, {})
+        ops = store.create_ops(
+            game_id,
+            "felagsvist",
+            {},
+            seats,
+            {},
+            secret=bytes(32),
+            seeded=True,
+            seed=4,
+            first_dealer=s.results[0].dealer,
+        )
         score = {"NS": s.score[0], "EW": s.score[1]}
-        store.save(game_id, dumps(s), 1, finished=True, winner=s.winner, score=score)
+        actions = [dumps_action(a) for a in s.actions()]
+        ops += store.append_ops(game_id, 1, actions, 1, finished=True, winner=s.winner, score=score)
+        ops.append(store.record_op(game_id, dumps(s)))
+        store.write(ops)
     finally:
         store.close()
 
