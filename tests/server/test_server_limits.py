@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +141,9 @@ def test_reviews_are_queued_and_their_cache_is_bounded(
     release = threading.Event()
     runs: list[str] = []
 
-    def fake_analyse(record: str, node_limit: int) -> dict[str, Any]:
+    def fake_analyse(
+        record: str, node_limit: int, progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, Any]:
         runs.append(record)
         started.release()
         release.wait(30)
@@ -155,7 +157,8 @@ def test_reviews_are_queued_and_their_cache_is_bounded(
         first = asyncio.ensure_future(server.analysis_of("g1", "r1"))
         same = asyncio.ensure_future(server.analysis_of("g1", "r1"))
         second = asyncio.ensure_future(server.analysis_of("g2", "r2"))
-        await asyncio.to_thread(started.acquire)
+        # a review that never starts fails the test instead of hanging it
+        assert await asyncio.to_thread(started.acquire, True, 30), first.exception()
         with pytest.raises(Busy):
             await server.analysis_of("g3", "r3")
         release.set()
@@ -180,7 +183,7 @@ def test_a_full_review_queue_is_a_503(db_path: Path, monkeypatch: pytest.MonkeyP
         game = store_finished_game(client)
         server = server_of(client)
 
-        async def busy(game_id: str, record: str) -> dict[str, Any]:
+        async def busy(game_id: str, record: str, wait: bool = True) -> dict[str, Any]:
             raise Busy("full")
 
         monkeypatch.setattr(server, "analysis_of", busy)
