@@ -7,10 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 
-from whistkit.bots import make_bot
-from whistkit.game import Game
-from whistkit.record import dumps
-from whistkit.server.log import dumps_action
+from stored_games import store_bot_game
 from whistkit.server.store import Store
 
 from .conftest import DESKTOP, PHONE, ServerProcess
@@ -19,28 +16,9 @@ from .pages import open_page
 
 def store_finished_game(db: Path, game_id: str = "reviewme") -> None:
     """A whole Félagsvist game played by bots, stored as a finished web game."""
-    g = Game("felagsvist", seed=4, bots={s: make_bot("beginner") for s in range(4)})
-    g.run_bots()
-    s = g.state
     store = Store(db)
     try:
-        seats = {"N": "bot:beginner", "E": "bot:beginner", "S": "human", "W": "bot:beginner"}
-        ops = store.create_ops(
-            game_id,
-            "felagsvist",
-            {},
-            seats,
-            {},
-            secret=bytes(32),
-            seeded=True,
-            seed=4,
-            first_dealer=s.results[0].dealer,
-        )
-        score = {"NS": s.score[0], "EW": s.score[1]}
-        actions = [dumps_action(a) for a in s.actions()]
-        ops += store.append_ops(game_id, 1, actions, 1, finished=True, winner=s.winner, score=score)
-        ops.append(store.record_op(game_id, dumps(s)))
-        store.write(ops)
+        store_bot_game(store, game_id, 4)
     finally:
         store.close()
 

@@ -9,12 +9,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from stored_games import store_bot_game
 from whistkit import analysis
-from whistkit.bots import make_bot
-from whistkit.game import Game
-from whistkit.record import dumps
 from whistkit.server.app import create_app
-from whistkit.server.log import dumps_action
 
 from .helpers import server_of
 
@@ -32,27 +29,7 @@ def client(db_path: Path) -> Iterator[TestClient]:
 
 def store_finished_game(client: TestClient, game_id: str = "done1", seed: int = 4) -> str:
     """A whole Félagsvist game played by bots, stored as a finished web game."""
-    g = Game("felagsvist", seed=seed, bots={s: make_bot("beginner") for s in range(4)})
-    g.run_bots()
-    store = server_of(client).store
-    s = g.state
-    seats = {"N": "bot:beginner", "E": "bot:beginner", "S": "human", "W": "bot:beginner"}
-    ops = store.create_ops(
-        game_id,
-        "felagsvist",
-        {},
-        seats,
-        {},
-        secret=bytes(32),
-        seeded=True,
-        seed=seed,
-        first_dealer=s.results[0].dealer,
-    )
-    score = {"NS": s.score[0], "EW": s.score[1]}
-    actions = [dumps_action(a) for a in s.actions()]
-    ops += store.append_ops(game_id, 1, actions, 1, finished=True, winner=s.winner, score=score)
-    ops.append(store.record_op(game_id, dumps(s)))
-    store.write(ops)
+    store_bot_game(server_of(client).store, game_id, seed)
     return game_id
 
 
