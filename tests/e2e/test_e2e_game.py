@@ -141,7 +141,9 @@ def test_server_killed_mid_hand_page_continues(browser: Browser, tmp_path: Path)
         last = version(page)
         page.locator('#hand [data-legal="true"]').first.click()
         assert wait_my_turn(page, last)
-        assert len(hand_cards(page)) == len(before[0]) - 1 or trick_cards(page) == []
+        # (a card S was left with as its only legal one is played for it at once, so the
+        # hand may have lost more than the card clicked)
+        assert len(hand_cards(page)) < len(before[0])
         # a reload continues the same game at the same card too
         now = (hand_cards(page), version(page))
         page.reload()
