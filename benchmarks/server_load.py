@@ -36,6 +36,7 @@ import contextlib
 import json
 import os
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -63,8 +64,10 @@ if len(sys.argv) > 3:  # --profile: the event loop's thread under cProfile
         prof.disable()
         prof.dump_stats(sys.argv[3])
         sys.exit(0)
-    signal.signal(signal.SIGTERM, stop)  # uvicorn hands the signal back when it stops
-    prof.enable()
+    # the measured window only: SIGUSR1 starts it (signals run on the main thread, the
+    # event loop's), SIGTERM stops it (uvicorn hands the signal back when it stops)
+    signal.signal(signal.SIGUSR1, lambda *_: prof.enable())
+    signal.signal(signal.SIGTERM, stop)
     run()
     stop()
 else:
@@ -254,6 +257,8 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
             players.append(asyncio.create_task(player(url, http, args.level, stats, stop)))
             await asyncio.sleep(args.ramp / max(1, args.games))
         await asyncio.sleep(args.warmup)
+        if args.profile:
+            os.kill(pid, signal.SIGUSR1)
         cpu0, client0, t0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
         stats.measuring = True
         await asyncio.sleep(args.seconds)
@@ -296,6 +301,9 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
 
 def start_server(args: argparse.Namespace, db: Path) -> tuple[subprocess.Popen[str], int]:
     env = dict(os.environ)
+    # every client of the benchmark is 127.0.0.1: lift the per-address limit (an older
+    # server ignores the variable)
+    env.setdefault("WHISTKIT_MAX_CONNECTIONS_PER_CLIENT", str(2 * (args.games + args.conns) + 100))
     if args.src:
         env["PYTHONPATH"] = str(Path(args.src).resolve() / "src")
     cmd = [sys.executable, "-c", SERVER, str(db), str(args.bot_delay)]

@@ -51,6 +51,7 @@ from .limits import Busy, Limits, Outbox, WorkQueue
 from .protocol import (
     ProtocolError,
     action_to_json,
+    dumps_message,
     error,
     parse_message,
     quote,
@@ -397,7 +398,7 @@ def create_app(
     async def websocket(ws: WebSocket) -> None:
         await ws.accept()
         too_slow = asyncio.Event()
-        out = Outbox(limits.max_outbox_bytes, too_slow.set)
+        out = Outbox(limits.max_outbox_bytes, too_slow.set, dumps_message)
         conn = Connection(
             server.tables, out, server.hint_level, server.hints, limits.max_frame_bytes
         )

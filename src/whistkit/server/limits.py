@@ -180,10 +180,17 @@ class Outbox(asyncio.Queue[dict[str, Any]]):
     publishes to it (a table) goes on undisturbed.
     """
 
-    def __init__(self, limit: int, on_overflow: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        limit: int,
+        on_overflow: Callable[[], None] | None = None,
+        encode: Callable[[dict[str, Any]], str] | None = None,
+    ) -> None:
         super().__init__()
         self.limit = limit
         self.on_overflow = on_overflow
+        # the server passes protocol.dumps_message (orjson); json.dumps by default
+        self.encode = encode or _dumps
         self.waiting_bytes = 0
         self.overflowed = False
         self._texts: collections.deque[str] = collections.deque()
@@ -191,7 +198,7 @@ class Outbox(asyncio.Queue[dict[str, Any]]):
     def put_nowait(self, item: dict[str, Any]) -> None:
         if self.overflowed:
             return
-        text = json.dumps(item, ensure_ascii=False)
+        text = self.encode(item)
         if self.waiting_bytes + len(text) > self.limit:
             self.overflowed = True
             self._texts.clear()
@@ -211,6 +218,10 @@ class Outbox(asyncio.Queue[dict[str, Any]]):
                 text = self._texts.popleft()
                 self.waiting_bytes -= len(text)
                 return text
+
+
+def _dumps(item: dict[str, Any]) -> str:
+    return json.dumps(item, ensure_ascii=False)
 
 
 _K = TypeVar("_K", bound=Hashable)

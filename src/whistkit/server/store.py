@@ -69,6 +69,62 @@ COLUMNS = (
 
 Op = tuple[str, Sequence[Any]]  # one SQL statement and its parameters
 
+# what Store.append_ops stores; the writer merges a batch's many into a few statements
+APPEND_SQL = "INSERT INTO actions (game, seq, action) VALUES (?, ?, ?)"
+PROGRESS_SQL = (
+    "UPDATE games SET version = ?, updated = ?, finished = ?, winner = ?, score = ? WHERE id = ?"
+)
+MERGED_ROWS = 256  # rows per merged statement (3 or 6 parameters each)
+
+
+def _merged(ops: Iterable[Op]) -> list[Op]:
+    """``ops`` with each run of log appends and progress updates merged: one multi-row
+    INSERT for the appends, one ``UPDATE ... FROM (VALUES ...)`` for the updates (the
+    last per game), the other statements unchanged and in their place. The same rows
+    come out; the writer thread takes the interpreter lock a few times per batch instead
+    of twice per action (each statement gives it up and waits for it again, up to the
+    switch interval while the event loop is busy)."""
+    out: list[Op] = []
+    appends: list[Any] = []
+    progress: dict[Any, Sequence[Any]] = {}
+
+    def flush() -> None:
+        for i in range(0, len(appends), 3 * MERGED_ROWS):
+            part = appends[i : i + 3 * MERGED_ROWS]
+            rows = ", ".join(["(?, ?, ?)"] * (len(part) // 3))
+            out.append((f"INSERT INTO actions (game, seq, action) VALUES {rows}", part))
+        appends.clear()
+        updates = list(progress.values())
+        for i in range(0, len(updates), MERGED_ROWS):
+            part = updates[i : i + MERGED_ROWS]
+            rows = ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(part))
+            args = [
+                x
+                for (version, updated, finished, winner, score, game) in part
+                for x in (game, version, updated, finished, winner, score)
+            ]
+            out.append(
+                (
+                    "UPDATE games SET version = v.column2, updated = v.column3,"
+                    " finished = v.column4, winner = v.column5, score = v.column6"
+                    f" FROM (VALUES {rows}) AS v WHERE games.id = v.column1",
+                    args,
+                )
+            )
+        progress.clear()
+
+    for sql, args in ops:
+        if sql is APPEND_SQL or sql == APPEND_SQL:
+            appends += args
+        elif sql is PROGRESS_SQL or sql == PROGRESS_SQL:
+            progress.pop(args[5], None)  # the last update of a game wins
+            progress[args[5]] = args
+        else:
+            flush()
+            out.append((sql, args))
+    flush()
+    return out
+
 
 @dataclass(frozen=True)
 class StoredGame:
@@ -229,9 +285,8 @@ class Store:
     ) -> None:
         try:
             db.execute("BEGIN IMMEDIATE")
-            for job in batch:
-                for sql, args in job.ops:
-                    db.execute(sql, args)
+            for sql, args in _merged(op for job in batch for op in job.ops):
+                db.execute(sql, args)
             db.execute("COMMIT")
         except sqlite3.Error as e:
             with contextlib.suppress(sqlite3.Error):
@@ -299,13 +354,11 @@ class Store:
         """The statements appending actions ``first_seq``, ``first_seq + 1``, ... (JSON
         texts) to a game's log and updating its row."""
         ops: list[Op] = [
-            ("INSERT INTO actions (game, seq, action) VALUES (?, ?, ?)", (game_id, seq, a))
-            for seq, a in enumerate(actions, first_seq)
+            (APPEND_SQL, (game_id, seq, a)) for seq, a in enumerate(actions, first_seq)
         ]
         ops.append(
             (
-                "UPDATE games SET version = ?, updated = ?, finished = ?, winner = ?, score = ?"
-                " WHERE id = ?",
+                PROGRESS_SQL,
                 (version, time.time(), int(finished), winner, json.dumps(score), game_id),
             )
         )

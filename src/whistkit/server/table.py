@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import hashlib
 import hmac
 import random
@@ -164,6 +163,9 @@ class Table:
         }
         self.subscribers: list[tuple[Seat, Subscriber]] = []
         self._results: dict[int, tuple[HandResult, dict[str, Any]]] = {}
+        # view_of's last answer per seat, and players()' (see there)
+        self._views: dict[Seat, tuple[State, dict[Seat, str], dict[str, Any]]] = {}
+        self._players: tuple[tuple[tuple[Seat, str], ...], dict[Seat, str]] | None = None
         self._bot_task: asyncio.Task[None] | None = None
         self._lock: asyncio.Lock | None = None
         self.logged = 0  # actions in the store's log
@@ -306,11 +308,13 @@ class Table:
         return variant_of(self.state)
 
     def players(self) -> dict[Seat, str]:
-        """Display names per seat for the record and the page."""
-        return {
-            s: ("You" if w == HUMAN else f"Bot ({w[len(BOT_PREFIX) :]})")
-            for s, w in sorted(self.seats.items())
-        }
+        """Display names per seat for the record and the page (made again only when the
+        seats change; the same dict otherwise: read it, do not change it)."""
+        key = tuple(sorted(self.seats.items()))
+        if self._players is None or self._players[0] != key:
+            names = {s: ("You" if w == HUMAN else f"Bot ({w[len(BOT_PREFIX) :]})") for s, w in key}
+            self._players = (key, names)
+        return self._players[1]
 
     def check_token(self, seat: Seat, token: object) -> None:
         """Raise :class:`TableError` unless ``token`` opens ``seat``."""
@@ -327,14 +331,22 @@ class Table:
     def view_of(self, seat: Seat) -> dict[str, Any]:
         """The seat's view as protocol JSON, with the match's public standing (games won,
         the rubber: what ``whistkit replay`` lists beside the hands) and whether the game
-        was dealt from a seed a person typed."""
-        view = self.state.view(seat)
+        was dealt from a seed a person typed.
+
+        Made once per seat and state (and seats): every socket of the seat, and a join,
+        gets the same dict until the game moves on, so read it, do not change it."""
+        state, players = self.state, self.players()
+        cached = self._views.get(seat)
+        if cached is not None and cached[0] is state and cached[1] is players:
+            return cached[2]
+        view = state.view(seat)
         # the finished hands' results never change: their JSON is made once per game
-        out = view_json(dataclasses.replace(view, results=()), self.players())
-        out["results"] = [self._result_json(r) for r in view.results]
-        out["match"] = to_json_value(self.variant.summary_match(self.state))
+        results = [self._result_json(r) for r in view.results]
+        out = view_json(view, players, results=results)
+        out["match"] = to_json_value(self.variant.summary_match(state))
         out["irregular"] = [action_to_json(a) for a in self.irregular_actions(seat)]
         out["seeded"] = self.seeded
+        self._views[seat] = (state, players, out)
         return out
 
     def _result_json(self, result: HandResult) -> dict[str, Any]:
