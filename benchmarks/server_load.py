@@ -299,13 +299,15 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
     }
 
 
-def start_server(args: argparse.Namespace, db: Path) -> tuple[subprocess.Popen[str], int]:
+def start_server(
+    args: argparse.Namespace, src: str | None, db: Path
+) -> tuple[subprocess.Popen[str], int]:
     env = dict(os.environ)
     # every client of the benchmark is 127.0.0.1: lift the per-address limit (an older
     # server ignores the variable)
     env.setdefault("WHISTKIT_MAX_CONNECTIONS_PER_CLIENT", str(2 * (args.games + args.conns) + 100))
-    if args.src:
-        env["PYTHONPATH"] = str(Path(args.src).resolve() / "src")
+    if src:
+        env["PYTHONPATH"] = str(Path(src).resolve() / "src")
     cmd = [sys.executable, "-c", SERVER, str(db), str(args.bot_delay)]
     if args.profile:
         cmd.append(args.profile)
@@ -343,11 +345,44 @@ def main() -> None:
     )
     p.add_argument("--profile", help="write the server's cProfile statistics to this file")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON line")
+    p.add_argument(
+        "--against",
+        metavar="TREE",
+        help="also run the server of another checkout (e.g. a worktree of the commit before"
+        " the rework), alternating with this one, and print the ratios",
+    )
+    p.add_argument("--rounds", type=int, default=1, help="with --against: pairs of runs")
     args = p.parse_args()
     raise_fd_limit()
+    if not args.against:
+        out = measure(args, args.src)
+        print(json.dumps(out) if args.json else report(args, out))
+        return
+    runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+    for _ in range(args.rounds):  # alternating, so that both see the same machine
+        for name, src in (("before", args.against), ("after", args.src)):
+            out = measure(args, src)
+            runs[name].append(out)
+            print(json.dumps(out) if args.json else report(args, out), flush=True)
+
+    def median(name: str, key: str) -> float:
+        return statistics.median(r[key] for r in runs[name])
+
+    print(f"after / before ({args.rounds} run(s) each, medians):")
+    for key, label in (
+        ("plays_per_s", "plays/s"),
+        ("plays_per_cpu_s", "plays per CPU s"),
+        ("ack_p99_ms", "ack p99 ms"),
+    ):
+        b, a = median("before", key), median("after", key)
+        print(f"  {label:18} {b:9.1f} -> {a:9.1f}  ({a / b:.2f}x)")
+
+
+def measure(args: argparse.Namespace, src: str | None) -> dict[str, Any]:
+    """One run of the server of ``src`` (None: the installed one) under the load."""
     with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
         load_start = loadavg()
-        proc, port = start_server(args, Path(tmp) / "games.sqlite3")
+        proc, port = start_server(args, src, Path(tmp) / "games.sqlite3")
         try:
             out = asyncio.run(run(args, port, proc.pid))
         finally:
@@ -359,34 +394,30 @@ def main() -> None:
                 proc.wait()
         out["load_start"] = load_start
         out["load_end"] = loadavg()
-    out.update(
-        games=args.games, bot_delay=args.bot_delay, level=args.level, src=args.src or "installed"
-    )
-    if args.json:
-        print(json.dumps(out))
-        return
-    print(
+    out.update(games=args.games, bot_delay=args.bot_delay, level=args.level, src=src or "installed")
+    return out
+
+
+def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
+    lines = [
         f"server {out['src']}: {args.games} games, {args.level} bots, bot delay"
         f" {args.bot_delay:g} s, {args.seconds:g} s measured, database in"
-        f" {args.db_dir or tempfile.gettempdir()}"
-    )
-    print(f"  plays/s            {out['plays_per_s']:9.0f}")
-    print(
+        f" {args.db_dir or tempfile.gettempdir()}",
+        f"  plays/s            {out['plays_per_s']:9.0f}",
         f"  ack ms             p50 {out['ack_p50_ms']:.1f}  p95 {out['ack_p95_ms']:.1f}"
-        f"  p99 {out['ack_p99_ms']:.1f}  max {out['ack_max_ms']:.1f}  ({out['acks']} acks)"
-    )
-    print(f"  errors             {out['errors']} (dropped sockets {out['dropped']})")
-    for sample in out["error_samples"]:
-        print(f"    {sample}")
-    print(f"  server CPU         {out['server_cpu_cores']:.2f} cores")
-    print(
-        f"  plays per CPU s    {out['plays_per_cpu_s']:9.0f}  (the server's; steadier on a busy machine)"
-    )
-    print(f"  client CPU         {out['client_cpu_cores']:.2f} cores")
-    print(f"  server RSS         {out['server_rss_mib']:.0f} MiB")
-    print(f"  RSS per idle game  {out['rss_per_idle_game_kib']:.1f} KiB")
-    print(f"  RSS per connection {out['rss_per_connection_kib']:.1f} KiB")
-    print(f"  load average       {out['load_start']} -> {out['load_end']}")
+        f"  p99 {out['ack_p99_ms']:.1f}  max {out['ack_max_ms']:.1f}  ({out['acks']} acks)",
+        f"  errors             {out['errors']} (dropped sockets {out['dropped']})",
+        *(f"    {sample}" for sample in out["error_samples"]),
+        f"  server CPU         {out['server_cpu_cores']:.2f} cores",
+        f"  plays per CPU s    {out['plays_per_cpu_s']:9.0f}  (the server's; steadier on a"
+        " busy machine)",
+        f"  client CPU         {out['client_cpu_cores']:.2f} cores",
+        f"  server RSS         {out['server_rss_mib']:.0f} MiB",
+        f"  RSS per idle game  {out['rss_per_idle_game_kib']:.1f} KiB",
+        f"  RSS per connection {out['rss_per_connection_kib']:.1f} KiB",
+        f"  load average       {out['load_start']} -> {out['load_end']}",
+    ]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

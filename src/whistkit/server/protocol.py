@@ -37,6 +37,7 @@ Server to client:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -158,6 +159,13 @@ def action_to_json(action: Action) -> dict[str, Any]:
     raise TypeError(f"no JSON form for {action!r}")
 
 
+@functools.lru_cache(maxsize=4096)
+def _hand_names(hand: int) -> tuple[str, ...]:
+    """A hand's cards as the page shows them (S H D C, high to low): a seat's hand is
+    the same for three plays in four, so it is sorted once."""
+    return tuple(card_name(c) for c in sorted_for_display(hand))
+
+
 def _seat_of_play(view: View, i: int, leaders: Any) -> Seat:
     """The seat that played the hand's card number ``i`` (from 0): what
     :meth:`whistkit.state.View.plays` yields for it, without walking the whole hand."""
@@ -210,7 +218,7 @@ def view_json(
         "hands_total": find_variant(view.variant).hands_per_game,
         "dealer": seat_name(view.dealer),
         "contract": contract_json(view.contract),
-        "hand": [card_name(c) for c in sorted_for_display(view.hand)],
+        "hand": list(_hand_names(view.hand)),
         "hand_sizes": {SEATS[s]: n for s, n in enumerate(view.hand_sizes)},
         "first_leader": seat_name(view.first_leader),
         "leader": seat_name(view.leader),
