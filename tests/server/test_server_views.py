@@ -142,3 +142,52 @@ def test_the_outbox_counts_what_its_encoder_makes() -> None:
     box = Outbox(4096, encode=dumps_message)
     box.put_nowait({"type": "pong"})
     assert box.waiting_bytes == len('{"type":"pong"}') and box.qsize() == 1
+
+
+def test_a_client_gone_before_its_new_game_body_is_no_traceback(tmp_path: Path) -> None:
+    """Under load a client may give up while posting a new game (the load benchmark's do
+    when they stop): the request ends quietly, nothing is created."""
+    import asyncio
+
+    from whistkit.server.app import create_app
+
+    app = create_app(tmp_path / "g.db")
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/api/games",
+        "raw_path": b"/api/games",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"127.0.0.1"),
+            (b"content-type", b"application/json"),
+            (b"content-length", b"40"),
+        ],
+        "client": ("127.0.0.1", 5000),
+        "server": ("127.0.0.1", 8000),
+    }
+    incoming = [
+        {"type": "http.request", "body": b'{"level": "cl', "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0) if incoming else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def main() -> None:
+        try:  # raised ClientDisconnect before (a 500 and a traceback in the log)
+            await app(scope, receive, send)
+            assert app.state.server.store.list() == []
+        finally:
+            await app.state.server.close()
+
+    asyncio.run(main())
+    assert sent[0]["status"] == 400

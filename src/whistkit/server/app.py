@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -293,6 +293,8 @@ def create_app(
             )
         try:
             body = read_json(await request.body(), "the request body", limits.max_body_bytes)
+        except ClientDisconnect:  # gone before its body came: nobody to answer, no traceback
+            return Response(status_code=400)
         except ProtocolError as e:
             return JSONResponse({"error": e.message.replace("is not JSON", "must be JSON")}, 400)
         problem = new_game_problem(body)
