@@ -2,6 +2,7 @@
 
 Usage: python benchmarks/server_load.py [--games N] [--bot-delay S] [--level L]
        [--seconds D] [--warmup W] [--idle-games G] [--conns C] [--src TREE]
+       [--against TREE [--rounds R]] [--db-dir DIR] [--profile FILE] [--json]
 
 The server runs in a subprocess (``whistkit.server.serve`` on 127.0.0.1, a fresh database
 in a temporary folder; ``--src`` runs another checkout's ``src`` instead, e.g. an export
@@ -23,6 +24,12 @@ Printed, over the measured window (after the warm-up):
 - before the load: RSS per idle game (G games created, nobody joined) and per connection
   (C sockets open, each answered one ping), from the server's RSS before and after;
 - the machine's load average at the start and the end (the machine is shared).
+
+``--against TREE`` runs TREE's server and this one alternately (``--rounds`` pairs) and
+prints the ratios of the medians: the before/after pair in one run (TREE: a worktree of
+637be15, before issue 18's rework). ``--profile`` writes cProfile statistics of the
+server's event loop thread over the measured window. Every client is 127.0.0.1, so the
+server's per-address connection limit is lifted for the run. docs/web.md has figures.
 
 Anchor (issue 18, main before the rework): about 1,300 to 1,450 plays/s on one core with
 club bots and no pause; ack p99 320 ms at 200 games.
