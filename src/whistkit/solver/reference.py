@@ -99,8 +99,9 @@ class _Solver:
         return best
 
 
-def _ns_value(pos: Position, first_card: int | None = None) -> int:
-    s = _Solver(pos.trump, pos.misere, pos.aces_low)
+def _ns_value(pos: Position, first_card: int | None = None, s: _Solver | None = None) -> int:
+    if s is None:
+        s = _Solver(pos.trump, pos.misere, pos.aces_low)
     hands = list(pos.hands)
     cards = list(pos.trick)
     if first_card is not None:
@@ -133,7 +134,10 @@ def solve(pos: Position) -> int:
 
 def solve_cards(pos: Position) -> dict[int, int]:
     """The value of every legal card for the side to play."""
-    return {c: _for_side(pos, _ns_value(pos, c)) for c in legal_cards(pos)}
+    # one memo for all the cards: the trick-start values it holds are exact whatever card
+    # led to them
+    s = _Solver(pos.trump, pos.misere, pos.aces_low)
+    return {c: _for_side(pos, _ns_value(pos, c, s)) for c in legal_cards(pos)}
 
 
 def can_take(pos: Position, k: int) -> bool:
