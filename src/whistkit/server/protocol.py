@@ -54,7 +54,8 @@ game answers them ``not_shared``):
   :data:`PHRASES`. At most 10 lines per 10 seconds per seat. Refusals: ``chat_too_long``,
   ``chat_empty``, ``chat_bad_text``, ``chat_rate`` (its message says how long to wait),
   ``chat_forbidden``; the schema's ``malformed`` for a wrong shape (both text and phrase,
-  neither, a non-string, an unknown phrase).
+  neither, a non-string, an unknown phrase). A line sent is answered with ``{"type":
+  "ack", "v": V}`` (V: the table's version, unchanged) after its ``chat`` broadcast.
 - ``{"type": "host", "op": OP, "seat": S?}``: the host's (seat S of a shared table)
   table operations; anyone else gets ``forbidden``. ``start``: play now, stand-ins
   holding the seats of the persons not there yet; ``bot`` (with ``seat``): the seat is a
@@ -63,7 +64,8 @@ game answers them ``not_shared``):
   (the old link stops working, its socket gets ``seat_closed``), answered by
   ``{"type": "invite", "seat": S, "token": T, "url": URL}`` to the host; ``end``: the
   table ends (no more actions: ``table_ended``), everyone gets ``seats`` with
-  ``"ended": true``.
+  ``"ended": true``. Each operation done is answered with ``{"type": "ack", "v": V}``
+  (after the ``seats`` broadcast and the ``invite``).
 
 Server to client:
 
