@@ -226,9 +226,7 @@ def test_the_check_finds_an_injected_leak(
 
 def test_the_check_counts_what_a_seat_may_know(tmp_path: Path) -> None:
     """The check is not vacuous: a seat's own cards pass, its partner's do not."""
-    table, logs = asyncio.run(
-        shared_game(tmp_path / "g.sqlite3", "english", {}, seed=4, until=10)
-    )
+    table, _ = asyncio.run(shared_game(tmp_path / "g.sqlite3", "english", {}, seed=4, until=10))
     knowledge = Knowledge(table)
     v = table.version
     own = knowledge.current["S"][v]
