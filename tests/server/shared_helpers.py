@@ -69,7 +69,7 @@ class Client:
     async def ask(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Send a message; its answer (``ack``, ``state`` or ``error``)."""
         for m in reversed(await self.send(msg)):
-            if m["type"] in ("ack", "error", "state"):
+            if m["type"] in ("ack", "error", "state", "pong"):
                 return m
         raise AssertionError(f"no answer to {msg}")
 

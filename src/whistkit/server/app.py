@@ -533,6 +533,9 @@ def create_app(
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(_drain(out), timeout=0.5)
                 sender.cancel()
+                if conn.kicked.is_set():  # a shared table let it go (its error says why)
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(ws.close(4000, "the seat is elsewhere"), 1.0)
             for task in (sender, reader, slow, kicked):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task

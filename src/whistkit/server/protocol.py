@@ -40,8 +40,9 @@ game answers them ``not_shared``):
 - ``join`` also takes ``"name"``: the person's name at a shared table (1 to 24
   characters once trimmed, no control characters; ignored by a solo game). Joining a
   seat of a shared table that another socket holds takes the seat over: the other socket
-  gets ``{"type": "error", "code": "replaced", ...}`` and is closed; the game goes on at
-  the same card (events after ``since``, then ``state``, then ``seats``).
+  gets ``{"type": "error", "code": "replaced", ...}`` and is closed (code 4000: a client
+  must not reconnect by itself then, or two devices would take the seat in turns); the
+  game goes on at the same card (events after ``since``, then ``state``, then ``seats``).
 - ``{"type": "watch", "game": ID, "token": T, "since": V}``: watch with the table's
   watch token: ``event`` and ``state`` messages as for a seat, but a view with no hidden
   card (``"seat": null``, ``"hand": []``, ``"legal": []``, ``"irregular": []``, the
