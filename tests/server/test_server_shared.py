@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import random
+import unicodedata
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from whistkit.cards import SUIT_MASKS, card_name, iter_cards, parse_card
 from whistkit.seats import parse_seat
+from whistkit.server.protocol import ProtocolError, read_chat, read_name
 from whistkit.server.shared import CHAT_LINES, SharedTable
 from whistkit.variants.laws import Expose
 
@@ -574,3 +578,33 @@ def test_laws_a_person_claims_a_persons_revoke_and_calls_an_exposed_card(db_path
         assert (await e.ask({**e.view["legal"][0], "v": e.v}))["type"] == "ack"
 
     run(db_path, body)
+
+
+# -- the schema of names and chat lines --------------------------------------------------------
+
+
+@settings(max_examples=120, derandomize=True, database=None)
+@given(st.text(st.characters(exclude_categories=()), max_size=260))
+def test_any_text_is_a_chat_line_of_plain_text_or_a_refusal_with_a_reason(text: str) -> None:
+    try:
+        line, phrase = read_chat({"type": "chat", "text": text})
+    except ProtocolError as e:
+        assert e.code in ("chat_empty", "chat_too_long", "chat_bad_text"), e.code
+        assert len(e.message) < 200
+        return
+    assert phrase is None and line is not None
+    assert line == text.strip() and 0 < len(line) <= 200
+    assert all(unicodedata.category(c)[0] != "C" for c in line)
+    assert "\n" not in line and "\u2028" not in line
+
+
+@settings(max_examples=120, derandomize=True, database=None)
+@given(st.text(st.characters(exclude_categories=()), max_size=40))
+def test_any_text_is_a_name_or_a_refusal_with_a_reason(text: str) -> None:
+    try:
+        name = read_name(text)
+    except ProtocolError as e:
+        assert e.code == "bad_name" and len(e.message) < 200
+        return
+    assert name == " ".join(text.split()) and 0 < len(name) <= 24
+    assert all(unicodedata.category(c)[0] != "C" for c in name)
