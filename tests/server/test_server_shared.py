@@ -608,3 +608,45 @@ def test_any_text_is_a_name_or_a_refusal_with_a_reason(text: str) -> None:
         return
     assert name == " ".join(text.split()) and 0 < len(name) <= 24
     assert all(unicodedata.category(c)[0] != "C" for c in name)
+
+
+# -- watchers ------------------------------------------------------------------------------------
+
+
+def test_a_watcher_sees_no_hand_plays_nothing_and_sees_hands_only_if_allowed(
+    db_path: Path,
+) -> None:
+    async def body(server: Any) -> None:
+        table, made, people = await seated(
+            server, {"N": "person", "E": "beginner", "W": "beginner"}, watch_hands=False
+        )
+        watcher = Client(server)
+        assert (await watcher.watch(made["game"], "x" * 22))["code"] == "forbidden"
+        assert (await watcher.watch(made["game"], made["token"]))["code"] == "forbidden"
+        state = await watcher.watch(made["game"], made["watch_token"])
+        assert state["type"] == "state"
+        view = state["view"]
+        assert view["seat"] is None and view["hand"] == [] and view["legal"] == []
+        assert sum(view["hand_sizes"].values()) == 52
+        assert people["S"].drain() and people["S"].seats()["watchers"] == 1
+        for msg, code in [
+            ({"type": "play", "card": "2C"}, "forbidden"),
+            ({"type": "hint"}, "forbidden"),
+            ({"type": "host", "op": "end"}, "forbidden"),
+        ]:
+            assert (await watcher.ask(msg))["code"] == code
+        await play_out(
+            table,
+            list(people.values()),
+            [watcher],
+            random.Random(9),
+            until=lambda t: len(t.state.results) >= 1,
+        )
+        assert not [m for m in watcher.log if m["type"] == "hands"]
+        assert any(m.get("event", {}) and m["event"].get("type") == "hand_end" for m in watcher.log)
+        # a watcher leaving is counted too
+        watcher.conn.close()
+        people["S"].drain()
+        assert people["S"].seats()["watchers"] == 0
+
+    run(db_path, body)
