@@ -131,6 +131,9 @@ async def play_out(
         for c in people + watchers:
             c.drain()
         if table.state.is_over or (until is not None and until(table)):
+            # the last action is applied before it is stored and published: wait for it
+            while table.busy:
+                await settle(2)
             await settle()
             for c in people + watchers:
                 c.drain()
