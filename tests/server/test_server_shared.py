@@ -269,7 +269,7 @@ def test_chat_and_host_messages_at_a_solo_game(client: TestClient) -> None:
 
 
 def test_a_person_out_of_time_has_that_card_played_by_a_bot(db_path: Path) -> None:
-    """The table's time is 30 s, scaled down to 15 ms: S waits on its turn; a bot of the
+    """The table's time is 30 s, scaled down to 0.3 s: S waits on its turn; a bot of the
     table's level plays that one card, the seat says so, and S plays its next card itself."""
 
     async def body(server: Any) -> None:
@@ -279,10 +279,14 @@ def test_a_person_out_of_time_has_that_card_played_by_a_bot(db_path: Path) -> No
         s, n = people["S"], people["N"]
         south = parse_seat("S")
 
-        # N plays when it is to; S does nothing until a bot played for it
-        async def wait_for_s_turn() -> None:
+        async def wait_for_s_turn() -> None:  # N plays when it is to, S does nothing
             await play_out(
-                table, [n], [s], random.Random(1), until=lambda t: t.state.to_play == south
+                table,
+                [n],
+                [s],
+                random.Random(1),
+                until=lambda t: t.state.to_play == south,
+                stale_ok=True,  # (should this machine be slower than 0.3 s)
             )
 
         await wait_for_s_turn()
@@ -293,26 +297,34 @@ def test_a_person_out_of_time_has_that_card_played_by_a_bot(db_path: Path) -> No
         assert seats_msgs[-1]["seats"]["S"]["connected"] is True
         await until_true(lambda: not s.seats()["seats"]["S"]["standin"], [s, n])
         # S's next turn: S plays it itself, in time
-        await wait_for_s_turn()
-        s.drain()
-        assert s.view is not None and s.view["to_play"] == "S"
-        answer = await s.ask({**s.view["legal"][0], "v": s.v})
+        for _ in range(3):
+            await wait_for_s_turn()
+            s.drain()
+            assert s.view is not None and s.view["to_play"] == "S"
+            answer = await s.ask({**s.view["legal"][0], "v": s.v})
+            if answer.get("code") != "stale":  # (once more if this machine is that slow)
+                break
         assert answer["type"] == "ack"
 
-    run(db_path, body, turn_scale=0.0005)
+    run(db_path, body, turn_scale=0.01)
 
 
 def test_an_absent_person_comes_back_on_another_device_at_the_same_card(db_path: Path) -> None:
-    """N closes its page: on its turn, after the table's time, a bot plays for N until N
-    opens its link again on another device, with the last version it saw; N catches up
-    without a gap, its hand as the table holds it, and plays on itself."""
+    """N closes its page: on its turn, after the grace for the absent (30 s, scaled down
+    to 15 ms), a bot plays for N until N opens its link again on another device, with the
+    last version it saw; N catches up without a gap, its hand as the table holds it, and
+    plays on itself (the table has no turn time: the people present are never hurried)."""
 
     async def body(server: Any) -> None:
         table, made, people = await seated(
-            server, {"N": "person", "E": "beginner", "W": "beginner"}, timeout=30
+            server, {"N": "person", "E": "beginner", "W": "beginner"}
         )
         s, n = people["S"], people["N"]
         north = parse_seat("N")
+
+        def plays_of_n() -> int:
+            return sum(1 for e in table.events if (e.public or {}).get("seat") == "N")
+
         await play_out(table, [s, n], [], random.Random(2), until=lambda t: t.version >= 6)
         n.drain()
         last_seen = n.v
@@ -321,14 +333,8 @@ def test_an_absent_person_comes_back_on_another_device_at_the_same_card(db_path:
         s.drain()
         assert s.seats()["seats"]["N"]["connected"] is False
         # S plays on; N's cards are played by the stand-in
-        held = table.state.holdings[north].bit_count()
-        await play_out(
-            table,
-            [s],
-            [],
-            random.Random(3),
-            until=lambda t: t.state.holdings[north].bit_count() <= held - 2,
-        )
+        before = plays_of_n()
+        await play_out(table, [s], [], random.Random(3), until=lambda t: plays_of_n() >= before + 2)
         assert s.seats()["seats"]["N"]["standin"] is True
         # back on a phone: the events it missed, then its view
         phone = Client(server)
@@ -346,17 +352,12 @@ def test_an_absent_person_comes_back_on_another_device_at_the_same_card(db_path:
             "level": None,
         }
         # from now on N's cards are N's: every N card after this is acknowledged to N
-        plays_before = sum(1 for e in table.events if (e.public or {}).get("seat") == "N")
+        before = plays_of_n()
         await play_out(
-            table,
-            [s, phone],
-            [],
-            random.Random(4),
-            until=lambda t: t.state.holdings[north].bit_count() <= held - 5,
+            table, [s, phone], [], random.Random(4), until=lambda t: plays_of_n() >= before + 4
         )
-        n_plays = sum(1 for e in table.events if (e.public or {}).get("seat") == "N")
         n_acks = sum(1 for m in phone.log if m["type"] == "ack")
-        assert n_plays - plays_before == n_acks > 0
+        assert plays_of_n() - before == n_acks >= 4
 
     run(db_path, body, turn_scale=0.0005)
 
@@ -534,10 +535,10 @@ def test_laws_a_person_claims_a_persons_revoke_and_calls_an_exposed_card(db_path
             [s, e],
             [],
             random.Random(7),
-            until=lambda t: "claimed" in done and len(t.state.results) >= 1,
+            until=lambda t: "claimed" in done and len(t.state.results) >= done["hand"],
             choose_action=choose,
         )
-        result = table.state.results[0]
+        result = table.state.results[done["hand"] - 1]
         assert result.extra["revokes"][0]["seat"] == "E"
         assert result.extra["revokes"][0]["card"] == done["revoke"]
         assert result.extra["penalised"] == 1
