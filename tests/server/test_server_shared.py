@@ -651,3 +651,36 @@ def test_a_watcher_sees_no_hand_plays_nothing_and_sees_hands_only_if_allowed(
         assert people["S"].seats()["watchers"] == 0
 
     run(db_path, body)
+
+
+def test_a_shared_table_survives_a_restart(db_path: Path) -> None:
+    """Its settings, names, start and seats come back with it; its tokens still open it."""
+    made: dict[str, Any] = {}
+
+    async def first(server: Any) -> None:
+        table, answer, people = await seated(
+            server, {"N": "person", "E": "club", "W": "person"}, timeout=60, watch_hands=True
+        )
+        made.update(answer)
+        await play_out(
+            table, list(people.values()), [], random.Random(10), until=lambda t: t.version > 8
+        )
+        assert (await people["S"].ask({"type": "host", "op": "bot", "seat": "W"}))["type"] == "ack"
+        made["version"] = table.version
+
+    async def second(server: Any) -> None:
+        table = await server.tables.open(made["game"])
+        assert isinstance(table, SharedTable) and table.shared is not None
+        assert table.shared.started and table.shared.timeout == 60 and table.shared.watch_hands
+        assert table.shared.names == {parse_seat("S"): "PS", parse_seat("N"): "PN"}
+        assert table.seats[parse_seat("W")] == "bot:beginner"
+        assert table.version >= made["version"]
+        n = Client(server)
+        assert (await n.join(made["game"], "N", made["tokens"]["N"]))["type"] == "state"
+        assert n.seats()["seats"]["N"]["name"] == "PN"
+        assert (await n.join(made["game"], "W", made["tokens"]["W"]))["code"] == "bad_seat"
+        watcher = Client(server)
+        assert (await watcher.watch(made["game"], made["watch_token"]))["type"] == "state"
+
+    run(db_path, first)
+    run(db_path, second)
