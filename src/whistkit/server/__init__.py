@@ -5,24 +5,13 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from .lan import Listening
 from .limits import Limits
 
 if TYPE_CHECKING:
     from .app import Preset
-
-
-class Listening(NamedTuple):
-    """Where the server listens (``port`` is the real one when 0 was asked for)."""
-
-    host: str
-    port: int
-
-    @property
-    def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -5,7 +5,7 @@ evening --host 0.0.0.0``), so that phones in the room open it."""
 from __future__ import annotations
 
 import socket
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 
@@ -25,11 +25,21 @@ def lan_address() -> str | None:
     return None
 
 
+class Listening(NamedTuple):
+    """Where the server listens (``port`` is the real one when 0 was asked for)."""
+
+    host: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+
 def network_url(host: str, port: int) -> str:
     """The address others on the network use: the LAN address when listening on all
     interfaces, else the one listened on."""
-    from . import Listening
-
     if host in WILDCARD_HOSTS:
         host = lan_address() or "127.0.0.1"
     return Listening(host, port).url
@@ -42,4 +52,4 @@ def terminal_qr(url: str, out: TextIO) -> None:
     segno.make(url, error="m").terminal(out=out, compact=True)
 
 
-__all__ = ["WILDCARD_HOSTS", "lan_address", "network_url", "terminal_qr"]
+__all__ = ["WILDCARD_HOSTS", "Listening", "lan_address", "network_url", "terminal_qr"]
