@@ -23,6 +23,7 @@ export function render() {
   table.dataset.phase = v.phase;
   table.dataset.version = String(app.version);
   table.dataset.variant = v.variant;
+  table.dataset.role = app.role;
 
   renderHeader(v);
   renderTally(v);
@@ -162,8 +163,12 @@ function renderTrick(v) {
 
 export function renderStatus(v) {
   let text;
+  const closed = $("#table").dataset.closed;
   if (app.message) text = app.message;
+  else if (closed) text = t(closed === "replaced" ? "seat_replaced" : "seat_closed");
+  else if (app.shared && app.ended && !v.winner) text = t("table_ended");
   else if (v.winner) text = t("result_title");
+  else if (app.shared && !app.started) text = waitingFor();
   else if (app.picking) text = t(`prompt_${app.picking}`);
   else if (app.armed) text = t("revoke_warning");
   else if (v.to_play === app.seat) {
@@ -180,6 +185,14 @@ export function renderStatus(v) {
   }
   if (!app.message && app.hint && !v.winner) text = hintText(app.hint.action);
   $("#status").textContent = text;
+}
+
+// a shared table before it starts: who it waits for
+function waitingFor() {
+  const away = Object.entries(app.seats || {})
+    .filter(([, p]) => p.kind === "person" && !p.connected)
+    .map(([seat]) => seatName(seat));
+  return away.length ? t("waiting_people", { seats: away.join(", ") }) : t("waiting");
 }
 
 // is this hand the game's first misère hand?
