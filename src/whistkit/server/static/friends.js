@@ -47,6 +47,7 @@ export function fillFriends(meta) {
 
 export function timeoutLabel(s) {
   if (!s) return t("time_off");
+  if (s === 60) return t("time_one_minute");
   return s < 60 ? t("time_seconds", { n: s }) : t("time_minutes", { n: s / 60 });
 }
 
@@ -315,12 +316,16 @@ async function openJoin(game, seat, token) {
   summary.textContent = "";
   $("#join-error").textContent = "";
   let info = null;
+  const sit = $("#join-sit");
+  sit.disabled = false;
   try {
     const r = await fetch(`/api/tables/${encodeURIComponent(game)}?t=${encodeURIComponent(token)}`);
-    info = await r.json();
-    if (!r.ok) {
-      $("#join-error").textContent = t("link_stale", { message: info.error || r.statusText });
-      info = null;
+    const body = await r.json().catch(() => ({}));
+    if (r.ok) info = body;
+    else {
+      // an unknown table or a link given to someone else: no seat to sit at
+      $("#join-error").textContent = t("link_stale", { message: body.error || `${r.status} ${r.statusText}` });
+      sit.disabled = r.status === 404;
     }
   } catch (err) {
     $("#join-error").textContent = t("error", { message: err.message });

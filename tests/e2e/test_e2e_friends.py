@@ -1,0 +1,408 @@
+"""Play with friends (#22) in real Chromium: one browser context per person, all driven by
+clicks from one loop; names, connection and stand-ins on the seats; the chat."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page
+
+from .conftest import DESKTOP, PHONE, ServerProcess
+from .pages import hand_cards, open_page, trick_cards
+
+# what one page shows, read in one call: whose turn, what may be clicked
+LOOK = """() => {
+  const t = document.querySelector('#table');
+  const legal = [...document.querySelectorAll('#hand [data-legal="true"]')].map(e => e.dataset.card);
+  const actions = [...document.querySelectorAll('#actions button[data-action]')]
+    .filter(b => !b.dataset.pick).map(b => b.dataset.action);
+  return {
+    over: document.querySelector('#result-banner[data-result]') !== null,
+    mine: t.dataset.myTurn === 'true',
+    version: t.dataset.version || '',
+    legal, actions,
+  };
+}"""
+
+
+@dataclass
+class Person:
+    """One person at the table: their own browser context and page, at their seat."""
+
+    seat: str
+    context: BrowserContext
+    page: Page
+    acted_at: str = ""  # the table version at which this page last acted
+    acted_when: float = 0.0
+    clicks: int = 0
+    seen: list[dict[str, Any]] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One server for the module's tests, the bots playing without pause."""
+    srv = ServerProcess(tmp_path_factory.mktemp("friends") / "games.sqlite3", bot_delay=0).start()
+    yield srv
+    srv.stop()
+
+
+def new_person(
+    browser: Browser, seat: str, url: str, lang: str = "en", viewport: Any = None
+) -> Person:
+    context = browser.new_context(viewport=viewport or DESKTOP)
+    page = context.new_page()
+    open_page(page, url, lang=lang)
+    return Person(seat, context, page)
+
+
+def create_table(
+    host: Person,
+    variant: str,
+    seats: dict[str, str],
+    options: dict[str, Any] | None = None,
+    timeout: int = 0,
+    name: str = "Anna",
+) -> dict[str, str]:
+    """The new-game dialog by clicks with "Play with friends": the invite links by seat."""
+    page = host.page
+    page.wait_for_selector("#dlg-new[open]")
+    page.select_option("#new-variant", variant)
+    for key, value in (options or {}).items():
+        el = page.locator(f'[data-option="{key}"]')
+        if isinstance(value, bool):
+            el.set_checked(value)
+        else:
+            el.select_option(str(value))
+    page.locator("#new-friends").check()
+    page.locator("#host-name").fill(name)
+    for seat, choice in seats.items():
+        page.select_option(f'[data-seat-choice="{seat}"]', choice)
+    page.select_option("#new-timeout", str(timeout))
+    page.locator("#new-start").click()
+    page.wait_for_selector("#dlg-invite[open]")
+    links = {}
+    for a in page.locator("[data-invite]").all():
+        links[str(a.get_attribute("data-invite"))] = str(a.get_attribute("href"))
+    return links
+
+
+def join(browser: Browser, seat: str, url: str, name: str, lang: str = "en") -> Person:
+    """A person opens their invite link, gives their name and sits down."""
+    person = new_person(browser, seat, url, lang=lang)
+    page = person.page
+    page.wait_for_selector("#dlg-join[open]")
+    page.locator("#player-name").fill(name)
+    page.locator("#join-sit").click()
+    page.wait_for_selector(f'#me[data-seat="{seat}"][data-player="{name}"]')
+    return person
+
+
+def play_together(
+    people: list[Person], steps: int = 100_000, claim: bool = False
+) -> dict[str, int]:
+    """Each person clicks a legal card (or the one decision asked of them) whenever it is
+    their turn, until the game is over on every page or ``steps`` actions were made.
+    Returns counts of what was clicked."""
+    done = {"cards": 0, "actions": 0}
+    idle = 0
+    while done["cards"] + done["actions"] < steps:
+        progressed = False
+        over = 0
+        for p in people:
+            look = p.page.evaluate(LOOK)
+            if look["over"]:
+                over += 1
+                continue
+            if not look["mine"]:
+                continue
+            # one action per version; the same version again only after a while (a refusal)
+            if look["version"] == p.acted_at and time.monotonic() - p.acted_when < 5:
+                continue
+            if look["legal"]:
+                card = look["legal"][p.clicks % len(look["legal"])]
+                p.page.locator(f'#hand [data-card="{card}"]').click()
+                done["cards"] += 1
+            elif look["actions"]:
+                wanted = (
+                    "ClaimRevoke"
+                    if claim and "ClaimRevoke" in look["actions"]
+                    else look["actions"][0]
+                )
+                p.page.locator(f'#actions button[data-action="{wanted}"]').first.click()
+                done["actions"] += 1
+            else:
+                continue
+            p.acted_at = look["version"]
+            p.acted_when = time.monotonic()
+            p.clicks += 1
+            progressed = True
+        if over == len(people):
+            return done
+        if not progressed:
+            idle += 1
+            people[0].page.wait_for_timeout(15)
+    return done
+
+
+def final_score(page: Page) -> tuple[str, str]:
+    return (
+        str(page.locator("[data-score-ns]").text_content()),
+        str(page.locator("[data-score-ew]").text_content()),
+    )
+
+
+def close_all(people: list[Person]) -> None:
+    for p in people:
+        p.context.close()
+
+
+def seat_el(page: Page, seat: str) -> str:
+    return f'.seat[data-seat="{seat}"], #me[data-seat="{seat}"]'
+
+
+@pytest.mark.slow
+def test_four_people_play_a_whole_felagsvist_game(
+    browser: Browser, shared_server: ServerProcess
+) -> None:
+    host = new_person(browser, "S", shared_server.url)
+    links = create_table(host, "felagsvist", {"N": "person", "E": "person", "W": "person"})
+    assert set(links) == {"N", "E", "W", "watch"}
+    assert all(f"seat={s}" in links[s] and "join=" in links[s] for s in "NEW")
+    # every link has its QR code, from the server
+    for kind in ("N", "E", "W", "watch"):
+        qr = host.page.locator(f'img[data-qr="{kind}"]')
+        qr.wait_for()
+        host.page.wait_for_function(
+            "(k) => { const i = document.querySelector(`img[data-qr='${k}']`);"
+            " return i.complete && i.naturalWidth > 0; }",
+            arg=kind,
+        )
+    names = {"S": "Anna", "N": "Björk", "E": "Chloé", "W": "Dmitri"}
+    people = [host] + [join(browser, s, links[s], names[s]) for s in "NEW"]
+    host.page.locator("#dlg-invite .close").click()
+    # everyone sees their own hand at the bottom, their partner at the top, and the names
+    for p in people:
+        page = p.page
+        page.wait_for_selector("#hand .card")
+        partner = "NESW"["NESW".index(p.seat) ^ 2]
+        assert page.locator(".seat.top").get_attribute("data-seat") == partner
+        for seat, name in names.items():
+            el = page.locator(seat_el(page, seat))
+            el.first.wait_for()
+            page.wait_for_function(
+                "([s, n]) => { const e = document.querySelector("
+                "`.seat[data-seat='${s}'], #me[data-seat='${s}']`);"
+                " return e && e.dataset.player === n && e.dataset.connected === 'true'; }",
+                arg=[seat, name],
+            )
+            assert name in str(el.first.text_content())
+    done = play_together(people)
+    scores = {final_score(p.page) for p in people}
+    assert len(scores) == 1, scores  # one final score on every page
+    ns, ew = scores.pop()
+    assert max(int(ns), int(ew)) > 0
+    assert done["cards"] >= 4 * 12 * 8  # twelve hands, most cards clicked by their people
+    close_all(people)
+
+
+@pytest.mark.slow
+def test_a_swedish_game_with_two_people_and_two_bots(
+    browser: Browser, shared_server: ServerProcess
+) -> None:
+    host = new_person(browser, "S", shared_server.url, lang="sv")
+    links = create_table(
+        host, "swedish", {"N": "club", "E": "person", "W": "beginner"}, name="Astrid"
+    )
+    assert set(links) == {"E", "watch"}
+    guest = join(browser, "E", links["E"], "Erik", lang="sv")
+    host.page.locator("#dlg-invite .close").click()
+    people = [host, guest]
+    for p in people:
+        page = p.page
+        page.wait_for_function(
+            "() => document.querySelector('.seat[data-seat=\"N\"]').dataset.kind === 'bot'"
+        )
+        assert "bot" in str(page.locator('.seat[data-seat="W"]').text_content())
+    done = play_together(people)
+    assert done["cards"] > 0
+    assert final_score(host.page) == final_score(guest.page)
+    # the end in Swedish
+    assert host.page.locator("html").get_attribute("lang") == "sv"
+    close_all(people)
+
+
+@pytest.mark.slow
+def test_an_english_rubber_in_laws_mode_a_person_claims_the_others_revoke(
+    browser: Browser, shared_server: ServerProcess
+) -> None:
+    """S and W are people (opponents), N and E bots; a revoke by one is claimed by the other
+    at the end of the hand (S claims for N-S, W for E-W)."""
+    host = new_person(browser, "S", shared_server.url)
+    links = create_table(
+        host,
+        "english",
+        {"N": "club", "E": "club", "W": "person"},
+        options={"play_mode": "laws", "auto_claim": False},
+    )
+    guest = join(browser, "W", links["W"], "Wendy")
+    host.page.locator("#dlg-invite .close").click()
+    people = [host, guest]
+    revoked: tuple[Person, str] | None = None
+    while revoked is None:
+        play_together(people, steps=1)
+        for p in people:
+            look = p.page.evaluate(LOOK)
+            bad = p.page.locator('#hand [data-irregular="true"]')
+            if look["mine"] and bad.count():
+                card = str(bad.first.get_attribute("data-card"))
+                bad.first.click()
+                p.page.locator(f'#hand [data-card="{card}"]').click()  # the second click plays it
+                p.page.wait_for_function(
+                    "(c) => !document.querySelector(`#hand [data-card='${c}']`)", arg=card
+                )
+                revoked = (p, card)
+                p.acted_at = look["version"]
+                break
+        assert host.page.locator("[data-result]").count() == 0, "nobody could revoke"
+    offender, _ = revoked
+    claimant = guest if offender is host else host
+    # the hand is played out; at its end the claimant is asked, and claims
+    claim = claimant.page.locator('#actions button[data-action="ClaimRevoke"]')
+    while not claim.count():
+        if not play_together([p for p in people], steps=1):
+            break
+    claim.wait_for(timeout=30_000)
+    assert offender.page.locator('#actions button[data-action="ClaimRevoke"]').count() == 0
+    claim.click()
+    play_together(people)
+    for p in people:
+        rubber = p.page.locator("#result-score")
+        assert "rubber" in str(rubber.text_content()).lower()
+    assert final_score(host.page) == final_score(guest.page)
+    close_all(people)
+
+
+@pytest.mark.slow
+def test_away_on_their_turn_a_bot_plays_then_they_come_back(
+    browser: Browser, tmp_path: Path
+) -> None:
+    srv = ServerProcess(tmp_path / "away.sqlite3", bot_delay=0).start()
+    try:
+        host = new_person(browser, "S", srv.url)
+        links = create_table(
+            host, "felagsvist", {"N": "person", "E": "club", "W": "club"}, timeout=30
+        )
+        north = join(browser, "N", links["N"], "Nina")
+        host.page.locator("#dlg-invite .close").click()
+        # play until it is North's turn with a choice of cards
+        while True:
+            look = north.page.evaluate(LOOK)
+            if look["mine"] and len(look["legal"]) > 1:
+                break
+            play_together([host, north], steps=1)
+        held = hand_cards(north.page)
+        north.context.close()  # North closes their page on their turn
+        page = host.page
+        north_seat = '.seat[data-seat="N"]'
+        page.wait_for_selector(f'{north_seat}[data-connected="false"]')
+        # after the table's time a bot plays North's card, and the seat says so
+        page.wait_for_selector(f'{north_seat}[data-standin="true"]', timeout=90_000)
+        page.wait_for_selector('[data-trick] [data-card][data-seat="N"]', timeout=90_000)
+        played = str(
+            page.locator('[data-trick] [data-card][data-seat="N"]').get_attribute("data-card")
+        )
+        assert played in held
+        assert "bot" in str(page.locator(north_seat).text_content())
+        # North reopens the link in a new context: the same seat, the hand less that card
+        back = join(browser, "N", links["N"], "Nina")
+        assert sorted(hand_cards(back.page)) == sorted(c for c in held if c != played)
+        page.wait_for_selector(f'{north_seat}[data-connected="true"]:not([data-standin])')
+        # and plays on from there: North's next card is clicked by North
+        before = len(hand_cards(back.page))
+        while len(hand_cards(back.page)) == before:
+            play_together([host, back], steps=1)
+        assert back.page.locator('#me[data-seat="N"]').get_attribute("data-standin") is None
+        close_all([host, back])
+    finally:
+        srv.stop()
+
+
+def test_chat_is_text_and_refuses_too_long_and_too_many(
+    browser: Browser, shared_server: ServerProcess
+) -> None:
+    host = new_person(browser, "S", shared_server.url)
+    links = create_table(host, "felagsvist", {"N": "person", "E": "club", "W": "club"})
+    north = join(browser, "N", links["N"], "Nils")
+    host.page.locator("#dlg-invite .close").click()
+    for p in (host, north):
+        p.page.locator("#btn-chat").click()
+        p.page.wait_for_selector("#chat:not([hidden])")
+    hostile = '<b>bold</b><script>window.__chat = 1</script><img src=x onerror="window.__chat = 2">'
+    host.page.locator("#chat-text").fill(hostile)
+    host.page.locator("#chat-send").click()
+    line = north.page.locator("#chat-log li").last
+    line.wait_for()
+    assert line.locator(".chat-text").text_content() == hostile
+    assert "Anna" in str(line.text_content())
+    assert (
+        north.page.locator("#chat-log b, #chat-log script, #chat-log img").count() == 1
+    )  # the name
+    assert north.page.evaluate("() => window.__chat") is None
+    # a phrase in the reader's language
+    north.page.evaluate("localStorage.setItem('whistkit.lang', 'fr')")
+    north.page.select_option("#lang", "fr")
+    host.page.locator('[data-phrase="well_played"]').click()
+    north.page.wait_for_function(
+        "() => [...document.querySelectorAll('#chat-log li')].some(l => l.textContent.includes('Bien joué'))"
+    )
+    # the 201st character is refused, with the reason
+    north.page.locator("#chat-text").fill("x" * 201)
+    assert north.page.locator("#chat-count").get_attribute("data-over") == "true"
+    north.page.locator("#chat-send").click()
+    north.page.wait_for_selector('#chat-error[data-refused="chat_too_long"]')
+    assert "200" in str(north.page.locator("#chat-error").text_content())
+    north.page.locator("#chat-text").fill("y" * 200)
+    north.page.locator("#chat-send").click()
+    host.page.wait_for_function(
+        "() => [...document.querySelectorAll('#chat-log .chat-text')].some(s => s.textContent === 'y'.repeat(200))"
+    )
+    # ten lines in ten seconds pass (two sent above), the eleventh is refused
+    for i in range(8):
+        host.page.locator("#chat-text").fill(f"line {i}")
+        host.page.locator("#chat-send").click()
+    host.page.wait_for_function(
+        "() => [...document.querySelectorAll('#chat-log .chat-text')].some(s => s.textContent === 'line 7')"
+    )
+    host.page.locator("#chat-text").fill("one too many")
+    host.page.locator("#chat-send").click()
+    host.page.wait_for_selector('#chat-error[data-refused="chat_rate"]')
+    assert "wait" in str(host.page.locator("#chat-error").text_content())
+    texts = host.page.locator("#chat-log .chat-text").all_text_contents()
+    assert "one too many" not in texts
+    assert host.page.locator("#chat-text").input_value() == "one too many"  # kept to resend
+    close_all([host, north])
+
+
+def test_watcher_sees_no_hidden_card_and_games_list_reopens(
+    browser: Browser, shared_server: ServerProcess
+) -> None:
+    host = new_person(browser, "S", shared_server.url)
+    links = create_table(host, "felagsvist", {"N": "club", "E": "club", "W": "club"})
+    host.page.locator("#dlg-invite .close").click()
+    watcher = new_person(browser, "watch", links["watch"], viewport=PHONE)
+    page = watcher.page
+    page.wait_for_selector('#table[data-role="watch"][data-version]')
+    page.wait_for_selector("#hand[data-watch='true'] img.back")
+    assert page.locator("#hand .card").count() == 0
+    assert page.locator("#chat-form").is_hidden()
+    # the host's Games list has the table; it reopens
+    host.page.locator("#btn-games").click()
+    row = host.page.locator("#games-body [data-table]")
+    row.first.wait_for()
+    assert row.count() == 1
+    close_all([host, watcher])
