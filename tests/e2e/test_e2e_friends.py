@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from .conftest import DESKTOP, PHONE, ServerProcess
-from .pages import hand_cards, open_page, trick_cards
+from .pages import hand_cards, open_page
 
 # what one page shows, read in one call: whose turn, what may be clicked
 LOOK = """() => {

@@ -95,7 +95,9 @@ export function renderResult(v) {
     return;
   }
   const mine = sideOf(app.seat);
-  const text = v.winner === "draw" ? t("result_draw") : v.winner === mine ? t("result_win") : t("result_loss");
+  let text = v.winner === "draw" ? t("result_draw") : v.winner === mine ? t("result_win") : t("result_loss");
+  // a watcher is on neither side
+  if (app.role === "watch" && v.winner !== "draw") text = t("result_side_won", { side: t(v.winner === "NS" ? "side_ns" : "side_ew") });
   let score = t("final_score", { ns: `${t("side_ns")} ${v.score.NS}`, ew: `${v.score.EW} ${t("side_ew")}` });
   // a rubber is won by games, not by the last game's score: say so
   const rubber = v.match && v.match.rubber;
