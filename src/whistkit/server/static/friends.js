@@ -299,11 +299,11 @@ export async function arriveByLink() {
   const game = q.get("join");
   const seat = q.get("seat");
   if (!game || !token || !SEATS.includes(seat)) return false;
-  history.replaceState(null, "", "/");
   const entry = gameEntry(game);
   const name = localStorage.getItem(NAME_KEY);
   // back at a seat this browser already sits at, with its name: straight to the table
   if (entry && entry.shared && entry.token === token && entry.seat === seat && name && !nameProblem(name)) {
+    history.replaceState(null, "", "/");
     startGame(game, seat, token);
     return true;
   }
@@ -346,6 +346,7 @@ async function openJoin(game, seat, token) {
     localStorage.setItem(NAME_KEY, name);
     rememberTable(game, { token, seat, role: "play", host: false, variant: info ? info.variant : undefined });
     $("#dlg-join").close();
+    history.replaceState(null, "", "/"); // the link stays in the games list, not the address
     startGame(game, seat, token);
   };
   openDialog("#dlg-join");
