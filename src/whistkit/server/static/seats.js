@@ -39,7 +39,7 @@ export function renderSeats(v) {
       }
       const shown = player.kind === "person"
         ? (player.name || t(`seat_${seat}`)) + (mine ? ` (${t("you")})` : role)
-        : `${t(`seat_${seat}`)} · ${t("bot")}${role}`;
+        : t(`seat_${seat}`) + role;
       name.append(shown);
       name.title = name.textContent;
     } else {
@@ -49,6 +49,7 @@ export function renderSeats(v) {
     el.append(name);
     const badges = document.createElement("div");
     badges.className = "badges";
+    if (player && player.kind === "bot") badges.append(badge(t("bot"), "bot"));
     if (player && player.standin) badges.append(badge(t("bot_playing"), "standin"));
     if (seat === v.dealer) badges.append(badge(t("dealer"), "dealer"));
     if (seat === v.leader && v.phase === "play") badges.append(badge(t("leads"), "leader")); // leads this trick
