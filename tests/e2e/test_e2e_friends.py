@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .conftest import DESKTOP, PHONE, ServerProcess
 from .pages import hand_cards, open_page
@@ -102,50 +103,68 @@ def join(browser: Browser, seat: str, url: str, name: str, lang: str = "en") -> 
     return person
 
 
-def play_together(
-    people: list[Person], steps: int = 100_000, claim: bool = False
-) -> dict[str, int]:
+# the table as one page sees it: whose turn, at which version, over or not
+TURN = """() => {
+  const t = document.querySelector('#table');
+  return {
+    over: document.querySelector('#result-banner[data-result]') !== null,
+    turn: t.dataset.turn || '', version: t.dataset.version || '',
+  };
+}"""
+# wait in the page until its table changes from the version given (or the game ends)
+CHANGED = """(v) => document.querySelector('#result-banner[data-result]') !== null
+  || document.querySelector('#table').dataset.version !== v"""
+
+
+def act(p: Person, claim: bool = False) -> str | None:
+    """If it is ``p``'s turn at a version it has not acted at: click a legal card, or the
+    decision asked of them (a claim first when ``claim``). What was clicked, or None."""
+    look = p.page.evaluate(LOOK)
+    if look["over"] or not look["mine"]:
+        return None
+    # one action per version; the same version again only after a while (a refusal)
+    if look["version"] == p.acted_at and time.monotonic() - p.acted_when < 5:
+        return None
+    if look["legal"]:
+        what = look["legal"][p.clicks % len(look["legal"])]
+        p.page.locator(f'#hand [data-card="{what}"]').click(force=True)
+    elif look["actions"]:
+        actions = look["actions"]
+        what = "ClaimRevoke" if claim and "ClaimRevoke" in actions else actions[0]
+        p.page.locator(f'#actions button[data-action="{what}"]').first.click()
+    else:
+        return None
+    p.acted_at = look["version"]
+    p.acted_when = time.monotonic()
+    p.clicks += 1
+    return what
+
+
+def play_together(people: list[Person], steps: int = 100_000, claim: bool = False) -> int:
     """Each person clicks a legal card (or the one decision asked of them) whenever it is
     their turn, until the game is over on every page or ``steps`` actions were made.
-    Returns counts of what was clicked."""
-    done = {"cards": 0, "actions": 0}
-    idle = 0
-    while done["cards"] + done["actions"] < steps:
-        progressed = False
-        over = 0
-        for p in people:
-            look = p.page.evaluate(LOOK)
-            if look["over"]:
-                over += 1
-                continue
-            if not look["mine"]:
-                continue
-            # one action per version; the same version again only after a while (a refusal)
-            if look["version"] == p.acted_at and time.monotonic() - p.acted_when < 5:
-                continue
-            if look["legal"]:
-                card = look["legal"][p.clicks % len(look["legal"])]
-                p.page.locator(f'#hand [data-card="{card}"]').click()
-                done["cards"] += 1
-            elif look["actions"]:
-                wanted = (
-                    "ClaimRevoke"
-                    if claim and "ClaimRevoke" in look["actions"]
-                    else look["actions"][0]
-                )
-                p.page.locator(f'#actions button[data-action="{wanted}"]').first.click()
-                done["actions"] += 1
-            else:
-                continue
-            p.acted_at = look["version"]
-            p.acted_when = time.monotonic()
-            p.clicks += 1
-            progressed = True
-        if over == len(people):
-            return done
-        if not progressed:
-            idle += 1
-            people[0].page.wait_for_timeout(15)
+    The first page says whose turn it is; while a bot is to play, the loop waits in that
+    page for the table to change. Returns the number of clicks."""
+    by_seat = {p.seat: p for p in people}
+    watcher = people[0].page
+    done = 0
+    while done < steps:
+        look = watcher.evaluate(TURN)
+        if look["over"]:
+            if all(p.page.evaluate(TURN)["over"] for p in people):
+                return done
+            watcher.wait_for_timeout(20)
+            continue
+        person = by_seat.get(look["turn"])
+        if person is not None and act(person, claim):
+            done += 1
+            continue
+        try:
+            watcher.wait_for_function(CHANGED, arg=look["version"], timeout=1000)
+        except PlaywrightTimeout:
+            # nothing changed here: someone else may be asked (a choice made by several
+            # seats at once, a claim): every page is looked at
+            done += sum(1 for p in people if act(p, claim))
     return done
 
 
@@ -201,12 +220,12 @@ def test_four_people_play_a_whole_felagsvist_game(
                 arg=[seat, name],
             )
             assert name in str(el.first.text_content())
-    done = play_together(people)
+    clicks = play_together(people)
     scores = {final_score(p.page) for p in people}
     assert len(scores) == 1, scores  # one final score on every page
     ns, ew = scores.pop()
     assert max(int(ns), int(ew)) > 0
-    assert done["cards"] >= 4 * 12 * 8  # twelve hands, most cards clicked by their people
+    assert clicks >= 4 * 12 * 8  # twelve hands, most cards clicked by their people
     close_all(people)
 
 
@@ -227,9 +246,8 @@ def test_a_swedish_game_with_two_people_and_two_bots(
         page.wait_for_function(
             "() => document.querySelector('.seat[data-seat=\"N\"]').dataset.kind === 'bot'"
         )
-        assert "bot" in str(page.locator('.seat[data-seat="W"]').text_content())
-    done = play_together(people)
-    assert done["cards"] > 0
+        assert page.locator('.seat[data-seat="W"][data-kind="bot"] .badge.bot').count() == 1
+    assert play_together(people) > 0
     assert final_score(host.page) == final_score(guest.page)
     # the end in Swedish
     assert host.page.locator("html").get_attribute("lang") == "sv"
@@ -284,13 +302,31 @@ def test_an_english_rubber_in_laws_mode_a_person_claims_the_others_revoke(
         rubber = p.page.locator("#result-score")
         assert "rubber" in str(rubber.text_content()).lower()
     assert final_score(host.page) == final_score(guest.page)
+    # the claimed revoke is on the claimant's score sheet, by the offender's name
+    claimant.page.locator("#result-sheet").click()
+    offender_name = "Anna" if offender is host else "Wendy"
+    sheet = str(claimant.page.locator("#sheet-body").text_content())
+    assert f"revoke: {offender_name}" in sheet
     close_all(people)
+
+
+# every card North plays, as the host's page sees it (kept in the page)
+WATCH_NORTH = """() => {
+  window.__north = [];
+  new MutationObserver(() => {
+    for (const c of document.querySelectorAll('[data-trick] [data-card][data-seat="N"]')) {
+      if (!window.__north.includes(c.dataset.card)) window.__north.push(c.dataset.card);
+    }
+  }).observe(document.querySelector('[data-trick]'), { childList: true, subtree: true });
+}"""
 
 
 @pytest.mark.slow
 def test_away_on_their_turn_a_bot_plays_then_they_come_back(
-    browser: Browser, tmp_path: Path
+    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the server's test hook: a table's time scaled down (30 s -> 3 s)
+    monkeypatch.setenv("WHISTKIT_TURN_TIME_SCALE", "0.1")
     srv = ServerProcess(tmp_path / "away.sqlite3", bot_delay=0).start()
     try:
         host = new_person(browser, "S", srv.url)
@@ -300,33 +336,39 @@ def test_away_on_their_turn_a_bot_plays_then_they_come_back(
         north = join(browser, "N", links["N"], "Nina")
         host.page.locator("#dlg-invite .close").click()
         # play until it is North's turn with a choice of cards
-        while True:
-            look = north.page.evaluate(LOOK)
-            if look["mine"] and len(look["legal"]) > 1:
-                break
+        while not (
+            north.page.evaluate(LOOK)["mine"] and len(north.page.evaluate(LOOK)["legal"]) > 1
+        ):
             play_together([host, north], steps=1)
         held = hand_cards(north.page)
-        north.context.close()  # North closes their page on their turn
         page = host.page
+        page.evaluate(WATCH_NORTH)
+        north.context.close()  # North closes their page on their turn
         north_seat = '.seat[data-seat="N"]'
-        page.wait_for_selector(f'{north_seat}[data-connected="false"]')
         # after the table's time a bot plays North's card, and the seat says so
-        page.wait_for_selector(f'{north_seat}[data-standin="true"]', timeout=90_000)
-        page.wait_for_selector('[data-trick] [data-card][data-seat="N"]', timeout=90_000)
-        played = str(
-            page.locator('[data-trick] [data-card][data-seat="N"]').get_attribute("data-card")
-        )
-        assert played in held
-        assert "bot" in str(page.locator(north_seat).text_content())
-        # North reopens the link in a new context: the same seat, the hand less that card
+        page.wait_for_selector(f'{north_seat}[data-connected="false"][data-standin="true"]')
+        page.wait_for_function("() => window.__north.length > 0")
+        first = str(page.evaluate("() => window.__north[0]"))
+        assert first in held
+        assert page.locator(f"{north_seat} .badge.standin").count() == 1
+        # the host plays on meanwhile (the stand-in plays North's cards)
+        play_together([host], steps=1)
+        # North reopens the link in a new context: the same seat, the hand less the
+        # cards the stand-in played
         back = join(browser, "N", links["N"], "Nina")
-        assert sorted(hand_cards(back.page)) == sorted(c for c in held if c != played)
         page.wait_for_selector(f'{north_seat}[data-connected="true"]:not([data-standin])')
+        back.page.wait_for_function(
+            "(n) => document.querySelectorAll('#hand [data-card]').length === n",
+            arg=len(held) - len(page.evaluate("() => window.__north")),
+        )
+        gone = page.evaluate("() => window.__north")
+        assert sorted(hand_cards(back.page)) == sorted(c for c in held if c not in gone)
         # and plays on from there: North's next card is clicked by North
-        before = len(hand_cards(back.page))
-        while len(hand_cards(back.page)) == before:
+        mine = set(hand_cards(back.page))
+        while not set(page.evaluate("() => window.__north")) & mine:
             play_together([host, back], steps=1)
-        assert back.page.locator('#me[data-seat="N"]').get_attribute("data-standin") is None
+        assert back.page.locator("#me").get_attribute("data-standin") is None
+        assert back.clicks >= 1
         close_all([host, back])
     finally:
         srv.stop()
