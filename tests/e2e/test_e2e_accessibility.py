@@ -97,7 +97,7 @@ def shared_table(browser: Browser, axe: Checker, size: str) -> None:
     guest.page.wait_for_selector('#me[data-seat="N"][data-player="Björk"]')
     guest.page.locator("#btn-chat").click()
     guest.page.locator('[data-phrase="hello"]').click()
-    guest.page.wait_for_selector("#chat-log li")
+    guest.page.wait_for_selector("#chat-log .chat-line")
     guest.check("shared table with the chat open")
     axe.found += guest.found
     context.close()

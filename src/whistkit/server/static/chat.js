@@ -93,7 +93,8 @@ export function addChat(msg) {
 }
 
 function chatLine(msg) {
-  const li = document.createElement("li");
+  const li = document.createElement("p");
+  li.className = "chat-line";
   li.dataset.seat = typeof msg.seat === "string" ? msg.seat : "";
   const who = document.createElement("b");
   const seat = typeof msg.seat === "string" && ["N", "E", "S", "W"].includes(msg.seat) ? msg.seat : null;
