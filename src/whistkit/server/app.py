@@ -290,6 +290,11 @@ def create_app(
         raise ValueError(f"unknown hint level {hint_level!r}; known: {', '.join(LEVELS)}")
     limits = Limits.from_env() if limits is None else limits
     hosts = allowed_hosts(host, public_url)
+    if lan_url:  # the address phones on the network open
+        from urllib.parse import urlsplit
+
+        lan_host = urlsplit(lan_url).hostname
+        hosts = hosts | ({lan_host.lower()} if lan_host else set())
     server = Server(
         db,
         default_bot_delay() if bot_delay is None else bot_delay,
@@ -533,6 +538,9 @@ def create_app(
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(_drain(out), timeout=0.5)
                 sender.cancel()
+                if conn.kicked.is_set():  # a shared table let it go (its error says why)
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(ws.close(4000, "the seat is elsewhere"), 1.0)
             for task in (sender, reader, slow, kicked):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task

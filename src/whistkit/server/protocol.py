@@ -40,8 +40,9 @@ game answers them ``not_shared``):
 - ``join`` also takes ``"name"``: the person's name at a shared table (1 to 24
   characters once trimmed, no control characters; ignored by a solo game). Joining a
   seat of a shared table that another socket holds takes the seat over: the other socket
-  gets ``{"type": "error", "code": "replaced", ...}`` and is closed; the game goes on at
-  the same card (events after ``since``, then ``state``, then ``seats``).
+  gets ``{"type": "error", "code": "replaced", ...}`` and is closed (code 4000: a client
+  must not reconnect by itself then, or two devices would take the seat in turns); the
+  game goes on at the same card (events after ``since``, then ``state``, then ``seats``).
 - ``{"type": "watch", "game": ID, "token": T, "since": V}``: watch with the table's
   watch token: ``event`` and ``state`` messages as for a seat, but a view with no hidden
   card (``"seat": null``, ``"hand": []``, ``"legal": []``, ``"irregular": []``, the
@@ -54,7 +55,8 @@ game answers them ``not_shared``):
   :data:`PHRASES`. At most 10 lines per 10 seconds per seat. Refusals: ``chat_too_long``,
   ``chat_empty``, ``chat_bad_text``, ``chat_rate`` (its message says how long to wait),
   ``chat_forbidden``; the schema's ``malformed`` for a wrong shape (both text and phrase,
-  neither, a non-string, an unknown phrase).
+  neither, a non-string, an unknown phrase). A line sent is answered with ``{"type":
+  "ack", "v": V}`` (V: the table's version, unchanged) after its ``chat`` broadcast.
 - ``{"type": "host", "op": OP, "seat": S?}``: the host's (seat S of a shared table)
   table operations; anyone else gets ``forbidden``. ``start``: play now, stand-ins
   holding the seats of the persons not there yet; ``bot`` (with ``seat``): the seat is a
@@ -63,7 +65,8 @@ game answers them ``not_shared``):
   (the old link stops working, its socket gets ``seat_closed``), answered by
   ``{"type": "invite", "seat": S, "token": T, "url": URL}`` to the host; ``end``: the
   table ends (no more actions: ``table_ended``), everyone gets ``seats`` with
-  ``"ended": true``.
+  ``"ended": true``. Each operation done is answered with ``{"type": "ack", "v": V}``
+  (after the ``seats`` broadcast and the ``invite``).
 
 Server to client:
 

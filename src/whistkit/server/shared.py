@@ -754,6 +754,7 @@ async def handle(conn: Client, table: Table, msg: Mapping[str, Any]) -> None:
         if conn.watching:
             raise ProtocolError("chat_forbidden", "watchers read the chat; the players write")
         table.chat(conn.seat, text, phrase)
+        conn.send({"type": "ack", "v": table.version})
         return
     op, seat = read_host(msg)
     if conn.watching or conn.seat != table.shared.host:
@@ -762,6 +763,7 @@ async def handle(conn: Client, table: Table, msg: Mapping[str, Any]) -> None:
     if answer is not None:
         answer["url"] = conn.base + invite_path(table.id, answer["seat"], answer["token"])
         conn.send(answer)
+    conn.send({"type": "ack", "v": table.version})
 
 
 def qr_svg(url: str) -> bytes:
