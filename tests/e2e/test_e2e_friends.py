@@ -446,3 +446,60 @@ def test_watcher_sees_no_hidden_card_and_games_list_reopens(
     row.first.wait_for()
     assert row.count() == 1
     close_all([host, watcher])
+
+
+def test_host_controls_and_the_games_list(browser: Browser, shared_server: ServerProcess) -> None:
+    """The host gives a seat to a bot, opens it again with a new link (the old one stops
+    working) and ends the table; a guest reopens the table from Games."""
+    host = new_person(browser, "S", shared_server.url)
+    links = create_table(host, "felagsvist", {"N": "person", "E": "person", "W": "club"})
+    north = join(browser, "N", links["N"], "Nils")
+    east = join(browser, "E", links["E"], "Eva")
+    page = host.page
+    north_row = page.locator('[data-invite-seat="N"]')
+    page.wait_for_selector('.seat[data-seat="N"][data-connected="true"]')
+    # North's seat to a bot: North's page says so, the host's table shows a bot there
+    north_row.locator('[data-host="bot"]').click()
+    north.page.wait_for_selector('#table[data-closed="seat_closed"]')
+    page.wait_for_selector('.seat[data-seat="N"][data-kind="bot"]')
+    assert north_row.locator("[data-invite]").count() == 0
+    # opened again for someone else: a new link; the old one opens no seat
+    north_row.locator('[data-host="reopen"]').click()
+    page.wait_for_function(
+        "(old) => { const a = document.querySelector('[data-invite=\"N\"]');"
+        " return a && a.href !== old; }",
+        arg=links["N"],
+    )
+    new_link = str(page.locator('[data-invite="N"]').get_attribute("href"))
+    late = new_person(browser, "N", links["N"])
+    late.page.wait_for_selector("#dlg-join[open] #join-sit:disabled")
+    assert "no longer" in str(late.page.locator("#join-error").text_content())
+    nora = join(browser, "N", new_link, "Nora")
+    page.wait_for_selector('.seat[data-seat="N"][data-player="Nora"][data-connected="true"]')
+    # East reopens the table from Games after a solo game in the same browser
+    east.page.close()
+    again = east.context.new_page()
+    open_page(again, shared_server.url)  # the last game opens again by itself
+    again.wait_for_selector('#me[data-seat="E"][data-player="Eva"]')
+    again.locator("#btn-new").click()
+    again.locator("#confirm-yes").click()
+    again.locator("#new-friends").uncheck()
+    again.locator("#new-start").click()
+    again.wait_for_selector('#me[data-seat="S"]:not([data-player])')
+    again.locator("#btn-games").click()
+    row = again.locator("#games-body [data-table]")
+    row.wait_for()
+    assert "Félagsvist" in str(row.text_content()) and "East" in str(row.text_content())
+    row.locator("[data-open]").click()
+    again.wait_for_selector('#me[data-seat="E"][data-player="Eva"]')
+    # the host ends the table: asked once more, then everyone is told
+    page.locator("#host-end").click()
+    assert page.locator("#dlg-invite[open]").count() == 1
+    page.locator("#host-end").click()
+    for p in (page, again, nora.page):
+        p.wait_for_function(
+            "() => document.querySelector('#status').textContent.includes('ended the table')"
+        )
+    again.locator("#btn-games").click()
+    again.wait_for_selector('#games-body [data-table][data-finished="true"]')
+    close_all([host, north, east, late, nora])

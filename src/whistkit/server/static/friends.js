@@ -250,7 +250,15 @@ export function onSeats(msg) {
 export function onInvite(msg) {
   const entry = gameEntry(app.game) || {};
   const invites = { ...(entry.invites || {}) };
-  if (msg.url) invites[msg.seat] = msg.url;
+  if (typeof msg.url === "string") invites[msg.seat] = msg.url;
+  else if (typeof msg.token === "string") {
+    // the link on the same address as the table's other links (the LAN or public one)
+    const other = Object.values(invites).concat(entry.watch || []).find((u) => typeof u === "string");
+    const url = new URL(other || "/", location.href);
+    url.hash = "";
+    url.search = new URLSearchParams({ join: app.game, seat: msg.seat, t: msg.token }).toString();
+    invites[msg.seat] = url.href;
+  }
   const fields = { invites };
   if (msg.watch) fields.watch = msg.watch;
   rememberTable(app.game, fields);
