@@ -428,18 +428,39 @@ def test_chat_is_text_and_refuses_too_long_and_too_many(
     close_all([host, north])
 
 
+HANDS_SEEN = """
+addEventListener('DOMContentLoaded', () => new MutationObserver(() => {
+  const rows = document.querySelectorAll('#hand-end [data-hands] [data-seat]');
+  if (rows.length === 4 && !window.__hands) {
+    window.__hands = {};
+    for (const r of rows) window.__hands[r.dataset.seat] = (r.textContent.split(': ')[1] || '').split(' ');
+  }
+}).observe(document.querySelector('#hand-end'), { childList: true, subtree: true }));
+"""
+
+
 def test_watcher_sees_no_hidden_card_and_games_list_reopens(
     browser: Browser, shared_server: ServerProcess
 ) -> None:
     host = new_person(browser, "S", shared_server.url)
     links = create_table(host, "felagsvist", {"N": "club", "E": "club", "W": "club"})
     host.page.locator("#dlg-invite .close").click()
-    watcher = new_person(browser, "watch", links["watch"], viewport=PHONE)
-    page = watcher.page
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    # the hands shown to the watcher after a hand (the table allows it): kept as they come
+    page.add_init_script(HANDS_SEEN)
+    open_page(page, links["watch"])
+    watcher = Person("watch", context, page)
     page.wait_for_selector('#table[data-role="watch"][data-version]')
     page.wait_for_selector("#hand[data-watch='true'] img.back")
     assert page.locator("#hand .card").count() == 0
     assert page.locator("#chat-form").is_hidden()
+    # after the first hand (the host plays it), its four hands as dealt
+    while not page.evaluate("() => Boolean(window.__hands)"):
+        play_together([host], steps=1)
+    hands = page.evaluate("() => window.__hands")
+    assert all(len(cards) == 13 for cards in hands.values())
+    assert len({c for cards in hands.values() for c in cards}) == 52
     # the host's Games list has the table; it reopens
     host.page.locator("#btn-games").click()
     row = host.page.locator("#games-body [data-table]")
