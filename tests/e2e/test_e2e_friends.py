@@ -3,6 +3,7 @@ clicks from one loop; names, connection and stand-ins on the seats; the chat."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -116,12 +117,18 @@ CHANGED = """(v) => document.querySelector('#result-banner[data-result]') !== nu
   || document.querySelector('#table').dataset.version !== v"""
 
 
-def act(p: Person, claim: bool = False) -> str | None:
+STOP = "stop"
+
+
+def act(p: Person, claim: bool = False, until: str | None = None) -> str | None:
     """If it is ``p``'s turn at a version it has not acted at: click a legal card, or the
-    decision asked of them (a claim first when ``claim``). What was clicked, or None."""
+    decision asked of them (a claim first when ``claim``). What was clicked, None, or
+    :data:`STOP` when ``until`` is among the decisions offered (nothing clicked)."""
     look = p.page.evaluate(LOOK)
     if look["over"] or not look["mine"]:
         return None
+    if until is not None and until in look["actions"]:
+        return STOP
     # one action per version; the same version again only after a while (a refusal)
     if look["version"] == p.acted_at and time.monotonic() - p.acted_when < 5:
         return None
@@ -140,11 +147,14 @@ def act(p: Person, claim: bool = False) -> str | None:
     return what
 
 
-def play_together(people: list[Person], steps: int = 100_000, claim: bool = False) -> int:
+def play_together(
+    people: list[Person], steps: int = 100_000, claim: bool = False, until: str | None = None
+) -> int:
     """Each person clicks a legal card (or the one decision asked of them) whenever it is
     their turn, until the game is over on every page or ``steps`` actions were made.
     The first page says whose turn it is; while a bot is to play, the loop waits in that
-    page for the table to change. Returns the number of clicks."""
+    page for the table to change; ``until``: stop when a page offers that decision.
+    Returns the number of clicks."""
     by_seat = {p.seat: p for p in people}
     watcher = people[0].page
     done = 0
@@ -156,15 +166,24 @@ def play_together(people: list[Person], steps: int = 100_000, claim: bool = Fals
             watcher.wait_for_timeout(20)
             continue
         person = by_seat.get(look["turn"])
-        if person is not None and act(person, claim):
+        what = act(person, claim, until) if person is not None else None
+        if what == STOP:
+            return done
+        if person is not None and what:
             done += 1
+            # the click's answer, in the page that clicked (a refusal: looked at again)
+            with contextlib.suppress(PlaywrightTimeout):
+                person.page.wait_for_function(CHANGED, arg=person.acted_at, timeout=5000)
             continue
         try:
             watcher.wait_for_function(CHANGED, arg=look["version"], timeout=1000)
         except PlaywrightTimeout:
             # nothing changed here: someone else may be asked (a choice made by several
             # seats at once, a claim): every page is looked at
-            done += sum(1 for p in people if act(p, claim))
+            acted = [act(p, claim, until) for p in people]
+            if STOP in acted:
+                return done
+            done += sum(1 for what in acted if what)
     return done
 
 
@@ -290,11 +309,8 @@ def test_an_english_rubber_in_laws_mode_a_person_claims_the_others_revoke(
     offender, _ = revoked
     claimant = guest if offender is host else host
     # the hand is played out; at its end the claimant is asked, and claims
+    play_together(people, until="ClaimRevoke")
     claim = claimant.page.locator('#actions button[data-action="ClaimRevoke"]')
-    while not claim.count():
-        if not play_together([p for p in people], steps=1):
-            break
-    claim.wait_for(timeout=30_000)
     assert offender.page.locator('#actions button[data-action="ClaimRevoke"]').count() == 0
     claim.click()
     play_together(people)
