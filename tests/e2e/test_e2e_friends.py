@@ -138,7 +138,10 @@ def act(p: Person, claim: bool = False, until: str | None = None) -> str | None:
     elif look["actions"]:
         actions = look["actions"]
         what = "ClaimRevoke" if claim and "ClaimRevoke" in actions else actions[0]
-        p.page.locator(f'#actions button[data-action="{what}"]').first.click()
+        try:
+            p.page.locator(f'#actions button[data-action="{what}"]').first.click(timeout=5000)
+        except PlaywrightTimeout:
+            return None  # gone meanwhile: the table moved on
     else:
         return None
     p.acted_at = look["version"]
@@ -312,7 +315,10 @@ def test_an_english_rubber_in_laws_mode_a_person_claims_the_others_revoke(
     play_together(people, until="ClaimRevoke")
     claim = claimant.page.locator('#actions button[data-action="ClaimRevoke"]')
     assert offender.page.locator('#actions button[data-action="ClaimRevoke"]').count() == 0
+    at = claimant.page.evaluate(TURN)["version"]
     claim.click()
+    claimant.page.wait_for_function(CHANGED, arg=at)
+    assert claim.count() == 0
     play_together(people)
     for p in people:
         rubber = p.page.locator("#result-score")
