@@ -207,6 +207,7 @@ def seat_el(page: Page, seat: str) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # four pages and 576 clicks: slow on a machine shared by others
 def test_four_people_play_a_whole_felagsvist_game(
     browser: Browser, shared_server: ServerProcess
 ) -> None:
