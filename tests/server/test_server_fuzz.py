@@ -20,6 +20,7 @@ and the QR codes get hostile requests.
 
 from __future__ import annotations
 
+import collections
 import http.client
 import json
 import random
@@ -374,6 +375,9 @@ def own_table(message: Message, first: dict[str, Any], mine: dict[str, Any]) -> 
     return message if isinstance(message, Raw) else walk(message)
 
 
+SEEN: collections.Counter[str] = collections.Counter()  # the server's messages by type
+
+
 def read_answers(ws: ClientConnection, count: int) -> None:
     """Read until ``count`` answers came; check every message on the way."""
     answered = 0
@@ -384,6 +388,7 @@ def read_answers(ws: ClientConnection, count: int) -> None:
         msg = json.loads(text)
         kind = msg.get("type")
         assert kind in SERVER_TYPES, msg
+        SEEN[kind] += 1
         if kind in ANSWERS:
             answered += 1
         if kind == "error":
@@ -434,6 +439,10 @@ def test_protocol_fuzz(tmp_path: Path) -> None:
                 ws = sockets[index]
                 batch = drawn + offspring(drawn, rng, BATCH - len(drawn))
                 batch = [own_table(m, tables[0], tables[index]) for m in batch]
+                # each batch starts at S of the socket's own shared table: its chat and
+                # host messages then act on it (until a join drawn moves the socket)
+                sit = {"type": "join", "game": tables[index]["game"], "seat": "S"}
+                batch.insert(0, {**sit, "token": tables[index]["token"], "name": f"Host {index}"})
                 for message in batch:
                     ws.send(wire(message))
                 read_answers(ws, len(batch))
@@ -494,4 +503,16 @@ def test_protocol_fuzz(tmp_path: Path) -> None:
     assert bad_log_lines(srv.log) == [], srv.log[-3000:]
     after = stored_games(db)
     assert {k: after[k] for k in kept} == kept  # untouched without their tokens
+    # the shared messages reached the tables: chat lines sent, names given, tables
+    # started or ended
+    assert SEEN["chat"] > 0 and SEEN["seats"] > 0, SEEN
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        configs = [
+            json.loads(
+                conn.execute("SELECT config FROM shared_tables WHERE game = ?", (g,)).fetchone()[0]
+            )
+            for g in (t["game"] for t in tables)
+        ]
+    assert all(c["names"]["S"].startswith("Host ") for c in configs), configs
+    assert any(c["started"] or c["ended"] for c in configs), configs
     replays(db)

@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import random
+import unicodedata
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from whistkit.cards import SUIT_MASKS, card_name, iter_cards, parse_card
 from whistkit.seats import parse_seat
+from whistkit.server.protocol import ProtocolError, read_chat, read_name
 from whistkit.server.shared import CHAT_LINES, SharedTable
 from whistkit.variants.laws import Expose
 
@@ -265,7 +269,7 @@ def test_chat_and_host_messages_at_a_solo_game(client: TestClient) -> None:
 
 
 def test_a_person_out_of_time_has_that_card_played_by_a_bot(db_path: Path) -> None:
-    """The table's time is 30 s, scaled down to 15 ms: S waits on its turn; a bot of the
+    """The table's time is 30 s, scaled down to 0.3 s: S waits on its turn; a bot of the
     table's level plays that one card, the seat says so, and S plays its next card itself."""
 
     async def body(server: Any) -> None:
@@ -275,10 +279,14 @@ def test_a_person_out_of_time_has_that_card_played_by_a_bot(db_path: Path) -> No
         s, n = people["S"], people["N"]
         south = parse_seat("S")
 
-        # N plays when it is to; S does nothing until a bot played for it
-        async def wait_for_s_turn() -> None:
+        async def wait_for_s_turn() -> None:  # N plays when it is to, S does nothing
             await play_out(
-                table, [n], [s], random.Random(1), until=lambda t: t.state.to_play == south
+                table,
+                [n],
+                [s],
+                random.Random(1),
+                until=lambda t: t.state.to_play == south,
+                stale_ok=True,  # (should this machine be slower than 0.3 s)
             )
 
         await wait_for_s_turn()
@@ -289,26 +297,34 @@ def test_a_person_out_of_time_has_that_card_played_by_a_bot(db_path: Path) -> No
         assert seats_msgs[-1]["seats"]["S"]["connected"] is True
         await until_true(lambda: not s.seats()["seats"]["S"]["standin"], [s, n])
         # S's next turn: S plays it itself, in time
-        await wait_for_s_turn()
-        s.drain()
-        assert s.view is not None and s.view["to_play"] == "S"
-        answer = await s.ask({**s.view["legal"][0], "v": s.v})
+        for _ in range(3):
+            await wait_for_s_turn()
+            s.drain()
+            assert s.view is not None and s.view["to_play"] == "S"
+            answer = await s.ask({**s.view["legal"][0], "v": s.v})
+            if answer.get("code") != "stale":  # (once more if this machine is that slow)
+                break
         assert answer["type"] == "ack"
 
-    run(db_path, body, turn_scale=0.0005)
+    run(db_path, body, turn_scale=0.01)
 
 
 def test_an_absent_person_comes_back_on_another_device_at_the_same_card(db_path: Path) -> None:
-    """N closes its page: on its turn, after the table's time, a bot plays for N until N
-    opens its link again on another device, with the last version it saw; N catches up
-    without a gap, its hand as the table holds it, and plays on itself."""
+    """N closes its page: on its turn, after the grace for the absent (30 s, scaled down
+    to 15 ms), a bot plays for N until N opens its link again on another device, with the
+    last version it saw; N catches up without a gap, its hand as the table holds it, and
+    plays on itself (the table has no turn time: the people present are never hurried)."""
 
     async def body(server: Any) -> None:
         table, made, people = await seated(
-            server, {"N": "person", "E": "beginner", "W": "beginner"}, timeout=30
+            server, {"N": "person", "E": "beginner", "W": "beginner"}
         )
         s, n = people["S"], people["N"]
         north = parse_seat("N")
+
+        def plays_of_n() -> int:
+            return sum(1 for e in table.events if (e.public or {}).get("seat") == "N")
+
         await play_out(table, [s, n], [], random.Random(2), until=lambda t: t.version >= 6)
         n.drain()
         last_seen = n.v
@@ -317,14 +333,8 @@ def test_an_absent_person_comes_back_on_another_device_at_the_same_card(db_path:
         s.drain()
         assert s.seats()["seats"]["N"]["connected"] is False
         # S plays on; N's cards are played by the stand-in
-        held = table.state.holdings[north].bit_count()
-        await play_out(
-            table,
-            [s],
-            [],
-            random.Random(3),
-            until=lambda t: t.state.holdings[north].bit_count() <= held - 2,
-        )
+        before = plays_of_n()
+        await play_out(table, [s], [], random.Random(3), until=lambda t: plays_of_n() >= before + 2)
         assert s.seats()["seats"]["N"]["standin"] is True
         # back on a phone: the events it missed, then its view
         phone = Client(server)
@@ -342,17 +352,12 @@ def test_an_absent_person_comes_back_on_another_device_at_the_same_card(db_path:
             "level": None,
         }
         # from now on N's cards are N's: every N card after this is acknowledged to N
-        plays_before = sum(1 for e in table.events if (e.public or {}).get("seat") == "N")
+        before = plays_of_n()
         await play_out(
-            table,
-            [s, phone],
-            [],
-            random.Random(4),
-            until=lambda t: t.state.holdings[north].bit_count() <= held - 5,
+            table, [s, phone], [], random.Random(4), until=lambda t: plays_of_n() >= before + 4
         )
-        n_plays = sum(1 for e in table.events if (e.public or {}).get("seat") == "N")
         n_acks = sum(1 for m in phone.log if m["type"] == "ack")
-        assert n_plays - plays_before == n_acks > 0
+        assert plays_of_n() - before == n_acks >= 4
 
     run(db_path, body, turn_scale=0.0005)
 
@@ -530,10 +535,10 @@ def test_laws_a_person_claims_a_persons_revoke_and_calls_an_exposed_card(db_path
             [s, e],
             [],
             random.Random(7),
-            until=lambda t: "claimed" in done and len(t.state.results) >= 1,
+            until=lambda t: "claimed" in done and len(t.state.results) >= done["hand"],
             choose_action=choose,
         )
-        result = table.state.results[0]
+        result = table.state.results[done["hand"] - 1]
         assert result.extra["revokes"][0]["seat"] == "E"
         assert result.extra["revokes"][0]["card"] == done["revoke"]
         assert result.extra["penalised"] == 1
@@ -574,3 +579,108 @@ def test_laws_a_person_claims_a_persons_revoke_and_calls_an_exposed_card(db_path
         assert (await e.ask({**e.view["legal"][0], "v": e.v}))["type"] == "ack"
 
     run(db_path, body)
+
+
+# -- the schema of names and chat lines --------------------------------------------------------
+
+
+@settings(max_examples=120, derandomize=True, database=None)
+@given(st.text(st.characters(exclude_categories=()), max_size=260))
+def test_any_text_is_a_chat_line_of_plain_text_or_a_refusal_with_a_reason(text: str) -> None:
+    try:
+        line, phrase = read_chat({"type": "chat", "text": text})
+    except ProtocolError as e:
+        assert e.code in ("chat_empty", "chat_too_long", "chat_bad_text"), e.code
+        assert len(e.message) < 200
+        return
+    assert phrase is None and line is not None
+    assert line == text.strip() and 0 < len(line) <= 200
+    assert all(unicodedata.category(c)[0] != "C" for c in line)
+    assert "\n" not in line and "\u2028" not in line
+
+
+@settings(max_examples=120, derandomize=True, database=None)
+@given(st.text(st.characters(exclude_categories=()), max_size=40))
+def test_any_text_is_a_name_or_a_refusal_with_a_reason(text: str) -> None:
+    try:
+        name = read_name(text)
+    except ProtocolError as e:
+        assert e.code == "bad_name" and len(e.message) < 200
+        return
+    assert name == " ".join(text.split()) and 0 < len(name) <= 24
+    assert all(unicodedata.category(c)[0] != "C" for c in name)
+
+
+# -- watchers ------------------------------------------------------------------------------------
+
+
+def test_a_watcher_sees_no_hand_plays_nothing_and_sees_hands_only_if_allowed(
+    db_path: Path,
+) -> None:
+    async def body(server: Any) -> None:
+        table, made, people = await seated(
+            server, {"N": "person", "E": "beginner", "W": "beginner"}, watch_hands=False
+        )
+        watcher = Client(server)
+        assert (await watcher.watch(made["game"], "x" * 22))["code"] == "forbidden"
+        assert (await watcher.watch(made["game"], made["token"]))["code"] == "forbidden"
+        state = await watcher.watch(made["game"], made["watch_token"])
+        assert state["type"] == "state"
+        view = state["view"]
+        assert view["seat"] is None and view["hand"] == [] and view["legal"] == []
+        assert sum(view["hand_sizes"].values()) == 52
+        assert people["S"].drain() and people["S"].seats()["watchers"] == 1
+        for msg, code in [
+            ({"type": "play", "card": "2C"}, "forbidden"),
+            ({"type": "hint"}, "forbidden"),
+            ({"type": "host", "op": "end"}, "forbidden"),
+        ]:
+            assert (await watcher.ask(msg))["code"] == code
+        await play_out(
+            table,
+            list(people.values()),
+            [watcher],
+            random.Random(9),
+            until=lambda t: len(t.state.results) >= 1,
+        )
+        assert not [m for m in watcher.log if m["type"] == "hands"]
+        assert any(m.get("event", {}) and m["event"].get("type") == "hand_end" for m in watcher.log)
+        # a watcher leaving is counted too
+        watcher.conn.close()
+        people["S"].drain()
+        assert people["S"].seats()["watchers"] == 0
+
+    run(db_path, body)
+
+
+def test_a_shared_table_survives_a_restart(db_path: Path) -> None:
+    """Its settings, names, start and seats come back with it; its tokens still open it."""
+    made: dict[str, Any] = {}
+
+    async def first(server: Any) -> None:
+        table, answer, people = await seated(
+            server, {"N": "person", "E": "club", "W": "person"}, timeout=60, watch_hands=True
+        )
+        made.update(answer)
+        await play_out(
+            table, list(people.values()), [], random.Random(10), until=lambda t: t.version > 8
+        )
+        assert (await people["S"].ask({"type": "host", "op": "bot", "seat": "W"}))["type"] == "ack"
+        made["version"] = table.version
+
+    async def second(server: Any) -> None:
+        table = await server.tables.open(made["game"])
+        assert isinstance(table, SharedTable) and table.shared is not None
+        assert table.shared.started and table.shared.timeout == 60 and table.shared.watch_hands
+        assert table.shared.names == {parse_seat("S"): "PS", parse_seat("N"): "PN"}
+        assert table.seats[parse_seat("W")] == "bot:beginner"
+        assert table.version >= made["version"]
+        n = Client(server)
+        assert (await n.join(made["game"], "N", made["tokens"]["N"]))["type"] == "state"
+        assert n.seats()["seats"]["N"]["name"] == "PN"
+        assert (await n.join(made["game"], "W", made["tokens"]["W"]))["code"] == "bad_seat"
+        watcher = Client(server)
+        assert (await watcher.watch(made["game"], made["watch_token"]))["type"] == "state"
+
+    run(db_path, first)
+    run(db_path, second)

@@ -163,8 +163,8 @@ def test_no_hidden_card_reaches_a_person_or_a_watcher(
     table, logs = asyncio.run(shared_game(tmp_path / "g.sqlite3", variant, options, seed=5))
     assert table.state.is_over
     knowledge = Knowledge(table)
-    for viewer, log in logs.items():
-        assert knowledge.check(viewer, log) > 200, viewer
+    for viewer, log in logs.items():  # (the deals are secret: a game may be short)
+        assert knowledge.check(viewer, log) == len(log) > 50, viewer
     # the watcher saw every played card and every hand once it was over
     watcher = logs[WATCH]
     hands = [m for m in watcher if m["type"] == "hands"]
