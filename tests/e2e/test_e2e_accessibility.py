@@ -72,6 +72,38 @@ def play(page: Page, until_trick_cards: int | None = None) -> None:
         page.locator('#hand [data-legal="true"]').first.click()
 
 
+def shared_table(browser: Browser, axe: Checker, size: str) -> None:
+    """Play with friends (#22): the dialog's seats, the invite panel, the join form of an
+    invite link, and the table with names and the chat open."""
+    page = axe.page
+    page.locator("#btn-new").click()  # the game is over: no question first
+    page.wait_for_selector("#dlg-new[open]")
+    page.locator("#new-friends").check()
+    axe.check("dialog #dlg-new, play with friends", "#dlg-new")
+    page.locator("#host-name").fill("Anna")
+    page.locator("#new-start").click()
+    page.wait_for_selector("#dlg-invite[open] [data-invite='N']")
+    axe.check("dialog #dlg-invite", "#dlg-invite")
+    axe.dialogs.add("dlg-invite")
+    link = str(page.locator("[data-invite='N']").get_attribute("href"))
+    context = browser.new_context(viewport=SIZES[size], reduced_motion="reduce")
+    guest = Checker(context.new_page(), size)
+    open_page(guest.page, link)
+    guest.page.wait_for_selector("#dlg-join[open]")
+    guest.check("dialog #dlg-join", "#dlg-join")
+    axe.dialogs.add("dlg-join")
+    guest.page.locator("#player-name").fill("Björk")
+    guest.page.locator("#join-sit").click()
+    guest.page.wait_for_selector('#me[data-seat="N"][data-player="Björk"]')
+    guest.page.locator("#btn-chat").click()
+    guest.page.locator('[data-phrase="hello"]').click()
+    guest.page.wait_for_selector("#chat-log .chat-line")
+    guest.check("shared table with the chat open")
+    axe.found += guest.found
+    context.close()
+    page.keyboard.press("Escape")
+
+
 @pytest.mark.parametrize("size", list(SIZES))
 def test_no_serious_or_critical_violation(
     browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: str
@@ -110,6 +142,7 @@ def test_no_serious_or_critical_violation(
         page.locator("#btn-games").click()
         page.wait_for_selector('#dlg-games[open] [data-review="reviewme"]')
         axe.dialog("dlg-review", '[data-review="reviewme"]')
+        shared_table(browser, axe, size)
         every = set(page.locator("dialog[id]").evaluate_all("ds => ds.map(d => d.id)"))
         assert every - axe.dialogs == set(), f"dialogs never checked: {every - axe.dialogs}"
         assert not axe.found, f"{len(axe.found)} findings:\n" + "\n".join(axe.found)

@@ -8,7 +8,9 @@
 // (how to play), motion.js (pace, travel, gather).
 
 import { LANGUAGES, languageName, pickLanguage, setLanguage, t } from "./i18n.js";
-import { connect } from "./connection.js";
+import { initChat, renderPhrases } from "./chat.js";
+import { connect, send, startGame } from "./connection.js";
+import { arriveByLink, openInvite, showFriends, updateTools } from "./friends.js";
 import { askHint } from "./hand.js";
 import { dismissHandEnd } from "./handend.js";
 import { onKey } from "./keys.js";
@@ -17,7 +19,7 @@ import { askNew, fillOptions, openNew, startNew } from "./newgame.js";
 import { openGames } from "./review.js";
 import { openRules } from "./rules.js";
 import { openDialog, renderLast, renderSheet } from "./sheet.js";
-import { $, app, GAME_KEY, rememberGame, TOKEN_KEY } from "./state.js";
+import { $, app, GAME_KEY, gameEntry, rememberGame, TOKEN_KEY } from "./state.js";
 import { render, showMessage } from "./table.js";
 
 async function main() {
@@ -33,7 +35,9 @@ async function main() {
   sel.addEventListener("change", async () => {
     await setLanguage(sel.value, true);
     render();
+    renderPhrases();
     if ($("#dlg-new").open) openNew();
+    if ($("#dlg-invite").open) openInvite();
     if ($("#dlg-rules").open) openRules($("#rules-variant").value, true);
   });
   $("#btn-new").addEventListener("click", askNew);
@@ -48,6 +52,20 @@ async function main() {
   $("#banner-new").addEventListener("click", openNew);
   $("#result-sheet").addEventListener("click", () => { renderSheet(); openDialog("#dlg-sheet"); });
   $("#new-variant").addEventListener("change", fillOptions);
+  $("#new-friends").addEventListener("change", showFriends);
+  $("#btn-table").addEventListener("click", openInvite);
+  $("#host-start").addEventListener("click", () => send({ type: "host", op: "start" }));
+  // ending the table asks once more on the button itself
+  $("#host-end").addEventListener("click", (e) => {
+    const b = e.currentTarget;
+    if (b.dataset.armed !== "true") {
+      b.dataset.armed = "true";
+      b.textContent = t("host_end_confirm");
+      return;
+    }
+    send({ type: "host", op: "end" });
+  });
+  initChat();
   $("#new-rules").addEventListener("click", () => openRules($("#new-variant").value, true));
   $("#pace").addEventListener("change", (e) => setPace(e.target.value));
   $("#new-cancel").addEventListener("click", () => $("#dlg-new").close());
@@ -68,8 +86,15 @@ async function main() {
     localStorage.setItem(GAME_KEY, app.game);
     localStorage.setItem(TOKEN_KEY, app.token);
   }
-  if (app.game && app.token) rememberGame(app.game, app.token);
-  if (app.game) {
+  if (await arriveByLink()) {
+    // an invite or watch link: the join form, or the table
+  } else if (app.game && gameEntry(app.game) && gameEntry(app.game).shared) {
+    const entry = gameEntry(app.game);
+    showMessage(t("connecting"));
+    startGame(app.game, entry.seat, entry.token);
+  } else if (app.game) {
+    if (app.token) rememberGame(app.game, app.token);
+    updateTools();
     showMessage(t("connecting"));
     connect();
   } else {

@@ -5,17 +5,26 @@
 import { t } from "./i18n.js";
 import { afterShown, gatherLater, holdsHandEnd, paceFor, showPlay, stopGather } from "./motion.js";
 import { openNew } from "./newgame.js";
-import { $, app, forgetGame, GAME_KEY, rememberGame, TOKEN_KEY } from "./state.js";
+import { addChat, chatRefused, resetChat } from "./chat.js";
+import { hostRefused, onHands, onInvite, onSeats, updateTools } from "./friends.js";
+import { $, app, forgetGame, GAME_KEY, gameEntry, NAME_KEY, rememberGame, TOKEN_KEY } from "./state.js";
 import { render, showMessage } from "./table.js";
 
 export function connect() {
-  if (!app.game) return;
+  if (!app.game || app.replaced) return;
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = new WebSocket(`${proto}//${location.host}/ws`);
   app.ws = ws;
   ws.onopen = () => {
     app.retry = 0;
-    ws.send(JSON.stringify({ type: "join", game: app.game, seat: app.seat, token: app.token, since: app.version }));
+    if (app.role === "watch") {
+      ws.send(JSON.stringify({ type: "watch", game: app.game, token: app.token, since: app.version }));
+      return;
+    }
+    const join = { type: "join", game: app.game, seat: app.seat, token: app.token, since: app.version };
+    // a person at a shared table sits down under their name
+    if (app.shared) join.name = localStorage.getItem(NAME_KEY) || "";
+    ws.send(JSON.stringify(join));
   };
   ws.onmessage = (e) => onMessage(JSON.parse(e.data));
   ws.onclose = () => {
@@ -55,7 +64,36 @@ function onMessage(msg) {
     app.liveTrick = msg.view.trick.slice();
     app.doneTrick = msg.view.trick.length ? null : msg.view.last_trick;
     setView(msg.view);
+  } else if (msg.type === "seats") {
+    onSeats(msg);
+  } else if (msg.type === "chat") {
+    addChat(msg);
+  } else if (msg.type === "invite") {
+    onInvite(msg);
+  } else if (msg.type === "hands") {
+    onHands(msg);
+  } else if (msg.type === "error" && typeof msg.code === "string" && msg.code.startsWith("chat_")) {
+    chatRefused(msg);
+  } else if (msg.type === "error" && (msg.code === "replaced" || msg.code === "seat_closed")) {
+    // the seat was taken over from another page or device, or the host gave it to a bot
+    // or to someone else: this page stops here
+    app.replaced = true;
+    if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
+    app.message = null;
+    showMessage(t(msg.code === "replaced" ? "seat_replaced" : "seat_closed"));
+    $("#table").dataset.closed = msg.code;
+  } else if (msg.type === "error" && (msg.code === "not_started" || msg.code === "table_ended" || msg.code === "stale")) {
+    showMessage(t(`refused_${msg.code}`));
+  } else if (msg.type === "error" && msg.code === "forbidden" && app.shared && app.view) {
+    hostRefused(msg);
   } else if (msg.type === "error") {
+    if (app.shared && (msg.code === "unknown_game" || msg.code === "forbidden" || msg.code === "bad_seat") && !app.view) {
+      // a stale invite (the seat was given to someone else) or an ended table
+      if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
+      app.replaced = true;
+      showMessage(t("link_stale", { message: msg.message }));
+      return;
+    }
     if (msg.code === "unknown_game" || msg.code === "forbidden" || (msg.code === "bad_seat" && !app.view)) {
       forgetGame(app.game);
       localStorage.removeItem(GAME_KEY);
@@ -131,17 +169,30 @@ function onEvent(ev, live) {
 
 function setView(view) {
   app.view = view;
-  app.seat = view.seat;
+  if (view.seat) app.seat = view.seat;
   // the table shows the server's trick: a card taken back (a corrected revoke) goes
   if (view.trick.length) app.doneTrick = null;
   else if (app.doneTrick) app.doneTrick = view.last_trick;
   render();
 }
 
+// open a game: a solo game (seat S), or a shared table from the entry this browser keeps
 export function startGame(id, seat, token) {
+  const entry = gameEntry(id);
+  const shared = Boolean(entry && entry.shared);
   app.game = id;
   app.seat = seat;
   app.token = token;
+  app.shared = shared;
+  app.role = shared ? entry.role : "play";
+  app.host = shared && Boolean(entry.host);
+  app.seats = null;
+  app.started = true;
+  app.ended = false;
+  app.replaced = false;
+  app.shownHands = null;
+  delete $("#table").dataset.closed;
+  resetChat();
   localStorage.setItem(TOKEN_KEY, token);
   rememberGame(id, token);
   queue.length = 0;
@@ -161,6 +212,7 @@ export function startGame(id, seat, token) {
   app.resultShown = null;
   $("#hand-end").hidden = true;
   localStorage.setItem(GAME_KEY, id);
+  updateTools();
   if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
   connect();
 }

@@ -49,6 +49,8 @@ function selectable(v, shown) {
 
 export function renderHand(v) {
   const hand = $("#hand");
+  if (app.role === "watch") return renderWatched(hand, v);
+  delete hand.dataset.watch;
   hand.setAttribute("aria-label", t("your_hand"));
   if (app.picking && !(v.irregular || []).some((a) => a.type === "action" && a.action.kind === app.picking)) app.picking = null;
   const shown = shownHand(v);
@@ -96,6 +98,22 @@ export function renderHand(v) {
   if (auto && app.autoPlayed !== app.version) {
     app.autoPlayed = app.version;
     send({ type: "play", card: auto });
+  }
+}
+
+// a watcher sees South's hand as backs, like the others
+function renderWatched(hand, v) {
+  const n = (v.hand_sizes || {}).S || 0;
+  hand.setAttribute("aria-label", t("cards_left", { n }));
+  hand.dataset.watch = "true";
+  hand.replaceChildren();
+  for (let i = 0; i < n; i++) {
+    const img = document.createElement("img");
+    img.className = "back";
+    img.src = "/static/cards/back.svg";
+    img.alt = "";
+    img.draggable = false;
+    hand.append(img);
   }
 }
 

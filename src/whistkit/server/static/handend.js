@@ -4,7 +4,9 @@
 import { t } from "./i18n.js";
 import { releaseHold } from "./connection.js";
 import { gameLine, sheetTable, sideName } from "./sheet.js";
-import { $, app, contractText, formatValue, nonzero, pair, sideOf, withSuits } from "./state.js";
+import {
+  $, app, contractText, formatValue, isCard, nonzero, pair, seatName, shortCard, sideOf, sortHand, withSuits,
+} from "./state.js";
 
 export function renderHandEnd() {
   const panel = $("#hand-end");
@@ -44,12 +46,32 @@ export function renderHandEnd() {
   if (r.extra && nonzero(r.extra.honours)) notes.push(`${t("honours")} ${pair(r.extra.honours).join("–")}`);
   if (r.extra && r.extra.game && typeof r.extra.game === "object") notes.push(gameLine(v.match && v.match.games ? v.match.games.length : 1, r.extra.game));
   notes.push(t("hand_end_next"));
+  // a watcher of a table that shows them: the hands as they were dealt
+  const shown = app.shownHands;
+  if (app.role === "watch" && shown && shown.number === r.number) panel.append(dealtHands(shown.hands));
   for (const n of notes) {
     const p = document.createElement("p");
     p.textContent = n;
     panel.append(p);
   }
   panel.hidden = false;
+}
+
+function dealtHands(hands) {
+  const box = document.createElement("div");
+  box.className = "dealt";
+  box.dataset.hands = "true";
+  for (const seat of ["N", "E", "S", "W"]) {
+    const cards = Array.isArray(hands[seat]) ? hands[seat].filter(isCard) : [];
+    if (!cards.length) continue;
+    const row = document.createElement("p");
+    row.dataset.seat = seat;
+    const who = document.createElement("b");
+    who.textContent = `${seatName(seat)}: `;
+    row.append(who, withSuits(sortHand(cards, null).map(shortCard).join(" ")));
+    box.append(row);
+  }
+  return box;
 }
 
 function signed(n) {
@@ -73,7 +95,9 @@ export function renderResult(v) {
     return;
   }
   const mine = sideOf(app.seat);
-  const text = v.winner === "draw" ? t("result_draw") : v.winner === mine ? t("result_win") : t("result_loss");
+  let text = v.winner === "draw" ? t("result_draw") : v.winner === mine ? t("result_win") : t("result_loss");
+  // a watcher is on neither side
+  if (app.role === "watch" && v.winner !== "draw") text = t("result_side_won", { side: t(v.winner === "NS" ? "side_ns" : "side_ew") });
   let score = t("final_score", { ns: `${t("side_ns")} ${v.score.NS}`, ew: `${v.score.EW} ${t("side_ew")}` });
   // a rubber is won by games, not by the last game's score: say so
   const rubber = v.match && v.match.rubber;

@@ -1,16 +1,22 @@
 // The keyboard: the table's keys (see the Keys dialog), and in a dialog only its own.
 
+import { toggleChat } from "./chat.js";
 import { askHint, playCard, select, selectCode } from "./hand.js";
 import { dismissHandEnd } from "./handend.js";
 import { askNew, openNew } from "./newgame.js";
 import { openGames } from "./review.js";
 import { openRules } from "./rules.js";
 import { openDialog, renderLast, renderSheet } from "./sheet.js";
-import { app, RANKS } from "./state.js";
+import { $, app, RANKS } from "./state.js";
 import { render } from "./table.js";
 
 export function onKey(e) {
   if (e.ctrlKey || e.metaKey || e.altKey) return;
+  // the chat's keys are its own: typing there plays nothing; Escape closes it
+  if (e.target instanceof Element && e.target.closest("#chat")) {
+    if (e.key === "Escape") { e.preventDefault(); toggleChat(false); $("#btn-chat").focus(); }
+    return;
+  }
   const openDlg = document.querySelector("dialog[open]");
   if (!openDlg && e.key === "Escape" && app.picking) { app.picking = null; render(); return; }
   if (!openDlg && e.key === "Escape" && app.armed) { app.armed = null; render(); return; }

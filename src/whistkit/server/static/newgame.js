@@ -1,7 +1,9 @@
-// The new-game dialog: variant, bot level, rules options, deal number.
+// The new-game dialog: variant, bot level, rules options, deal number; "Play with friends"
+// (friends.js) for a table shared with other people.
 
 import { has, t } from "./i18n.js";
 import { startGame } from "./connection.js";
+import { fillFriends, startFriends } from "./friends.js";
 import { openDialog } from "./sheet.js";
 import { PACES, pace } from "./motion.js";
 import { $, app } from "./state.js";
@@ -95,6 +97,7 @@ export async function openNew() {
   ls.value = keepLevel || meta.default_level;
   fillOptions();
   fillPace();
+  fillFriends(meta);
   $("#new-error").textContent = "";
   // a game in progress is left, not lost: it can be continued from Games
   const playing = Boolean(app.view && !app.view.winner);
@@ -132,6 +135,10 @@ export async function startNew() {
   for (const el of document.querySelectorAll("#new-options [data-option]")) {
     const kind = el.dataset.kind;
     options[el.dataset.option] = kind === "bool" ? el.checked : kind === "int" ? Number(el.value) : el.value;
+  }
+  if ($("#new-friends").checked) {
+    await startFriends($("#new-variant").value, $("#new-level").value, options);
+    return;
   }
   const seedText = $("#new-seed").value.trim();
   const body = { variant: $("#new-variant").value, level: $("#new-level").value, options };

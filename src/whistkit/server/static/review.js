@@ -3,7 +3,7 @@
 import { SUIT_SYMBOL, cardLabel, has, language, t } from "./i18n.js";
 import { startGame } from "./connection.js";
 import { openDialog } from "./sheet.js";
-import { $, app, contractText, knownGames, shortCard, sideOf, withSuits } from "./state.js";
+import { $, app, contractText, gameEntry, knownGames, shortCard, sideOf, withSuits } from "./state.js";
 
 // "Games": the unfinished games started in this browser (Continue), then the finished
 // ones with who won, the record and the review
@@ -17,7 +17,10 @@ export async function openGames() {
     fetch("/api/games?finished=1").then((r) => r.json()),
   ]);
   const mine = knownGames();
-  const unfinished = open.filter((g) => mine[g.id]);
+  const solo = (id) => { const e = gameEntry(id); return Boolean(e && !e.shared); };
+  const unfinished = open.filter((g) => mine[g.id] && solo(g.id));
+  const tables = await sharedTables();
+  if (tables.length) body.append(heading(t("games_shared")), tableList(tables));
   if (unfinished.length) body.append(heading(t("games_unfinished")), gameList(unfinished, continueButton));
   body.append(heading(t("games_finished")));
   if (!done.length) {
@@ -25,6 +28,61 @@ export async function openGames() {
     p.textContent = t("no_games");
     body.append(p);
   } else body.append(gameList(done, finishedLinks));
+}
+
+// the shared tables this browser sat at or watched, newest first, each with the server's
+// summary (null when the server no longer knows it or the link was reopened for another)
+async function sharedTables() {
+  const ids = Object.keys(knownGames()).filter((id) => gameEntry(id) && gameEntry(id).shared);
+  const rows = await Promise.all(ids.map(async (id) => {
+    const e = gameEntry(id);
+    let info = null;
+    try {
+      const r = await fetch(`/api/tables/${encodeURIComponent(id)}?t=${encodeURIComponent(e.token)}`);
+      if (r.ok) info = await r.json();
+    } catch {
+      info = null;
+    }
+    return { id, entry: e, info };
+  }));
+  return rows.sort((a, b) => (b.entry.at || 0) - (a.entry.at || 0));
+}
+
+function tableList(rows) {
+  const ul = document.createElement("ul");
+  ul.className = "games";
+  for (const { id, entry, info } of rows) {
+    const li = document.createElement("li");
+    li.dataset.table = id;
+    const variant = (info && info.variant) || entry.variant || "";
+    const parts = [has(`variant_${variant}`) ? t(`variant_${variant}`) : variant || "?"];
+    if (entry.at) parts.push(new Date(entry.at).toLocaleString(language()));
+    parts.push(entry.role === "watch" ? t("games_watching") : t("games_seat", { seat: t(`seat_${entry.seat}`) }));
+    if (info && info.seats) {
+      const names = Object.values(info.seats).filter((p) => p.kind === "person" && p.name).map((p) => p.name);
+      if (names.length) parts.push(names.join(", "));
+    }
+    if (info && info.score) parts.push(`${t("side_ns")} ${info.score.NS}–${info.score.EW} ${t("side_ew")}`);
+    let state = t("games_gone");
+    if (info) state = info.finished ? t("games_state_finished") : info.ended ? t("games_state_ended") : t("games_state_playing");
+    li.dataset.finished = String(Boolean(info && (info.finished || info.ended)));
+    parts.push(state);
+    li.append(parts.join(" · "), " · ");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "link";
+    b.textContent = t("btn_open");
+    b.dataset.open = id;
+    b.disabled = id === app.game && !app.replaced;
+    b.addEventListener("click", () => {
+      $("#dlg-games").close();
+      const e = gameEntry(id);
+      startGame(id, e.seat, e.token);
+    });
+    li.append(b);
+    ul.append(li);
+  }
+  return ul;
 }
 
 function heading(text) {
@@ -67,7 +125,7 @@ function continueButton(g) {
   b.disabled = g.id === app.game;
   b.addEventListener("click", () => {
     $("#dlg-games").close();
-    startGame(g.id, "S", knownGames()[g.id]);
+    startGame(g.id, "S", gameEntry(g.id).token);
   });
   return [b];
 }

@@ -18,11 +18,39 @@ export function renderSeats(v) {
     el.classList.toggle("to-play", v.to_play === seat);
     const name = document.createElement("div");
     name.className = "name";
-    const role = seat === app.seat ? "" : seat === partnerOf(app.seat) ? ` (${t("partner")})` : "";
-    name.textContent = seatName(seat) + role;
+    const mine = seat === app.seat && app.role !== "watch";
+    const role = mine || app.role === "watch" ? "" : seat === partnerOf(app.seat) ? ` (${t("partner")})` : "";
+    const player = app.shared && app.seats ? app.seats[seat] : null;
+    if (player) {
+      // a shared table: the player's name, a dot for their connection, a bot's level
+      el.dataset.player = player.name || "";
+      el.dataset.kind = player.kind;
+      el.dataset.connected = String(Boolean(player.connected));
+      if (player.standin) el.dataset.standin = "true";
+      else delete el.dataset.standin;
+      if (player.kind === "person") {
+        const dot = document.createElement("span");
+        dot.className = "dot";
+        dot.dataset.on = String(Boolean(player.connected));
+        dot.setAttribute("role", "img");
+        dot.setAttribute("aria-label", t(player.connected ? "connected" : "not_connected"));
+        dot.title = dot.getAttribute("aria-label");
+        name.append(dot);
+      }
+      const shown = player.kind === "person"
+        ? (player.name || t(`seat_${seat}`)) + (mine ? ` (${t("you")})` : role)
+        : t(`seat_${seat}`) + role;
+      name.append(shown);
+      name.title = name.textContent;
+    } else {
+      for (const k of ["player", "kind", "connected", "standin"]) delete el.dataset[k];
+      name.textContent = seatName(seat) + role;
+    }
     el.append(name);
     const badges = document.createElement("div");
     badges.className = "badges";
+    if (player && player.kind === "bot") badges.append(badge(t("bot"), "bot"));
+    if (player && player.standin) badges.append(badge(t("bot_playing"), "standin"));
     if (seat === v.dealer) badges.append(badge(t("dealer"), "dealer"));
     if (seat === v.leader && v.phase === "play") badges.append(badge(t("leads"), "leader")); // leads this trick
     if (committed.has(seat)) badges.append(badge(t("bottom_chosen"), "committed"));

@@ -35,12 +35,27 @@ export const app = {
   picking: null, // laws mode: the kind of action whose card is being chosen ("Correct")
   hint: null, // the server's hint for this position: { v, action }, until the position changes
   hintAsked: -1, // the version a hint was asked for (one request per position)
+  // a table shared with friends (#22)
+  shared: false, // a table of people: names on the seats, chat, invites
+  role: "play", // "play" (a seat) or "watch" (a watcher: no hand)
+  host: false, // this page created the table (S): it may start, end and change seats
+  seats: null, // the server's "seats" message: {N: {kind, name, connected, standin, level}}
+  started: true, // a shared table waits for its people until started
+  ended: false, // the host ended the shared table
+  timeout: 0, // the table's time to play, in seconds (0: none)
+  chat: [], // the table's chat, oldest first: {seat, name, text | phrase, at}
+  replaced: false, // this seat was taken over on another page: no reconnecting
+  shownHands: null, // a watcher: the last hand's hands as dealt {number, hands}, if shown
 };
+
+export const NAME_KEY = "whistkit.name";
+export const CHAT_LIMIT = 200;
 
 const GAMES_KEY = "whistkit.games";
 
-// the tokens of the games started in this browser, so that an unfinished one can be
-// continued from "Games": {id: token}
+// the games this browser takes part in, so that each can be reopened from "Games":
+// {id: token} for a solo game (the seat is S), or {id: {token, seat, role, shared, host,
+// variant, invites, watch, at}} for a shared table
 export function knownGames() {
   try {
     const games = JSON.parse(localStorage.getItem(GAMES_KEY) || "{}");
@@ -52,7 +67,29 @@ export function knownGames() {
 
 export function rememberGame(id, token) {
   const games = knownGames();
-  games[id] = token;
+  const had = gameEntry(id);
+  games[id] = had && had.shared ? { ...had, token } : token;
+  localStorage.setItem(GAMES_KEY, JSON.stringify(games));
+}
+
+// one game's entry in the same shape for both kinds: {token, seat, role, shared, ...}
+export function gameEntry(id) {
+  const e = knownGames()[id];
+  if (typeof e === "string") return { token: e, seat: "S", role: "play", shared: false };
+  if (!e || typeof e !== "object" || typeof e.token !== "string") return null;
+  return {
+    ...e,
+    seat: ["N", "E", "S", "W"].includes(e.seat) ? e.seat : "S",
+    role: e.role === "watch" ? "watch" : "play",
+    shared: true,
+  };
+}
+
+// a shared table remembered with what is needed to reopen it (fields are merged)
+export function rememberTable(id, fields) {
+  const games = knownGames();
+  const had = gameEntry(id);
+  games[id] = { ...(had && had.shared ? had : {}), ...fields, shared: true, at: Date.now() };
   localStorage.setItem(GAMES_KEY, JSON.stringify(games));
 }
 
@@ -149,7 +186,9 @@ export function posOf(seat) {
 }
 
 export function seatName(seat) {
-  if (seat === app.seat) return t("you");
+  if (seat === app.seat && app.role !== "watch") return t("you");
+  const p = app.seats && app.seats[seat];
+  if (p && p.kind === "person" && p.name) return p.name;
   return t(`seat_${seat}`);
 }
 

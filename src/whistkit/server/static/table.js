@@ -19,10 +19,11 @@ export function render() {
   if (app.hint && (app.hint.v !== app.version || v.to_play !== app.seat)) app.hint = null;
   const table = $("#table");
   table.dataset.turn = v.to_play || "";
-  table.dataset.myTurn = String(v.to_play === app.seat);
+  table.dataset.myTurn = String(v.to_play === app.seat && app.role !== "watch");
   table.dataset.phase = v.phase;
   table.dataset.version = String(app.version);
   table.dataset.variant = v.variant;
+  table.dataset.role = app.role;
 
   renderHeader(v);
   renderTally(v);
@@ -61,8 +62,9 @@ function renderHeader(v) {
   $("[data-score-ns]").textContent = String(v.score.NS);
   $("[data-score-ew]").textContent = String(v.score.EW);
   const [nsEl, ewEl] = document.querySelectorAll(".scores .score > span");
-  nsEl.textContent = `${t(mine === "NS" ? "we" : "they")} (${t("side_ns")})`;
-  ewEl.textContent = `${t(mine === "EW" ? "we" : "they")} (${t("side_ew")})`;
+  const watching = app.role === "watch";
+  nsEl.textContent = watching ? t("side_ns") : `${t(mine === "NS" ? "we" : "they")} (${t("side_ns")})`;
+  ewEl.textContent = watching ? t("side_ew") : `${t(mine === "EW" ? "we" : "they")} (${t("side_ew")})`;
 }
 
 // the misère contracts, where a side wants as few tricks as it can
@@ -76,8 +78,9 @@ function renderTally(v) {
   $("[data-tricks-ns]").textContent = String(tricks.NS);
   $("[data-tricks-ew]").textContent = String(tricks.EW);
   const mine = sideOf(app.seat);
-  $("#tally-ns").textContent = `${t(mine === "NS" ? "we" : "they")}`;
-  $("#tally-ew").textContent = `${t(mine === "EW" ? "we" : "they")}`;
+  const watching = app.role === "watch";
+  $("#tally-ns").textContent = watching ? t("side_ns") : `${t(mine === "NS" ? "we" : "they")}`;
+  $("#tally-ew").textContent = watching ? t("side_ew") : `${t(mine === "EW" ? "we" : "they")}`;
   const note = $("#tally-note");
   const c = v.contract;
   let text = "";
@@ -162,11 +165,15 @@ function renderTrick(v) {
 
 export function renderStatus(v) {
   let text;
+  const closed = $("#table").dataset.closed;
   if (app.message) text = app.message;
+  else if (closed) text = t(closed === "replaced" ? "seat_replaced" : "seat_closed");
+  else if (app.shared && app.ended && !v.winner) text = t("table_ended");
   else if (v.winner) text = t("result_title");
+  else if (app.shared && !app.started) text = waitingFor();
   else if (app.picking) text = t(`prompt_${app.picking}`);
   else if (app.armed) text = t("revoke_warning");
-  else if (v.to_play === app.seat) {
+  else if (v.to_play === app.seat && app.role !== "watch") {
     const special = v.legal.some((a) => a.type === "action");
     text = v.phase === "bid" ? t("prompt_bid") : special && !v.legal.some((a) => a.type === "play") ? t("prompt_action") : t("your_turn");
   } else if (v.to_play) text = t("turn_of", { seat: seatName(v.to_play) });
@@ -180,6 +187,14 @@ export function renderStatus(v) {
   }
   if (!app.message && app.hint && !v.winner) text = hintText(app.hint.action);
   $("#status").textContent = text;
+}
+
+// a shared table before it starts: who it waits for
+function waitingFor() {
+  const away = Object.entries(app.seats || {})
+    .filter(([, p]) => p.kind === "person" && !p.connected)
+    .map(([seat]) => seatName(seat));
+  return away.length ? t("waiting_people", { seats: away.join(", ") }) : t("waiting");
 }
 
 // is this hand the game's first misère hand?
