@@ -63,7 +63,8 @@ game answers them ``not_shared``):
   bot of the table's level for good (its person, if connected, gets ``seat_closed`` and
   is closed); ``reopen`` (with ``seat``): the seat is a person's again with a new token
   (the old link stops working, its socket gets ``seat_closed``), answered by
-  ``{"type": "invite", "seat": S, "token": T, "url": URL}`` to the host; ``end``: the
+  ``{"type": "invite", "seat": S, "token": T}`` to the host (the page makes the link
+  from the token, as in the invite URL above); ``end``: the
   table ends (no more actions: ``table_ended``), everyone gets ``seats`` with
   ``"ended": true``. Each operation done is answered with ``{"type": "ack", "v": V}``
   (after the ``seats`` broadcast and the ``invite``).
