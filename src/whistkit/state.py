@@ -372,7 +372,7 @@ class State:
         phase = self.phase
         variant = self.variant
         legal: tuple[Action, ...] = ()
-        if self.to_play == seat and (phase == PLAY or phase == BID):
+        if self.to_play == seat and phase in (PLAY, BID):
             legal = tuple(self.legal_actions())
         h = self.holdings
         # the hot path of bots, environments and the server: fill the frozen dataclass's

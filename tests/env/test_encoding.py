@@ -84,7 +84,7 @@ def test_every_seat_at_every_step_matches_the_reference(variant: str) -> None:
         rng = random.Random(seed)
         kinds = set()
         for agent in env.agent_iter():
-            for seat, name in enumerate(AGENTS):
+            for name in AGENTS:
                 obs = env.observe(name)
                 view = env.view(name)
                 assert obs["observation"].dtype == np.float32
