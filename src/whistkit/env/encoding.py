@@ -188,6 +188,8 @@ _B_TURNED = 4 * _TURNED
 _B_TO_PLAY = 4 * (_TAIL + _T_TO_PLAY)
 _B_LEADER = 4 * (_TAIL + _T_LEADER)
 _B_TRICKS = 4 * BITS
+# one relative seat marked in a block of four (to_play, leader)
+_SEAT_BLOCK = tuple(_F0 * r + _F1 + _F0 * (3 - r) for r in range(4))
 
 
 class Observations:
@@ -230,10 +232,7 @@ class Observations:
                 buf[i : i + 4] = _F1
                 i = 4 * (_TRICK + 52 * r + card)
                 buf[i : i + 4] = _F1
-                i = _B_TO_PLAY + 4 * r
-                buf[i : i + 4] = _F0
-                i = _B_TO_PLAY + 4 * ((nxt - k) & 3)
-                buf[i : i + 4] = _F1
+                buf[_B_TO_PLAY : _B_TO_PLAY + 16] = _SEAT_BLOCK[(nxt - k) & 3]
                 if turned:
                     buf[_B_TURNED + 4 * card : _B_TURNED + 4 * card + 4] = _F0
             return
@@ -252,15 +251,9 @@ class Observations:
             i = 4 * (_PLAYED + 52 * r + card)
             buf[i : i + 4] = _F1
             buf[4 * _TRICK : 4 * (_TRICK + 208)] = _NO_TRICK
-            i = _B_TO_PLAY + 4 * r
-            buf[i : i + 4] = _F0
-            i = _B_LEADER + 4 * ((before.leader - k) & 3)
-            buf[i : i + 4] = _F0
-            w = (nxt - k) & 3
-            i = _B_TO_PLAY + 4 * w
-            buf[i : i + 4] = _F1
-            i = _B_LEADER + 4 * w
-            buf[i : i + 4] = _F1
+            block = _SEAT_BLOCK[(nxt - k) & 3]
+            buf[_B_TO_PLAY : _B_TO_PLAY + 16] = block
+            buf[_B_LEADER : _B_LEADER + 16] = block
             buf[_B_TRICKS : _B_TRICKS + 8] = counts[k & 1]
             if turned:
                 buf[_B_TURNED + 4 * card : _B_TURNED + 4 * card + 4] = _F0
