@@ -6,6 +6,7 @@ import contextlib
 import io
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,10 +22,10 @@ def library_examples() -> list[str]:
     return re.findall(r"```python\n(.*?)```", found.group(1), re.S)
 
 
-def run(code: str) -> str:
+def run(code: str, namespace: dict[str, Any] | None = None) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, "README", "exec"), {})
+        exec(compile(code, "README", "exec"), {} if namespace is None else namespace)
     return out.getvalue()
 
 
@@ -36,10 +37,29 @@ def test_library_example(variant: str) -> None:
     assert re.match(r"\(\d+, \d+\) (NS|EW|draw)\n\{", out), out[:200]
 
 
-@pytest.mark.parametrize("index", range(1, len(library_examples())))
+def is_env_example(code: str) -> bool:
+    return "from whistkit.env import" in code
+
+
+# the examples after the first that print what they show (the env example leaves its
+# game in env.state instead: checked on its own below)
+PRINTING = [i for i, c in enumerate(library_examples()) if i > 0 and not is_env_example(c)]
+
+
+@pytest.mark.parametrize("index", PRINTING)
 def test_more_library_examples(index: int) -> None:
     out = run(library_examples()[index])
     assert out.strip(), "the example prints nothing"
+
+
+def test_env_example_plays_a_whole_game_in_five_lines() -> None:
+    (code,) = [c for c in library_examples() if is_env_example(c)]
+    assert len(code.strip().splitlines()) == 5, code
+    namespace: dict[str, Any] = {}
+    run(code, namespace)
+    state = namespace["env"].state
+    assert state.is_over and len(state.results) == 12
+    assert state.winner in ("NS", "EW", "draw") and sum(state.score) == 12 * 13
 
 
 def test_positions_example_prints_the_last_two_tricks() -> None:

@@ -369,20 +369,25 @@ class State:
         public."""
         if type(seat) is not int or not 0 <= seat <= 3:
             seat = as_seat(seat)
+        phase = self.phase
+        variant = self.variant
         legal: tuple[Action, ...] = ()
-        if self.to_play == seat and self.phase in (PLAY, BID):
+        if self.to_play == seat and phase in (PLAY, BID):
             legal = tuple(self.legal_actions())
-        sizes = tuple(h.bit_count() for h in self.holdings)
-        return View(
+        h = self.holdings
+        # the hot path of bots, environments and the server: fill the frozen dataclass's
+        # fields directly (its __init__ sets them one by one through object.__setattr__)
+        view = object.__new__(View)
+        view.__dict__.update(
             seat=seat,
-            variant=self.variant.name,
-            options=self.variant.options_dict(),
-            phase=self.phase,
+            variant=variant.name,
+            options=variant.options_dict(),
+            phase=phase,
             hand_number=self.hand_number,
             dealer=self.dealer,
-            contract=self.variant.public_contract(self, seat),
-            hand=self.holdings[seat],
-            hand_sizes=(sizes[0], sizes[1], sizes[2], sizes[3]),
+            contract=variant.public_contract(self, seat),
+            hand=h[seat],
+            hand_sizes=(h[0].bit_count(), h[1].bit_count(), h[2].bit_count(), h[3].bit_count()),
             first_leader=self.first_leader,
             leader=self.leader,
             to_play=self.to_play,
@@ -394,8 +399,9 @@ class State:
             results=self.results,
             winner=self.winner,
             legal=legal,
-            public=self.variant.public_info(self, seat),
+            public=variant.public_info(self, seat),
         )
+        return view
 
 
 def _not_an_action(value: object) -> str:

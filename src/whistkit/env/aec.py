@@ -14,11 +14,12 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from ..bots.sampling import World, sample_deals
 from ..deal import deal_cards
 from ..seats import as_seat
-from ..state import Action, Deal, State, View, new_game
+from ..state import PLAY, Action, Deal, State, View, new_game
 from ..variants import Variant, get_variant
-from .encoding import BITS, NUM_ACTIONS, OBS_SIZE, encode, legal_mask
+from .encoding import BITS, NUM_ACTIONS, OBS_SIZE, Observations
 
 AGENTS = ("N", "E", "S", "W")
+_SEAT = {a: i for i, a in enumerate(AGENTS)}
 REWARDS = ("points", "result")
 
 
@@ -97,10 +98,11 @@ class WhistEnv(AECEnv):  # type: ignore[misc]
         self._seed = seed
         self._rng = random.Random(seed)
         self.state: State = new_game(self.variant)
-        # the cards each seat played this hand (public), kept card by card for observe()
-        self._played: tuple[int, int, int, int] = (0, 0, 0, 0)
-        self._moves = 0  # actions taken in this environment: the observation cache's key
-        self._last_obs: tuple[tuple[int, str], dict[str, npt.NDArray[Any]]] | None = None
+        # the four seats' observation vectors, kept up to date card by card
+        self._observations = Observations()
+        # the last observation made, with its state and agent (PettingZoo's loop observes
+        # the agent to act in last(), and often again)
+        self._last_obs: tuple[State, str, dict[str, npt.NDArray[Any]]] | None = None
 
     # -- spaces ------------------------------------------------------------------------
 
@@ -125,8 +127,8 @@ class WhistEnv(AECEnv):  # type: ignore[misc]
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
         state = new_game(self.variant, dealer=self._rng.randrange(4))
         self.state = deal_next(state, self._rng)
-        self._played = (0, 0, 0, 0)
-        self._moves += 1
+        self._observations.moved(self.state)
+        self._rewarded = False  # some reward is not 0 (the last step ended a hand)
         self.agent_selection = AGENTS[self.state.to_play]
 
     def view(self, agent: str | int) -> View:
@@ -134,15 +136,16 @@ class WhistEnv(AECEnv):  # type: ignore[misc]
         return self.state.view(as_seat(agent))
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        key = (self._moves, agent)
-        if self._last_obs is not None and self._last_obs[0] == key:
-            return self._last_obs[1]
-        view = self.state.view(AGENTS.index(agent))
+        state = self.state
+        last = self._last_obs
+        if last is not None and last[0] is state and last[1] == agent:
+            return last[2]
+        seat, observations = _SEAT[agent], self._observations
         obs: dict[str, npt.NDArray[Any]] = {
-            "observation": encode(view, played=self._played),
-            "action_mask": legal_mask(view),
+            "observation": observations.observation(state, seat),
+            "action_mask": observations.action_mask(state, seat),
         }
-        self._last_obs = (key, obs)
+        self._last_obs = (state, agent, obs)
         return obs
 
     def to_action(self, index: int) -> Action:
@@ -157,40 +160,49 @@ class WhistEnv(AECEnv):  # type: ignore[misc]
             return
         if action is None:
             raise ValueError(f"{agent} is to act: None is only for an agent that is done")
-        before = len(self.state.results)
+        before = self.state
+        hands = len(before.results)
         self._cumulative_rewards[agent] = 0.0
-        act = self.to_action(action)
-        self._moves += 1
-        state = self.state.apply(act)
-        if type(act) is int:
-            seat = self.state.to_play
-            p = list(self._played)
-            p[seat] |= 1 << act
-            self._played = (p[0], p[1], p[2], p[3])
-        for a in AGENTS:
-            self.rewards[a] = 0.0
-        if len(state.results) > before:
-            result = state.results[-1]
-            if self.reward_kind == "points":
-                for i, a in enumerate(AGENTS):
-                    self.rewards[a] = float(result.points[i & 1])
-            if state.is_over:
-                for i, a in enumerate(AGENTS):
-                    outcome = result_of(state.winner, i & 1)
-                    self.terminations[a] = True
-                    self.infos[a] = {"result": outcome}
-                    if self.reward_kind == "result":
-                        self.rewards[a] = outcome
-            elif self.max_hands is not None and len(state.results) >= self.max_hands:
-                for a in AGENTS:
-                    self.truncations[a] = True
-            else:
+        # a card in the trick phase is its own action: no need to ask the variant
+        card = int(action) if before.phase == PLAY else -1
+        state = before.apply(card if card >= 0 else self.to_action(action))
+        rewards = self.rewards
+        if self._rewarded:  # the last step rewarded a hand: back to 0
+            for a in AGENTS:
+                rewards[a] = 0.0
+            self._rewarded = False
+        if len(state.results) > hands:
+            self._end_of_hand(state)
+            if not state.is_over and not self.truncations[agent]:
                 state = deal_next(state, self._rng)
-            self._played = (0, 0, 0, 0)
+            self._observations.moved(state)
+        elif card >= 0:
+            self._observations.played(before, state, card)
+        else:
+            self._observations.moved(state)
         self.state = state
         if state.to_play >= 0:
             self.agent_selection = AGENTS[state.to_play]
-        self._accumulate_rewards()
+        if self._rewarded:
+            self._accumulate_rewards()
+
+    def _end_of_hand(self, state: State) -> None:
+        """Rewards, termination and truncation once a hand is scored."""
+        result = state.results[-1]
+        self._rewarded = True
+        if self.reward_kind == "points":
+            for i, a in enumerate(AGENTS):
+                self.rewards[a] = float(result.points[i & 1])
+        if state.is_over:
+            for i, a in enumerate(AGENTS):
+                outcome = result_of(state.winner, i & 1)
+                self.terminations[a] = True
+                self.infos[a] = {"result": outcome}
+                if self.reward_kind == "result":
+                    self.rewards[a] = outcome
+        elif self.max_hands is not None and len(state.results) >= self.max_hands:
+            for a in AGENTS:
+                self.truncations[a] = True
 
     # -- for determinisation and bots ---------------------------------------------------
 

@@ -26,15 +26,17 @@ import numpy as np
 import pyspiel  # type: ignore[import-not-found]
 
 from ..bots.sampling import sample_deals
-from ..cards import card_name
+from ..cards import card_name, iter_cards
 from ..seats import left, seat_name
-from ..state import BID, Deal, SpecialAction, State, new_game
+from ..state import BID, DEAL, OVER, PLAY, Deal, SpecialAction, State, new_game
 from ..variants import VARIANTS
 from ..variants.base import Variant, winner_of
 from .aec import new_variant, result_of
 from .encoding import NUM_ACTIONS, OBS_SIZE, action_index, encode
 
 PLAY_ORDER = 52 * 52
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
 # a generous bound on a game's hands (Félagsvist 12, Swedish at most 25, American 13, an
 # English rubber at most 3 games of 9); every hand is 52 deals, 4 bottom cards, 52 plays
 MAX_HANDS = 40
@@ -165,14 +167,19 @@ class WhistState(pyspiel.State):  # type: ignore[misc]
         return 0 < self.max_hands <= len(self.state.results)
 
     def current_player(self) -> int:
-        if self.state.is_over or self._cut():
-            return int(pyspiel.PlayerId.TERMINAL)
-        if not self.dealer_chosen or self.state.needs_deal:
-            return int(pyspiel.PlayerId.CHANCE)
-        return int(self.state.to_play)
+        st: State = self._state.value  # asked before and after every action: kept short
+        phase = st.phase
+        if phase == OVER or 0 < self.max_hands <= len(st.results):
+            return _TERMINAL
+        if phase == DEAL or not self.dealer_chosen:
+            return _CHANCE
+        return st.to_play
 
     def _legal_actions(self, player: int) -> list[int]:
-        return sorted(action_index(a) for a in self.state.legal_actions())
+        st = self.state
+        if st.phase == PLAY:  # strict play: the cards, lowest first
+            return list(iter_cards(st.legal_mask()))
+        return sorted(action_index(a) for a in st.legal_actions())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self.dealer_chosen:
@@ -213,7 +220,8 @@ class WhistState(pyspiel.State):  # type: ignore[misc]
         return card_name(action)
 
     def is_terminal(self) -> bool:
-        return bool(self.state.is_over) or self._cut()
+        st: State = self._state.value
+        return st.phase == OVER or 0 < self.max_hands <= len(st.results)
 
     def returns(self) -> list[float]:
         st = self.state

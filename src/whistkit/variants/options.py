@@ -80,13 +80,20 @@ class Options:
         """Cross-field checks; raise :class:`OptionError`."""
 
     def changed(self) -> dict[str, Any]:
-        """The options that differ from their defaults (what a record stores)."""
-        default = type(self)()
-        return {
-            f.name: getattr(self, f.name)
-            for f in dataclasses.fields(self)
-            if getattr(self, f.name) != getattr(default, f.name)
-        }
+        """The options that differ from their defaults (what a record stores): a new dict
+        each time (every view carries one), copied from one worked out on first use."""
+        cached: dict[str, Any] | None = self.__dict__.get("_changed")
+        if cached is None:
+            default = type(self)()
+            cached = {
+                f.name: getattr(self, f.name)
+                for f in dataclasses.fields(self)
+                if getattr(self, f.name) != getattr(default, f.name)
+            }
+            # options are frozen: the answer never changes (kept outside the fields, so
+            # equality, hashing and repr are as before)
+            self.__dict__["_changed"] = cached
+        return dict(cached)
 
 
 __all__ = ["OptionError", "Options"]
