@@ -272,15 +272,29 @@ def _play_web(args: argparse.Namespace) -> int:
     db = Path(args.db) if args.db else default_data_dir() / "games.sqlite3"
 
     def ready(where: Listening) -> None:
-        print(
-            f"whistkit: the web game is at {where.url} (games stored in {db}; Ctrl-C stops)",
-            flush=True,
-        )
+        from .server.lan import WILDCARD_HOSTS, network_url, terminal_qr
+
+        local = where.url
+        if where.host.strip("[]") in WILDCARD_HOSTS:
+            local = Listening("127.0.0.1", where.port).url
+            url = network_url(where.host, where.port)
+            print(
+                f"whistkit: the web game is at {url} on this network, {local} here"
+                f" (games stored in {db}; Ctrl-C stops)"
+            )
+            print("Friends on the same network open this address (the invite links carry it):")
+            terminal_qr(url, sys.stdout)
+            sys.stdout.flush()
+        else:
+            print(
+                f"whistkit: the web game is at {where.url} (games stored in {db}; Ctrl-C stops)",
+                flush=True,
+            )
         if not args.no_browser:
             import threading
             import webbrowser
 
-            threading.Timer(0.8, lambda: webbrowser.open(where.url)).start()
+            threading.Timer(0.8, lambda: webbrowser.open(local)).start()
 
     try:
         preset = Preset(args.variant, args.level or DEFAULT_LEVEL, _parse_options(args.option))

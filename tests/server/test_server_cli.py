@@ -56,3 +56,52 @@ def test_web_flags_are_refused_with_text(capsys: pytest.CaptureFixture[str]) -> 
     for flags in (["--public-url", "https://a.example/"], ["--max-connections", "5"]):
         assert main(["play", "--text", *flags]) == 2
         assert f"{flags[0]} is for the web game, not the terminal game" in capsys.readouterr().err
+
+
+def test_on_all_interfaces_play_prints_the_network_address_and_its_qr_code(
+    tmp_path: Path,
+) -> None:
+    """``whistkit play --host 0.0.0.0``: the address on the network with a QR code of it in
+    the terminal; a shared table's invite links carry that address, and its QR code is
+    served for them."""
+    import os
+    import subprocess
+    import sys
+
+    import httpx
+
+    from whistkit.server.lan import lan_address
+
+    src = Path(__file__).resolve().parents[2] / "src"
+    env = dict(os.environ, PYTHONPATH=str(src))
+    args = ["play", "--no-browser", "--host", "0.0.0.0", "--port", "0"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "whistkit.cli", *args, "--db", str(tmp_path / "g.db")],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("whistkit: the web game is at http://"), first
+        url = first.split(" at ")[1].split()[0]
+        assert "0.0.0.0" not in url and url.startswith(f"http://{lan_address() or '127.0.0.1'}:")
+        local = first.split(" on this network, ")[1].split()[0]
+        assert local.startswith("http://127.0.0.1:")
+        assert proc.stdout.readline().startswith("Friends on the same network open this address")
+        qr = [proc.stdout.readline() for _ in range(12)]
+        assert all("█" in line or "▀" in line or "▄" in line for line in qr[1:-1])
+        r = httpx.post(local + "api/tables", json={"seats": {"N": "person"}, "name": "Ann"})
+        assert r.status_code == 200, r.text
+        invite = r.json()["invites"]["N"]
+        assert invite.startswith(url + "?join=")
+        r = httpx.get(local + "api/qr", params={"u": invite})
+        assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+        # the network address is one of the server's own names (a phone's Host header)
+        host = url.split("//")[1].rstrip("/")
+        r = httpx.get(local + "api/meta", headers={"Host": host})
+        assert r.status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(10)

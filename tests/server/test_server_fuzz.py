@@ -10,10 +10,17 @@ fields, real game ids and tokens) to raw junk. It asserts: every message is answ
 queue) with the security headers, the server log holds no traceback or ERROR line, the
 games the fuzzer holds no token for are stored unchanged, and every stored game
 replays. Many messages per hypothesis example keep it within a minute or two.
+
+Shared tables (issue 22) are fuzzed too: each socket holds the tokens of its own shared
+table (its seats S, N, E and its watch token), so that the chat, the host's operations,
+watching and joins with names are exercised without one socket taking another's seat
+(which closes the older socket, by design); ``POST /api/tables``, the tables' summaries
+and the QR codes get hostile requests.
 """
 
 from __future__ import annotations
 
+import collections
 import http.client
 import json
 import random
@@ -47,7 +54,7 @@ DRAWN = 10  # of which hypothesis draws these; the others are bred from them
 HTTP_BATCH = 20
 SOCKETS = 4
 ANSWERS = frozenset({"ack", "state", "pong", "hint", "error"})
-SERVER_TYPES = ANSWERS | {"event"}
+SERVER_TYPES = ANSWERS | {"event", "seats", "chat", "invite", "hands"}
 ERROR_CODES = frozenset(
     {
         "malformed",
@@ -61,6 +68,17 @@ ERROR_CODES = frozenset(
         "game_over",
         "hint_failed",
         "busy",
+        "stale",
+        # shared tables ("replaced" and "seat_closed" must not come: see the docstring)
+        "not_shared",
+        "not_started",
+        "table_ended",
+        "bad_name",
+        "chat_too_long",
+        "chat_empty",
+        "chat_bad_text",
+        "chat_rate",
+        "chat_forbidden",
     }
 )
 CARDS = [r + s for r in "23456789TJQKA" for s in "SHDC"]
@@ -113,11 +131,28 @@ def messages(ids: list[str], tokens: list[str]) -> st.SearchStrategy[Message]:
         values,
     )
     junk = {"x": values}
+    since = st.one_of(numbers, values)
+    name = st.one_of(st.sampled_from(["Ann", " Bo ", "<b>x</b>", "x" * 25, "\u202e"]), texts)
+    chat_text = st.one_of(
+        st.sampled_from(["hi", "<script>alert(1)</script>", "é" * 200, "é" * 201, "a\nb"]),
+        texts,
+        values,
+    )
+    phrase = st.one_of(st.sampled_from(["hello", "well_played", "good_game", "nope"]), values)
+    op = st.one_of(st.sampled_from(["start", "bot", "reopen", "end"]), texts, values)
     return st.one_of(
         st.fixed_dictionaries(
             {"type": st.just("join"), "game": game, "token": token},
-            optional={"seat": seat, "since": st.one_of(numbers, values), **junk},
+            optional={"seat": seat, "since": since, "name": name, **junk},
         ),
+        st.fixed_dictionaries(
+            {"type": st.just("watch"), "game": game, "token": token},
+            optional={"since": since, **junk},
+        ),
+        st.fixed_dictionaries(
+            {"type": st.just("chat")}, optional={"text": chat_text, "phrase": phrase, **junk}
+        ),
+        st.fixed_dictionaries({"type": st.just("host"), "op": op}, optional={"seat": seat, **junk}),
         st.fixed_dictionaries({"type": st.just("play"), "card": card}, optional=junk),
         st.fixed_dictionaries({"type": st.just("action")}, optional={"action": action, **junk}),
         st.fixed_dictionaries({"type": st.sampled_from(["hint", "ping"])}, optional=junk),
@@ -160,15 +195,37 @@ def wire(message: Message) -> str | bytes:
 
 
 def http_requests(
-    ids: list[str], host: str
+    ids: list[str], host: str, tokens: list[str]
 ) -> st.SearchStrategy[tuple[str, str, dict[str, str], bytes]]:
     def path_of(game_id: str, tail: str) -> str:
         return f"/api/games/{urllib.parse.quote(game_id, safe='')}/{tail}"
+
+    def table_path(game_id: str, token: str) -> str:
+        return f"/api/tables/{urllib.parse.quote(game_id, safe='')}?" + urllib.parse.urlencode(
+            {"t": token}
+        )
+
+    def qr_path(url: str) -> str:
+        return "/api/qr?" + urllib.parse.urlencode({"u": url})
 
     paths = st.one_of(
         st.sampled_from(
             ["/", "/api/meta", "/api/games", "/api/games?finished=1", "/api/games?finished=x"]
             + ["/static/app.js", "/static/../app.py", "/static/%2e%2e/app.py", "/nowhere"]
+            + ["/api/tables", "/api/tables/", "/api/qr", "/api/qr?u=%00"]
+        ),
+        st.builds(
+            table_path,
+            st.one_of(st.sampled_from(ids), st.text(max_size=12)),
+            st.one_of(st.sampled_from(tokens), st.text(max_size=30)),
+        ),
+        st.builds(
+            qr_path,
+            st.one_of(
+                st.sampled_from([f"http://{host}/?join=x", "http://evil.example/", ""]),
+                st.text(max_size=30).map(lambda t: f"http://{host}/" + t),
+                st.integers(500, 700).map(lambda n: f"http://{host}/" + "a" * n),
+            ),
         ),
         st.builds(
             path_of,
@@ -185,6 +242,18 @@ def http_requests(
             "seed": st.one_of(st.integers(0, 2**63 - 1), values),
             "options": st.one_of(st.dictionaries(texts, values, max_size=3), values),
             "x": values,
+            # POST /api/tables
+            "seats": st.one_of(
+                st.dictionaries(
+                    st.sampled_from("NESW"),
+                    st.one_of(st.sampled_from(["person", "beginner", "club"]), values),
+                    max_size=3,
+                ),
+                values,
+            ),
+            "timeout": st.one_of(st.sampled_from([0, 30, 45, 120]), values),
+            "watch_hands": st.one_of(st.booleans(), values),
+            "name": st.one_of(st.sampled_from(["Ann", "", "x" * 30]), texts),
         },
     )
     bodies = st.one_of(
@@ -271,14 +340,42 @@ def replays(db: Path) -> None:
         store.close()
 
 
-def post_game(srv: LiveServer, body: dict[str, Any]) -> dict[str, Any]:
+def post_game(srv: LiveServer, body: dict[str, Any], path: str = "/api/games") -> dict[str, Any]:
     conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
-    conn.request("POST", "/api/games", json.dumps(body), {"Content-Type": "application/json"})
+    conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
     r = conn.getresponse()
     assert r.status == 200
     game: dict[str, Any] = json.loads(r.read())
     conn.close()
     return game
+
+
+def table_tokens(table: dict[str, Any]) -> list[str]:
+    """A shared table's tokens: its seats' and its watch token."""
+    return [table["token"], *table["tokens"].values(), table["watch_token"]]
+
+
+def own_table(message: Message, first: dict[str, Any], mine: dict[str, Any]) -> Message:
+    """``message`` with the first shared table's id and tokens (which the strategies
+    draw) replaced by those of the socket's own table."""
+    if first is mine:
+        return message
+    theirs = [first["game"], *table_tokens(first)]
+    swap = dict(zip(theirs, [mine["game"], *table_tokens(mine)], strict=True))
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return swap.get(value, value)
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    return message if isinstance(message, Raw) else walk(message)
+
+
+SEEN: collections.Counter[str] = collections.Counter()  # the server's messages by type
 
 
 def read_answers(ws: ClientConnection, count: int) -> None:
@@ -291,6 +388,7 @@ def read_answers(ws: ClientConnection, count: int) -> None:
         msg = json.loads(text)
         kind = msg.get("type")
         assert kind in SERVER_TYPES, msg
+        SEEN[kind] += 1
         if kind in ANSWERS:
             answered += 1
         if kind == "error":
@@ -306,8 +404,13 @@ def test_protocol_fuzz(tmp_path: Path) -> None:
         own = [post_game(srv, {"seed": 5}), post_game(srv, {"variant": "swedish", "seed": 6})]
         own.append(post_game(srv, {"options": {"play_mode": "laws"}, "seed": 8}))
         foreign = [post_game(srv, {"seed": 7}) for _ in range(2)]  # their tokens stay here
-        ids = [g["id"] for g in own + foreign] + [finished, "0" * 12]
-        tokens = [g["token"] for g in own]
+        # a shared table per socket (people at S, N and E) and one nobody holds a token of
+        table_body = {"seats": {"N": "person", "E": "person", "W": "beginner"}, "name": "Ann"}
+        tables = [post_game(srv, table_body, "/api/tables") for _ in range(SOCKETS)]
+        foreign.append(post_game(srv, table_body, "/api/tables"))
+        foreign[-1]["id"] = foreign[-1]["game"]
+        ids = [g["id"] for g in own + foreign] + [finished, "0" * 12, tables[0]["game"]]
+        tokens = [g["token"] for g in own] + table_tokens(tables[0])
         before = stored_games(db)
         kept = {g["id"]: before[g["id"]] for g in foreign} | {finished: before[finished]}
 
@@ -332,8 +435,14 @@ def test_protocol_fuzz(tmp_path: Path) -> None:
                 st.randoms(use_true_random=False),
             )
             def drive_websocket(drawn: list[Message], rng: random.Random) -> None:
-                ws = sockets[sent["ws"] // BATCH % SOCKETS]
+                index = sent["ws"] // BATCH % SOCKETS
+                ws = sockets[index]
                 batch = drawn + offspring(drawn, rng, BATCH - len(drawn))
+                batch = [own_table(m, tables[0], tables[index]) for m in batch]
+                # each batch starts at S of the socket's own shared table: its chat and
+                # host messages then act on it (until a join drawn moves the socket)
+                sit = {"type": "join", "game": tables[index]["game"], "seat": "S"}
+                batch.insert(0, {**sit, "token": tables[index]["token"], "name": f"Host {index}"})
                 for message in batch:
                     ws.send(wire(message))
                 read_answers(ws, len(batch))
@@ -369,7 +478,9 @@ def test_protocol_fuzz(tmp_path: Path) -> None:
             deadline=None,
             suppress_health_check=list(HealthCheck),
         )
-        @given(st.lists(http_requests(ids, srv.host), min_size=HTTP_BATCH, max_size=HTTP_BATCH))
+        @given(
+            st.lists(http_requests(ids, srv.host, tokens), min_size=HTTP_BATCH, max_size=HTTP_BATCH)
+        )
         def drive_http(batch: list[tuple[str, str, dict[str, str], bytes]]) -> None:
             for method, path, headers, body in batch:
                 r, content = fetch(method, path, headers, body if method != "GET" else None)
@@ -392,4 +503,16 @@ def test_protocol_fuzz(tmp_path: Path) -> None:
     assert bad_log_lines(srv.log) == [], srv.log[-3000:]
     after = stored_games(db)
     assert {k: after[k] for k in kept} == kept  # untouched without their tokens
+    # the shared messages reached the tables: chat lines sent, names given, tables
+    # started or ended
+    assert SEEN["chat"] > 0 and SEEN["seats"] > 0, SEEN
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        configs = [
+            json.loads(
+                conn.execute("SELECT config FROM shared_tables WHERE game = ?", (g,)).fetchone()[0]
+            )
+            for g in (t["game"] for t in tables)
+        ]
+    assert all(c["names"]["S"].startswith("Host ") for c in configs), configs
+    assert any(c["started"] or c["ended"] for c in configs), configs
     replays(db)

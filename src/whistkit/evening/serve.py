@@ -9,43 +9,19 @@ holds the host key: the terminal is the host's).
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from ..server import Listening, listen
-
-
-def lan_address() -> str | None:
-    """This machine's address on its network (the route a packet out would take), or
-    None. Nothing is sent: connecting a UDP socket only picks the route."""
-    for probe in ("192.0.2.1", "10.255.255.255"):
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                s.connect((probe, 9))
-                address: str = s.getsockname()[0]
-        except OSError:
-            continue
-        if not address.startswith("127.") and address != "0.0.0.0":
-            return address
-    return None
+from ..server import listen
+from ..server.lan import lan_address, network_url, terminal_qr
 
 
 def public_url(host: str, port: int) -> str:
     """The address phones in the hall use: the LAN address when listening on all
     interfaces, else the one listened on."""
-    if host in ("0.0.0.0", "::", ""):
-        host = lan_address() or "127.0.0.1"
-    return Listening(host, port).url
-
-
-def terminal_qr(url: str, out: TextIO) -> None:
-    """A QR code of ``url`` drawn with characters in the terminal."""
-    import segno
-
-    segno.make(url, error="m").terminal(out=out, compact=True)
+    return network_url(host, port)
 
 
 def serve(

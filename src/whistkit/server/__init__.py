@@ -5,24 +5,13 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from .lan import Listening
 from .limits import Limits
 
 if TYPE_CHECKING:
     from .app import Preset
-
-
-class Listening(NamedTuple):
-    """Where the server listens (``port`` is the real one when 0 was asked for)."""
-
-    host: str
-    port: int
-
-    @property
-    def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -73,16 +62,26 @@ def serve(
     import uvicorn
 
     from .app import create_app
+    from .lan import WILDCARD_HOSTS, network_url
     from .security import gated_protocol
 
     limits = Limits.from_env() if limits is None else limits
-    app = create_app(
-        db, bot_delay=bot_delay, preset=preset, host=host, public_url=public_url, limits=limits
-    )
     sock = listen(host, port)
     with sock:
+        port = sock.getsockname()[1]
+        # on all interfaces: invite links carry the machine's address on its network
+        lan_url = network_url(host, port) if host.strip("[]") in WILDCARD_HOSTS else None
+        app = create_app(
+            db,
+            bot_delay=bot_delay,
+            preset=preset,
+            host=host,
+            public_url=public_url,
+            limits=limits,
+            lan_url=lan_url,
+        )
         if ready is not None:
-            ready(Listening(host, sock.getsockname()[1]))
+            ready(Listening(host, port))
         config = uvicorn.Config(
             app,
             log_level="warning",

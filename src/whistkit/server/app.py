@@ -12,6 +12,8 @@ Routes:
   (:func:`whistkit.analysis.analyse`, as JSON), computed once per game and kept in memory;
   with ``?wait=0`` it answers at once: 202 ``{"progress": {"done", "total"}}`` (cards
   judged so far) while the review is being worked out.
+- ``POST /api/tables``, ``GET /api/tables/{id}?t=T``, ``GET /api/qr?u=URL``: shared
+  tables (:mod:`whistkit.server.shared`; the protocol's docstring describes them).
 - ``WS /ws``: the play protocol of :mod:`whistkit.server.protocol`.
 
 Everything passes :class:`whistkit.server.security.Edge` first (host and origin checks,
@@ -47,6 +49,7 @@ from ..record import RecordError, loads
 from ..seats import SOUTH, Seat, seat_name
 from ..state import Action
 from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_variant
+from . import shared
 from .limits import Busy, Limits, Outbox, WorkQueue
 from .protocol import (
     ProtocolError,
@@ -58,10 +61,11 @@ from .protocol import (
     read_card,
     read_game_id,
     read_json,
+    read_name,
     read_seat,
     read_since,
 )
-from .security import Edge, allowed_hosts, quiet_accept_failures
+from .security import Edge, allowed_hosts, public_origin, quiet_accept_failures
 from .store import Store, StoredGame
 from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables, Think, think_in_thread
 from .workers import bot_thinker
@@ -77,6 +81,8 @@ OPTION_COUNT = 32
 log = logging.getLogger("whistkit.server")
 IDLE_ENV = "WHISTKIT_IDLE_SECONDS"
 DEFAULT_IDLE_SECONDS = 30.0  # a table nobody watches leaves memory after this long
+TURN_SCALE_ENV = "WHISTKIT_TURN_TIME_SCALE"  # tests: a shared table's turn time, scaled
+QR_URL_CHARS = 512
 _N = TypeVar("_N", int, float)
 
 
@@ -106,6 +112,12 @@ def default_node_limit() -> int:
     return _env_number(NODE_LIMIT_ENV, analysis.NODE_LIMIT, int, "a whole number", 1)
 
 
+def default_turn_scale() -> float:
+    """How a shared table's turn time is scaled: ``$WHISTKIT_TURN_TIME_SCALE`` if set
+    (tests: 0.01 makes 30 s a third of a second), else 1."""
+    return _env_number(TURN_SCALE_ENV, 1.0, float, "a number", 0.0)
+
+
 def default_idle_seconds() -> float:
     """How long an idle table stays in memory: ``$WHISTKIT_IDLE_SECONDS`` if set, else 30."""
     return _env_number(IDLE_ENV, DEFAULT_IDLE_SECONDS, float, "a number of seconds", 0.0)
@@ -123,16 +135,22 @@ class Server:
         idle_seconds: float = DEFAULT_IDLE_SECONDS,
         think: Think | None = None,
         limits: Limits | None = None,
+        turn_scale: float = 1.0,
     ) -> None:
         self.limits = limits or Limits()
         self.store = Store(db)
+        shared.prepare(self.store)
         self.workers = None if think is not None else bot_thinker()
         self.tables = Tables(
             self.store,
             bot_delay,
             idle_seconds=idle_seconds,
             think=think or (self.workers.think if self.workers else think_in_thread),
+            table_class=shared.table_class(turn_scale),
         )
+        # the addresses invite links use: --public-url, else the LAN address (listening
+        # on all interfaces), else the address a request came to
+        self.bases: list[str] = []
         self.node_limit = node_limit
         # the level whose choice a hint is: expert, or club without the solver's core
         self.hint_level = hint_level or play_level()
@@ -250,6 +268,8 @@ def create_app(
     limits: Limits | None = None,
     idle_seconds: float | None = None,
     think: Think | None = None,
+    lan_url: str | None = None,
+    turn_scale: float | None = None,
 ) -> Starlette:
     """The web game's ASGI app storing games in the SQLite file ``db``; ``preset`` is
     what the new-game dialog offers first; ``node_limit`` bounds the review's search
@@ -260,7 +280,9 @@ def create_app(
     how bots choose (default: :mod:`whistkit.server.workers`). The server answers for
     loopback names, ``host`` (where it listens) and the host of ``public_url`` (a proxy's
     address, whose origin is then also the page's); ``limits`` default to
-    :meth:`Limits.from_env`."""
+    :meth:`Limits.from_env`; ``lan_url`` is the server's address on the network when it
+    listens on all interfaces (invite links use it when there is no ``public_url``);
+    ``turn_scale`` scales shared tables' turn times (default :func:`default_turn_scale`)."""
     preset = preset or Preset()
     preset.check()
     if node_limit is not None and node_limit < 1:
@@ -269,6 +291,11 @@ def create_app(
         raise ValueError(f"unknown hint level {hint_level!r}; known: {', '.join(LEVELS)}")
     limits = Limits.from_env() if limits is None else limits
     hosts = allowed_hosts(host, public_url)
+    if lan_url:  # the address phones on the network open
+        from urllib.parse import urlsplit
+
+        lan_host = urlsplit(lan_url).hostname
+        hosts = hosts | ({lan_host.lower()} if lan_host else set())
     server = Server(
         db,
         default_bot_delay() if bot_delay is None else bot_delay,
@@ -277,7 +304,17 @@ def create_app(
         default_idle_seconds() if idle_seconds is None else idle_seconds,
         think,
         limits,
+        default_turn_scale() if turn_scale is None else turn_scale,
     )
+    origin, _ = public_origin(public_url)
+    server.bases = [b.rstrip("/") + "/" for b in (origin, lan_url) if b]
+
+    def base_of(url: Any) -> str:
+        """The base of invite links for a request to ``url`` (http(s) or ws(s))."""
+        if server.bases:
+            return server.bases[0]
+        scheme = "https" if url.scheme in ("https", "wss") else "http"
+        return f"{scheme}://{url.netloc}/"
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
@@ -329,6 +366,64 @@ def create_app(
             return JSONResponse({"error": f"the game could not be stored, try again: {e}"}, 503)
         return JSONResponse(
             {"id": table.id, "seat": seat_name(human), "token": table.tokens[human]}
+        )
+
+    async def new_table(request: Request) -> Response:
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media != "application/json":
+            return JSONResponse(
+                {"error": f"the request body must be application/json, not {quote(media)}"}, 415
+            )
+        try:
+            body = read_json(await request.body(), "the request body", limits.max_body_bytes)
+            problem = new_game_problem(
+                {k: v for k, v in body.items() if k in NEW_GAME_FIELDS}
+                if isinstance(body, dict)
+                else body
+            )
+            if problem is not None:
+                return JSONResponse({"error": problem}, 400)
+            new = shared.read_new_table(body, preset.level)
+        except ProtocolError as e:
+            return JSONResponse({"error": e.message.replace("is not JSON", "must be JSON")}, 400)
+        try:
+            table = await shared.create(server.tables, new)
+        except (OptionError, UnknownVariant, ValueError) as e:
+            return JSONResponse({"error": str(e)}, 400)
+        except sqlite3.Error as e:
+            return JSONResponse({"error": f"the table could not be stored, try again: {e}"}, 503)
+        return JSONResponse(shared.created_json(table, base_of(request.url)))
+
+    async def table_summary(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        token = request.query_params.get("t")
+        unknown = JSONResponse({"error": f"no table {quote(game_id)} with this token"}, 404)
+        if not _is_game_id(game_id) or token is None or len(token) > 128:
+            return unknown
+        table = await server.tables.open(game_id)
+        if not isinstance(table, shared.SharedTable):
+            return unknown
+        you = table.token_holder(token)
+        if you is None:
+            return unknown
+        return JSONResponse(table.summary(you))
+
+    async def qr(request: Request) -> Response:
+        url = request.query_params.get("u", "")
+        bases = server.bases or [base_of(request.url)]
+        if len(url) > QR_URL_CHARS:
+            return JSONResponse(
+                {"error": f"'u' has {len(url)} characters; at most {QR_URL_CHARS}"}, 400
+            )
+        if not any(url.startswith(b) for b in bases):
+            return JSONResponse(
+                {"error": f"'u' must be a URL of this server ({bases[0]}...), not {quote(url)}"},
+                400,
+            )
+        return Response(
+            shared.qr_svg(url),
+            media_type="image/svg+xml",
+            headers={"Cache-Control": "private, max-age=3600"},
         )
 
     async def list_games(request: Request) -> Response:
@@ -404,6 +499,7 @@ def create_app(
         conn = Connection(
             server.tables, out, server.hint_level, server.hints, limits.max_frame_bytes
         )
+        conn.base = base_of(ws.url)
 
         async def pump() -> None:
             while True:
@@ -425,12 +521,14 @@ def create_app(
         sender = asyncio.create_task(pump())
         reader = asyncio.create_task(read())
         slow = asyncio.create_task(too_slow.wait())
+        kicked = asyncio.create_task(conn.kicked.wait())
         try:
-            await asyncio.wait({reader, slow, sender}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({reader, slow, sender, kicked}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             conn.close()
             reader.cancel()
             slow.cancel()
+            kicked.cancel()
             if too_slow.is_set():
                 # the client does not read what it is sent: drop it, the game goes on
                 sender.cancel()
@@ -443,7 +541,10 @@ def create_app(
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(_drain(out), timeout=0.5)
                 sender.cancel()
-            for task in (sender, reader, slow):
+                if conn.kicked.is_set():  # a shared table let it go (its error says why)
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(ws.close(4000, "the seat is elsewhere"), 1.0)
+            for task in (sender, reader, slow, kicked):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
@@ -461,6 +562,9 @@ def create_app(
             Route("/api/games", list_games, methods=["GET"]),
             Route("/api/games/{game_id}/record", record),
             Route("/api/games/{game_id}/analysis", review),
+            Route("/api/tables", new_table, methods=["POST"]),
+            Route("/api/tables/{game_id}", table_summary),
+            Route("/api/qr", qr),
             WebSocketRoute("/ws", websocket),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
@@ -551,6 +655,16 @@ class Connection:
         self.max_message = max_message
         # hints being worked out (kept so that they are not collected before they answer)
         self.hints: set[asyncio.Task[None]] = set()
+        self.watching = False  # a watcher of a shared table (self.seat means nothing)
+        self.kicked = asyncio.Event()  # set when a shared table closes this connection
+        self.base = ""  # the base of invite links, for the host's reopen
+
+    def kick(self, code: str, message: str) -> None:
+        """A shared table let this connection go (its seat taken over or closed): tell
+        the client, leave the table and close the socket."""
+        self.send(error(code, message))
+        self.leave()
+        self.kicked.set()
 
     def send(self, msg: dict[str, Any]) -> None:
         self.out.put_nowait(msg)
@@ -566,6 +680,7 @@ class Connection:
         if self.table is not None:
             self.table.unsubscribe(self.out)
             self.table = None
+        self.watching = False
 
     async def handle(self, raw: str | bytes) -> None:
         """Answer one client message; every refusal is an error message, never a change.
@@ -589,10 +704,17 @@ class Connection:
                 self.send({"type": "pong"})
             elif kind == "join":
                 await self.join(msg)
+            elif kind == "watch":
+                await shared.watch(self, msg)
             else:
                 table = self.table
                 if table is None:
                     raise ProtocolError("not_joined", "join a game before playing")
+                if kind in ("chat", "host"):
+                    await shared.handle(self, table, msg)
+                    return
+                if self.watching:
+                    raise ProtocolError("forbidden", "a watcher does not play")
                 if kind == "hint":
                     self.hint(table)
                     return
@@ -653,14 +775,21 @@ class Connection:
         if table is None:
             raise ProtocolError("unknown_game", f"unknown game {quote(game_id)}")
         table.check_token(seat, msg.get("token"))
+        name = None if msg.get("name") is None else read_name(msg["name"])
         old = self.table
         for m in table.join_messages(seat, since):
             self.send(m)
+        if old is table and self.watching:
+            old.unsubscribe(self.out)  # a watcher sits down at the same table
+            old = None
+        self.watching = False
         table.subscribe(seat, self.out)  # moves this socket's queue if it was there
         self.table, self.seat = table, seat
         if old is not None and old is not table:
             # hints asked at the old table still answer (each message gets its answer)
             old.unsubscribe(self.out)
+        if isinstance(table, shared.SharedTable) and table.shared is not None:
+            table.seated(seat, self, name)
         table.wake_bots()
 
 

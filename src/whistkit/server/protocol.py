@@ -1,5 +1,25 @@
 """The WebSocket protocol: JSON in and out, cards as docs/records.md codes, seats as letters.
 
+Shared tables over HTTP (the rest of the HTTP API is in :mod:`whistkit.server.app`):
+
+- ``POST /api/tables`` with JSON ``{"variant", "options", "level", "seats": {"N":
+  "person" | LEVEL, "E": ..., "W": ...}, "timeout": 0 | 30 | 60 | 120, "watch_hands":
+  bool, "name": the host's name}`` (``level``: the bot level of the table's bots and
+  stand-ins; a missing seat is a bot; ``seed`` is refused: a shared table's deals come
+  from the server's secret) answers ``{"game": ID, "seat": "S", "token": T, "name",
+  "invites": {"N": URL, ...} (person seats only), "tokens": {"N": T, ...}, "watch": URL,
+  "watch_token": T}``. An invite URL is ``<base>/?join=ID&seat=N&t=T``, the watch URL
+  ``<base>/?watch=ID&t=T``, where base is ``--public-url``, else the LAN address when
+  the server listens on all interfaces, else the address the request came to. Tokens
+  are 128-bit secrets (``secrets.token_urlsafe(16)``), compared in constant time.
+- ``GET /api/tables/ID?t=T`` (a seat's or the watch token): the table's summary for the
+  join form and the games list: ``{"game", "variant", "options", "level", "seats"
+  (as in the ``seats`` message), "started", "ended", "finished", "winner", "score",
+  "hand_number", "timeout", "watch_hands", "you": "N" | ... | "watch"}``; 404 for an
+  unknown game or a wrong token (the same answer: a token is not guessable).
+- ``GET /api/qr?u=URL``: an SVG QR code (``image/svg+xml``) of ``URL``, which must be a
+  URL of this server (one of the bases above) of at most 512 characters (400 otherwise).
+
 Client to server (one JSON object per message):
 
 - ``{"type": "join", "game": ID, "seat": "S", "token": T, "since": V}``: play ``seat``
@@ -13,6 +33,40 @@ Client to server (one JSON object per message):
   a card, or the Swedish bottom card); answered by a ``hint`` message. The game and its
   record do not change.
 - ``{"type": "ping"}``.
+
+Shared tables ("Play with friends", docs/friends.md) add these client messages (a solo
+game answers them ``not_shared``):
+
+- ``join`` also takes ``"name"``: the person's name at a shared table (1 to 24
+  characters once trimmed, no control characters; ignored by a solo game). Joining a
+  seat of a shared table that another socket holds takes the seat over: the other socket
+  gets ``{"type": "error", "code": "replaced", ...}`` and is closed (code 4000: a client
+  must not reconnect by itself then, or two devices would take the seat in turns); the
+  game goes on at the same card (events after ``since``, then ``state``, then ``seats``).
+- ``{"type": "watch", "game": ID, "token": T, "since": V}``: watch with the table's
+  watch token: ``event`` and ``state`` messages as for a seat, but a view with no hidden
+  card (``"seat": null``, ``"hand": []``, ``"legal": []``, ``"irregular": []``, the
+  public information every seat shares) and events with their public part only; then
+  ``seats`` and the chat so far. With the table's ``watch_hands``, a ``hands`` message
+  follows each ``hand_end``.
+- ``{"type": "chat", "text": "..."}`` or ``{"type": "chat", "phrase": KEY}``: a chat line
+  from a seated person (not from a watcher: ``chat_forbidden``). Text is plain text,
+  1 to 200 characters (code points) once trimmed, no control characters; KEY is one of
+  :data:`PHRASES`. At most 10 lines per 10 seconds per seat. Refusals: ``chat_too_long``,
+  ``chat_empty``, ``chat_bad_text``, ``chat_rate`` (its message says how long to wait),
+  ``chat_forbidden``; the schema's ``malformed`` for a wrong shape (both text and phrase,
+  neither, a non-string, an unknown phrase). A line sent is answered with ``{"type":
+  "ack", "v": V}`` (V: the table's version, unchanged) after its ``chat`` broadcast.
+- ``{"type": "host", "op": OP, "seat": S?}``: the host's (seat S of a shared table)
+  table operations; anyone else gets ``forbidden``. ``start``: play now, stand-ins
+  holding the seats of the persons not there yet; ``bot`` (with ``seat``): the seat is a
+  bot of the table's level for good (its person, if connected, gets ``seat_closed`` and
+  is closed); ``reopen`` (with ``seat``): the seat is a person's again with a new token
+  (the old link stops working, its socket gets ``seat_closed``), answered by
+  ``{"type": "invite", "seat": S, "token": T, "url": URL}`` to the host; ``end``: the
+  table ends (no more actions: ``table_ended``), everyone gets ``seats`` with
+  ``"ended": true``. Each operation done is answered with ``{"type": "ack", "v": V}``
+  (after the ``seats`` broadcast and the ``invite``).
 
 Server to client:
 
@@ -31,7 +85,32 @@ Server to client:
   ``not_your_turn``,
   ``illegal``, ``game_over``, ``storage`` (the server could not store the action),
   ``hint_failed`` (the bot could not work out a hint).
+  Shared tables add: ``not_shared``, ``not_started`` (the table waits for its people or
+  the host's ``start``), ``table_ended``, ``replaced``, ``seat_closed``, ``bad_name``,
+  ``chat_*`` (above), ``stale`` (the action was chosen at an older version, e.g. before
+  a stand-in played for the seat).
 - ``{"type": "pong"}``.
+
+Shared tables also send:
+
+- ``{"type": "seats", "seats": {"N": SEAT, "E": ..., "S": ..., "W": ...}, "started":
+  bool, "ended": bool, "timeout": seconds (0 = off), "watch_hands": bool, "level": L,
+  "watchers": n}`` after ``state`` on joining and to everyone at the table whenever any of
+  it changes; SEAT is ``{"kind": "person" | "bot", "name": str | null, "connected": bool,
+  "standin": bool, "level": L | null}``. ``standin`` is true while a bot of the table's
+  level plays a person's seat: the person is away (disconnected, and the table's time or
+  the grace of 30 s passed on their turn, or the table was started before they came),
+  or did not act within the table's ``timeout`` (then for that one action). Bot seats
+  have ``"connected": false`` and their level.
+- ``{"type": "chat", "seat": S, "name": str, "text": str} | {..., "phrase": KEY}`` with
+  ``"at"`` (server time, seconds since the epoch): to every seat and watcher; on joining,
+  the last lines (at most 30) come after ``seats``. Render text as text (textContent).
+- ``{"type": "hands", "hand_number": n, "hands": {"N": [cards], ...}}``: to watchers of a
+  table with ``watch_hands``, after a hand ends: the hands as they were dealt.
+
+A person's seat at a shared table is a ``human`` seat of the game; its ``players`` in
+views carry the persons' names. A stand-in's action is an ordinary event (no mark: the
+``seats`` message says who played it).
 """
 
 from __future__ import annotations
@@ -39,6 +118,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -56,7 +136,14 @@ CARD_KEYS = frozenset(
 )
 SEAT_KEYS = frozenset({"seat", "declarer", "offender", "claimant", "caller", "leader", "winner"})
 # the types of the client's messages
-MESSAGE_TYPES = ("join", "play", "action", "hint", "ping")
+MESSAGE_TYPES = ("join", "play", "action", "hint", "ping", "watch", "chat", "host")
+# the one-click chat phrases (their words are the page's, in each language)
+PHRASES = ("hello", "well_played", "thanks_partner", "good_game", "sorry")
+# the host's table operations
+HOST_OPS = ("start", "bot", "reopen", "end")
+# a person's name at a shared table, and a chat line, at most (code points, once trimmed)
+NAME_CHARS = 24
+CHAT_CHARS = 200
 
 
 class ProtocolError(ValueError):
@@ -276,11 +363,14 @@ _FIELD_NAME = frozenset("abcdefghijklmnopqrstuvwxyz_")
 # the fields each message type may carry besides "type" (all optional at this level;
 # their readers say what a missing one means)
 MESSAGE_FIELDS: dict[str, tuple[str, ...]] = {
-    "join": ("game", "seat", "token", "since"),
+    "join": ("game", "seat", "token", "since", "name"),
     "play": ("card", "v"),
     "action": ("action", "v"),
     "hint": (),
     "ping": (),
+    "watch": ("game", "token", "since"),
+    "chat": ("text", "phrase"),
+    "host": ("op", "seat"),
 }
 
 
@@ -379,6 +469,16 @@ def parse_message(text: str | bytes, limit: int = MAX_MESSAGE_CHARS) -> dict[str
             read_seat(data["seat"])
         read_token(data.get("token"))
         read_since(data.get("since"))
+        if data.get("name") is not None:
+            read_name(data["name"])
+    elif kind == "watch":
+        read_game_id(data.get("game"))
+        read_token(data.get("token"))
+        read_since(data.get("since"))
+    elif kind == "chat":
+        read_chat(data)
+    elif kind == "host":
+        read_host(data)
     elif kind == "play":
         read_card(data.get("card"))
     elif kind == "action":
@@ -501,9 +601,82 @@ def read_action(value: Any) -> dict[str, Any]:
     return value
 
 
+def _text_problem(value: str) -> str | None:
+    """Why ``value`` cannot be shown as one line of text (None if it can): it holds a
+    control or format character, a line or paragraph separator, an unpaired surrogate,
+    an unassigned or a private-use code point."""
+    for char in value:
+        category = unicodedata.category(char)
+        if category[0] == "C" or category in ("Zl", "Zp"):
+            return f"it holds the character U+{ord(char):04X}, which is not shown as text"
+    return None
+
+
+def read_name(value: Any) -> str:
+    """A person's name at a shared table: 1 to :data:`NAME_CHARS` characters once
+    trimmed, text only (``bad_name`` otherwise); returned trimmed."""
+    if not isinstance(value, str):
+        raise ProtocolError("bad_name", f"'name' must be a text, not {quote(value)}")
+    name = " ".join(value.split())
+    if not name:
+        raise ProtocolError("bad_name", "'name' is empty; type a name of 1 to 24 characters")
+    if len(name) > NAME_CHARS:
+        raise ProtocolError("bad_name", f"'name' has {len(name)} characters; at most {NAME_CHARS}")
+    problem = _text_problem(name)
+    if problem:
+        raise ProtocolError("bad_name", f"'name' cannot be {quote(name)}: {problem}")
+    return name
+
+
+def read_chat(data: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """A chat message's ``(text, phrase)``, exactly one of them set; the text trimmed.
+    Refusals: ``malformed`` (shape), ``chat_empty``, ``chat_too_long``,
+    ``chat_bad_text``."""
+    text, phrase = data.get("text"), data.get("phrase")
+    if (text is None) == (phrase is None):
+        raise ProtocolError("malformed", "a chat message has either 'text' or 'phrase'")
+    if phrase is not None:
+        if not isinstance(phrase, str) or phrase not in PHRASES:
+            raise ProtocolError(
+                "malformed", f"unknown phrase {quote(phrase)}; known: {', '.join(PHRASES)}"
+            )
+        return None, phrase
+    if not isinstance(text, str):
+        raise ProtocolError("malformed", f"'text' must be a text, not {quote(text)}")
+    line = text.strip()
+    if not line:
+        raise ProtocolError("chat_empty", "the chat line is empty")
+    if len(line) > CHAT_CHARS:
+        raise ProtocolError(
+            "chat_too_long",
+            f"the chat line has {len(line)} characters; at most {CHAT_CHARS}",
+        )
+    problem = _text_problem(line)
+    if problem:
+        raise ProtocolError("chat_bad_text", f"the chat line cannot be sent: {problem}")
+    return line, None
+
+
+def read_host(data: Mapping[str, Any]) -> tuple[str, Seat | None]:
+    """A host operation ``(op, seat)``; ``bot`` and ``reopen`` need a seat other than S."""
+    op = data.get("op")
+    if not isinstance(op, str) or op not in HOST_OPS:
+        raise ProtocolError(
+            "malformed", f"unknown host operation {quote(op)}; known: {', '.join(HOST_OPS)}"
+        )
+    seat = None if data.get("seat") is None else read_seat(data["seat"])
+    if op in ("bot", "reopen") and seat is None:
+        raise ProtocolError("malformed", f"the host's {op!r} needs a 'seat'")
+    return op, seat
+
+
 __all__ = [
+    "CHAT_CHARS",
+    "HOST_OPS",
     "MESSAGE_FIELDS",
     "MESSAGE_TYPES",
+    "NAME_CHARS",
+    "PHRASES",
     "ProtocolError",
     "action_to_json",
     "contract_json",
@@ -513,8 +686,11 @@ __all__ = [
     "quote",
     "read_action",
     "read_card",
+    "read_chat",
     "read_game_id",
+    "read_host",
     "read_json",
+    "read_name",
     "read_seat",
     "read_since",
     "read_token",

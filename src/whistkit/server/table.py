@@ -675,9 +675,14 @@ class Table:
         what = f"bot:{seat}:{self.version}".encode()
         return int.from_bytes(hashlib.blake2b(what, key=self.secret, digest_size=32).digest())
 
+    def bot_level(self, seat: Seat) -> str | None:
+        """The level of the bot that acts for ``seat`` now, None if a person does (a
+        shared table's stand-ins: :mod:`whistkit.server.shared`)."""
+        return self.bots.get(seat)
+
     def wake_bots(self) -> None:
         """Start the bots' loop if a bot is to act (call from the event loop)."""
-        if self.closed or self.state.is_over or self.state.to_play not in self.bots:
+        if self.closed or self.state.is_over or self.bot_level(self.state.to_play) is None:
             return
         if self._bot_task is None or self._bot_task.done():
             self._bot_task = asyncio.get_running_loop().create_task(self._run_bots())
@@ -693,7 +698,7 @@ class Table:
         while not self.closed:
             state = self.state
             seat = state.to_play
-            if state.is_over or seat not in self.bots:
+            if state.is_over or self.bot_level(seat) is None:
                 return
             # a longer pause after a completed trick, so a person sees who won it
             pause = self.bot_delay * (2.5 if not state.trick else 1.0)
@@ -703,8 +708,11 @@ class Table:
                 continue
             # an expert searches for up to a second: think off the event loop so the
             # server keeps answering the other connections meanwhile
-            action = await self.think(self.bots[seat], state.view(seat), self.bot_seed(seat))
-            if self.closed or self.state is not state:
+            level = self.bot_level(seat)
+            if level is None:  # a person came back meanwhile
+                return
+            action = await self.think(level, state.view(seat), self.bot_seed(seat))
+            if self.closed or self.state is not state or self.bot_level(seat) is None:
                 continue
             try:
                 task = asyncio.ensure_future(self._act_locked(seat, action, None, person=False))
@@ -735,11 +743,14 @@ class Tables:
         *,
         idle_seconds: float = 30.0,
         think: Think = think_in_thread,
+        table_class: type[Table] = Table,
     ) -> None:
         self.store = store
         self.bot_delay = bot_delay
         self.idle_seconds = idle_seconds
         self.think = think
+        # the class of the tables it makes and loads (the server's: shared.SharedTable)
+        self.table_class = table_class
         self.tables: dict[str, Table] = {}
         self._loading: dict[str, asyncio.Future[Table | None]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -747,7 +758,7 @@ class Tables:
     def create(self, variant: str, options: Mapping[str, Any] | None, **kwargs: Any) -> Table:
         """A new stored game (see :meth:`Table.create`; waits for the disk, so not from
         the event loop: there use :meth:`create_async`)."""
-        table, ops = Table.new(
+        table, ops = self.table_class.new(
             self.store, variant, options, bot_delay=self.bot_delay, think=self.think, **kwargs
         )
         self.store.write(ops)
@@ -759,7 +770,7 @@ class Tables:
         self, variant: str, options: Mapping[str, Any] | None, **kwargs: Any
     ) -> Table:
         """A new game, stored (off the event loop) before it is returned."""
-        table, ops = Table.new(
+        table, ops = self.table_class.new(
             self.store, variant, options, bot_delay=self.bot_delay, think=self.think, **kwargs
         )
         await self.store.submit_async(ops)
@@ -779,7 +790,7 @@ class Tables:
             row = self.store.get(game_id)
             if row is None:
                 return None
-            table, ops = Table.load(self.store, row, self.bot_delay, self.think)
+            table, ops = self.table_class.load(self.store, row, self.bot_delay, self.think)
             if ops:
                 self.store.write(ops)
                 table._stored()
@@ -808,7 +819,7 @@ class Tables:
             row = self.store.get(game_id)
             if row is None:
                 return None
-            return Table.load(self.store, row, self.bot_delay, self.think)
+            return self.table_class.load(self.store, row, self.bot_delay, self.think)
 
         loaded = await asyncio.to_thread(load)
         if loaded is None:
