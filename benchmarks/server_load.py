@@ -197,7 +197,7 @@ async def play_game(
     action whenever its view says it may, after ``think()`` seconds if given. With
     ``name`` (a person at a shared table) it joins with the name and waits for the table
     to start. ``counts_plays``: this client counts the game's cards in ``stats.plays``
-    (one client per game does)."""
+    and in ``stats.games_finished`` (one client per game does)."""
     join = {"type": "join", "game": game, "seat": seat, "token": token}
     if name is not None:
         join["name"] = name
@@ -239,7 +239,7 @@ async def play_game(
         if view is None:
             continue
         if view["winner"]:
-            stats.games_finished += 1
+            stats.games_finished += counts_plays
             return
         if (
             started
