@@ -28,7 +28,8 @@ Printed, over the measured window (after the warm-up):
 - server CPU (cores busy, the server and its child processes) and RSS (MiB, same);
 - plays per second of server CPU: on a machine shared with other work the plays/s follow
   the CPU the server gets, this figure much less;
-- the client's own CPU, since it shares the machine;
+- the client's own CPU, since it shares the machine, and its loop's lag (how late its
+  10 ms sleeps wake: the client's own delays, which are in its acks too);
 - before the load: RSS per idle game (G games created, nobody joined) and per connection
   (C sockets open, each answered one ping), from the server's RSS before and after;
 - the machine's load average at the start and the end (the machine is shared).
@@ -352,6 +353,18 @@ async def memory_phase(
     return per_game, per_conn
 
 
+async def loop_lag(seconds: float, tick: float = 0.01) -> list[float]:
+    """Sleeps ``tick`` after ``tick`` for ``seconds``; how much later than asked each
+    sleep ended, sorted: the client's own delays (a busy client or a busy machine), which
+    are in its acks too."""
+    lags = []
+    end = time.perf_counter() + seconds
+    while (now := time.perf_counter()) < end:
+        await asyncio.sleep(tick)
+        lags.append(max(0.0, time.perf_counter() - now - tick))
+    return sorted(lags)
+
+
 async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
     base = f"http://127.0.0.1:{port}"
     url = f"ws://127.0.0.1:{port}/ws"
@@ -375,7 +388,7 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
             os.kill(pid, signal.SIGUSR1)
         cpu0, client0, t0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
         stats.measuring = True
-        await asyncio.sleep(args.seconds)
+        lags = await loop_lag(args.seconds)
         stats.measuring = False
         elapsed = time.perf_counter() - t0
         cpu = (cpu_seconds(pid) - cpu0) / elapsed
@@ -387,10 +400,10 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
         await asyncio.gather(*players, return_exceptions=True)
     acks = sorted(stats.acks)
 
-    def pct(p: float) -> float:
-        if not acks:
+    def pct(p: float, sample: list[float] = acks) -> float:
+        if not sample:
             return float("nan")
-        return 1000 * acks[min(len(acks) - 1, int(p * len(acks)))]
+        return 1000 * sample[min(len(sample) - 1, int(p * len(sample)))]
 
     return {
         "plays_per_s": stats.plays / elapsed,
@@ -407,6 +420,8 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
         "games_finished": stats.games_finished,
         "server_cpu_cores": cpu,
         "client_cpu_cores": client_cpu,
+        "client_lag_p99_ms": pct(0.99, lags),
+        "client_lag_max_ms": pct(1.0, lags),
         "server_rss_mib": rss,
         "rss_per_idle_game_kib": per_game,
         "rss_per_connection_kib": per_conn,
@@ -570,6 +585,9 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
             if out["client_cpu_cores"] > 0.8
             else ""
         ),
+        f"  client loop lag    p99 {out['client_lag_p99_ms']:.1f}  max"
+        f" {out['client_lag_max_ms']:.1f} ms  (late wake-ups of the client's loop, in its"
+        " acks too)",
         f"  server RSS         {out['server_rss_mib']:.0f} MiB",
         f"  RSS per idle game  {out['rss_per_idle_game_kib']:.1f} KiB",
         f"  RSS per connection {out['rss_per_connection_kib']:.1f} KiB",
