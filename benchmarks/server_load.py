@@ -25,7 +25,8 @@ Printed, over the measured window (after the warm-up):
 - plays/s: cards played in all games (every seat), as seen by the S clients;
 - ack p50/p95/p99/max: from sending an action to its ``ack``;
 - errors: error messages and dropped sockets;
-- server CPU (cores busy, the server and its child processes) and RSS (MiB, same);
+- server CPU (cores busy, the server and its child processes) and RSS (MiB, same), and
+  the time its threads were ready to run but waited for a CPU (per second);
 - plays per second of server CPU: on a machine shared with other work the plays/s follow
   the CPU the server gets, this figure much less;
 - the client's own CPU, since it shares the machine, and its loop's lag (how late its
@@ -121,6 +122,18 @@ def cpu_seconds(pid: int) -> float:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / tick
     return total
+
+
+def wait_seconds(pid: int) -> float:
+    """Seconds the threads of ``pid`` and its descendants spent ready to run but waiting
+    for a CPU (``/proc/PID/task/TID/schedstat``; 0 where the kernel does not say)."""
+    total = 0
+    for p in tree_pids(pid):
+        with contextlib.suppress(OSError):
+            for task in os.listdir(f"/proc/{p}/task"):
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    total += int(Path(f"/proc/{p}/task/{task}/schedstat").read_text().split()[1])
+    return total / 1e9
 
 
 def rss_mib(pid: int) -> float:
@@ -387,11 +400,13 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
         if args.profile:
             os.kill(pid, signal.SIGUSR1)
         cpu0, client0, t0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
+        wait0 = wait_seconds(pid)
         stats.measuring = True
         lags = await loop_lag(args.seconds)
         stats.measuring = False
         elapsed = time.perf_counter() - t0
         cpu = (cpu_seconds(pid) - cpu0) / elapsed
+        wait = (wait_seconds(pid) - wait0) / elapsed
         client_cpu = (time.process_time() - client0) / elapsed
         rss = rss_mib(pid)
         stop.set()
@@ -419,6 +434,7 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
         "dropped": stats.dropped,
         "games_finished": stats.games_finished,
         "server_cpu_cores": cpu,
+        "server_wait_cores": wait,
         "client_cpu_cores": client_cpu,
         "client_lag_p99_ms": pct(0.99, lags),
         "client_lag_max_ms": pct(1.0, lags),
@@ -576,7 +592,8 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         f"  p99 {out['ack_p99_ms']:.1f}  max {out['ack_max_ms']:.1f}  ({out['acks']} acks)",
         f"  errors             {out['errors']} (dropped sockets {out['dropped']})",
         *(f"    {sample}" for sample in out["error_samples"]),
-        f"  server CPU         {out['server_cpu_cores']:.2f} cores",
+        f"  server CPU         {out['server_cpu_cores']:.2f} cores, and {out['server_wait_cores']:.2f}"
+        " waiting for one (ready to run: the machine's share)",
         f"  plays per CPU s    {out['plays_per_cpu_s']:9.0f}  (the server's; steadier on a"
         " busy machine)",
         f"  client CPU         {out['client_cpu_cores']:.2f} cores"
