@@ -1,7 +1,7 @@
 """The web server under load: N concurrent games on loopback, as many clients as games.
 
-Usage: python benchmarks/server_load.py [--games N] [--bot-delay S] [--level L]
-       [--seconds D] [--warmup W] [--idle-games G] [--conns C] [--src TREE]
+Usage: python benchmarks/server_load.py [--games N] [--people P [--think LOW:HIGH]]
+       [--bot-delay S] [--level L] [--seconds D] [--warmup W] [--idle-games G] [--conns C] [--src TREE]
        [--against TREE [--rounds R]] [--db-dir DIR] [--profile FILE] [--json]
 
 The server runs in a subprocess (``whistkit.server.serve`` on 127.0.0.1, a fresh database
@@ -12,15 +12,25 @@ client that sends its first legal action as soon as its view says it may, and bo
 default pace is 0.7 s, 2.5 times that after a trick). A finished game is replaced by a
 new one on the same socket, so N games stay in play.
 
+``--people 4 --tables 250 --think 1:3`` plays shared tables (docs/friends.md) instead:
+each table is created by ``POST /api/tables`` with three other person seats and the
+turn time off (no stand-in plays), its four people join over their own sockets with
+their tokens and names, and each plays its first legal action 1 to 3 s (uniformly at
+random, ``--seed``) after its view says it is its turn, as people do. A finished game
+opens a new table for the same four clients. The plays are counted by the S client, the
+acks are every person's.
+
 Printed, over the measured window (after the warm-up):
 
 - plays/s: cards played in all games (every seat), as seen by the S clients;
 - ack p50/p95/p99/max: from sending an action to its ``ack``;
 - errors: error messages and dropped sockets;
-- server CPU (cores busy, the server and its child processes) and RSS (MiB, same);
+- server CPU (cores busy, the server and its child processes) and RSS (MiB, same), and
+  the time its threads were ready to run but waited for a CPU (per second);
 - plays per second of server CPU: on a machine shared with other work the plays/s follow
   the CPU the server gets, this figure much less;
-- the client's own CPU, since it shares the machine;
+- the client's own CPU, since it shares the machine, and its loop's lag (how late its
+  10 ms sleeps wake: the client's own delays, which are in its acks too);
 - before the load: RSS per idle game (G games created, nobody joined) and per connection
   (C sockets open, each answered one ping), from the server's RSS before and after;
 - the machine's load average at the start and the end (the machine is shared).
@@ -40,8 +50,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
+import random
 import resource
 import signal
 import statistics
@@ -49,6 +61,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,6 +124,18 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
+def wait_seconds(pid: int) -> float:
+    """Seconds the threads of ``pid`` and its descendants spent ready to run but waiting
+    for a CPU (``/proc/PID/task/TID/schedstat``; 0 where the kernel does not say)."""
+    total = 0
+    for p in tree_pids(pid):
+        with contextlib.suppress(OSError):
+            for task in os.listdir(f"/proc/{p}/task"):
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    total += int(Path(f"/proc/{p}/task/{task}/schedstat").read_text().split()[1])
+    return total / 1e9
+
+
 def rss_mib(pid: int) -> float:
     """Resident memory of ``pid`` and its descendants (PSS, so shared pages count once)."""
     total = 0
@@ -161,61 +186,153 @@ async def player(
     """One S client: plays its first legal action whenever it may, game after game."""
     try:
         async with connect(url, max_size=None, compression=None, open_timeout=60) as ws:
-            await play_games(ws, http, level, stats, stop)
+            while not stop.is_set():
+                game = await new_game(http, level)
+                await play_game(ws, game["id"], "S", game["token"], stats, stop)
     except Exception as e:  # a dropped socket is a figure, not the benchmark's end
         if not stop.is_set():
             stats.dropped += 1
             stats.error(f"socket: {type(e).__name__}: {e}")
 
 
-async def play_games(
-    ws: ClientConnection, http: httpx.AsyncClient, level: str, stats: Stats, stop: asyncio.Event
+async def play_game(
+    ws: ClientConnection,
+    game: str,
+    seat: str,
+    token: str,
+    stats: Stats,
+    stop: asyncio.Event,
+    *,
+    name: str | None = None,
+    think: Callable[[], float] | None = None,
+    counts_plays: bool = True,
 ) -> None:
+    """Plays ``seat`` of ``game`` until it ends (or the run stops): the seat's first legal
+    action whenever its view says it may, after ``think()`` seconds if given. With
+    ``name`` (a person at a shared table) it joins with the name and waits for the table
+    to start. ``counts_plays``: this client counts the game's cards in ``stats.plays``
+    and in ``stats.games_finished`` (one client per game does)."""
+    join = {"type": "join", "game": game, "seat": seat, "token": token}
+    if name is not None:
+        join["name"] = name
+    await ws.send(json.dumps(join))
+    started = name is None  # a shared table says so in its seats message
+    acted_at = -1
+    sent_at: float | None = None
+    seen = 0
+    latest: dict[str, Any] = {}
     while not stop.is_set():
-        game = await new_game(http, level)
-        join = {"type": "join", "game": game["id"], "seat": "S", "token": game["token"]}
-        await ws.send(json.dumps(join))
-        acted_at = -1
-        sent_at: float | None = None
-        seen = 0
-        latest: dict[str, Any] = {}
-        while not stop.is_set():
-            msg = json.loads(await ws.recv())
-            kind = msg["type"]
-            if kind == "error":
-                stats.error(f"{msg['code']}: {msg['message']}")
-                sent_at = None
-                continue
-            if kind == "ack":
-                if sent_at is not None and stats.measuring:
-                    stats.acks.append(time.perf_counter() - sent_at)
-                sent_at = None
-                msg = latest  # the events (and view) come before the ack: act on them now
-            else:
-                seen = max(seen, msg.get("v", 0))
-                event = msg.get("event")
-                if kind == "event" and event and event.get("type") == "play" and stats.measuring:
-                    stats.plays += 1
-            if "view" in msg:
-                latest = msg
-            view = msg.get("view")
-            if view is None:
-                continue
-            if view["winner"]:
-                stats.games_finished += 1
-                break
+        msg = json.loads(await ws.recv())
+        kind = msg["type"]
+        if kind == "error":
+            stats.error(f"{msg['code']}: {msg['message']}")
+            sent_at = None
+            continue
+        if kind == "ack":
+            if sent_at is not None and stats.measuring:
+                stats.acks.append(time.perf_counter() - sent_at)
+            sent_at = None
+            msg = latest  # the events (and view) come before the ack: act on them now
+        elif kind == "seats":
+            started = bool(msg["started"])
+            msg = latest  # the table may have started on the last person's join
+        else:
+            seen = max(seen, msg.get("v", 0))
+            event = msg.get("event")
             if (
-                view["to_play"] == "S"
-                and view["legal"]
-                and msg["v"] > acted_at
-                and msg["v"] == seen
-                and sent_at is None
+                counts_plays
+                and kind == "event"
+                and event
+                and event.get("type") == "play"
+                and stats.measuring
             ):
-                action = dict(view["legal"][0])
-                action["v"] = msg["v"]  # the version this client saw (ignored by old servers)
-                sent_at = time.perf_counter()
-                acted_at = msg["v"]
-                await ws.send(json.dumps(action))
+                stats.plays += 1
+        if "view" in msg:
+            latest = msg
+        view = msg.get("view")
+        if view is None:
+            continue
+        if view["winner"]:
+            stats.games_finished += counts_plays
+            return
+        if (
+            started
+            and view["to_play"] == seat
+            and view["legal"]
+            and msg["v"] > acted_at
+            and msg["v"] == seen
+            and sent_at is None
+        ):
+            action = dict(view["legal"][0])
+            action["v"] = msg["v"]  # the version this client saw (ignored by old servers)
+            acted_at = msg["v"]
+            if think is not None:  # nobody else may act meanwhile (the turn time is off)
+                await asyncio.sleep(think())
+            sent_at = time.perf_counter()
+            await ws.send(json.dumps(action))
+
+
+PEOPLE_SEATS = ("S", "W", "N", "E")  # S is the host, who creates the table
+
+
+async def new_table(http: httpx.AsyncClient, level: str, people: int) -> dict[str, Any]:
+    others = {s: "person" if i < people else level for i, s in enumerate(PEOPLE_SEATS[1:], 1)}
+    body = {"level": level, "seats": others, "timeout": 0, "name": "Host"}
+    for attempt in range(3):  # a kept-alive connection the server closed meanwhile
+        try:
+            r = await http.post("/api/tables", json=body)
+            break
+        except httpx.TransportError:
+            if attempt == 2:
+                raise
+    r.raise_for_status()
+    table: dict[str, Any] = r.json()
+    return table
+
+
+async def table_of_people(
+    url: str,
+    http: httpx.AsyncClient,
+    args: argparse.Namespace,
+    number: int,
+    stats: Stats,
+    stop: asyncio.Event,
+) -> None:
+    """``args.people`` clients, each with its socket, at shared tables one after the
+    other (a finished game opens a new table for the same clients), each person acting
+    ``args.think`` seconds (a random pause, seeded) after their turn comes; the table's
+    turn time is off, so no stand-in plays for them."""
+    low, high = args.think
+    rngs = [random.Random(f"{args.seed}:{number}:{i}") for i in range(args.people)]
+    sockets: list[ClientConnection] = []
+    try:
+        for _ in range(args.people):
+            sockets.append(await connect(url, max_size=None, compression=None, open_timeout=60))
+        while not stop.is_set():
+            table = await new_table(http, args.level, args.people)
+            tokens = {"S": table["token"], **table["tokens"]}
+            await asyncio.gather(
+                *(
+                    play_game(
+                        ws,
+                        table["game"],
+                        seat,
+                        tokens[seat],
+                        stats,
+                        stop,
+                        name=f"P{number}{seat}",
+                        think=functools.partial(rng.uniform, low, high),
+                        counts_plays=seat == "S",
+                    )
+                    for ws, seat, rng in zip(sockets, PEOPLE_SEATS, rngs, strict=False)
+                )
+            )
+    except Exception as e:  # a dropped socket is a figure, not the benchmark's end
+        if not stop.is_set():
+            stats.dropped += 1
+            stats.error(f"socket: {type(e).__name__}: {e}")
+    finally:
+        await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
 
 
 async def memory_phase(
@@ -249,6 +366,18 @@ async def memory_phase(
     return per_game, per_conn
 
 
+async def loop_lag(seconds: float, tick: float = 0.01) -> list[float]:
+    """Sleeps ``tick`` after ``tick`` for ``seconds``; how much later than asked each
+    sleep ended, sorted: the client's own delays (a busy client or a busy machine), which
+    are in its acks too."""
+    lags = []
+    end = time.perf_counter() + seconds
+    while (now := time.perf_counter()) < end:
+        await asyncio.sleep(tick)
+        lags.append(max(0.0, time.perf_counter() - now - tick))
+    return sorted(lags)
+
+
 async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
     base = f"http://127.0.0.1:{port}"
     url = f"ws://127.0.0.1:{port}/ws"
@@ -260,18 +389,24 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
         stats = Stats()
         stop = asyncio.Event()
         players = []
-        for _ in range(args.games):  # ramp up gently: a burst of connects is not the test
-            players.append(asyncio.create_task(player(url, http, args.level, stats, stop)))
+        for n in range(args.games):  # ramp up gently: a burst of connects is not the test
+            if args.people > 1:
+                load = table_of_people(url, http, args, n, stats, stop)
+            else:
+                load = player(url, http, args.level, stats, stop)
+            players.append(asyncio.create_task(load))
             await asyncio.sleep(args.ramp / max(1, args.games))
         await asyncio.sleep(args.warmup)
         if args.profile:
             os.kill(pid, signal.SIGUSR1)
         cpu0, client0, t0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
+        wait0 = wait_seconds(pid)
         stats.measuring = True
-        await asyncio.sleep(args.seconds)
+        lags = await loop_lag(args.seconds)
         stats.measuring = False
         elapsed = time.perf_counter() - t0
         cpu = (cpu_seconds(pid) - cpu0) / elapsed
+        wait = (wait_seconds(pid) - wait0) / elapsed
         client_cpu = (time.process_time() - client0) / elapsed
         rss = rss_mib(pid)
         stop.set()
@@ -280,10 +415,10 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
         await asyncio.gather(*players, return_exceptions=True)
     acks = sorted(stats.acks)
 
-    def pct(p: float) -> float:
-        if not acks:
+    def pct(p: float, sample: list[float] = acks) -> float:
+        if not sample:
             return float("nan")
-        return 1000 * acks[min(len(acks) - 1, int(p * len(acks)))]
+        return 1000 * sample[min(len(sample) - 1, int(p * len(sample)))]
 
     return {
         "plays_per_s": stats.plays / elapsed,
@@ -299,7 +434,10 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
         "dropped": stats.dropped,
         "games_finished": stats.games_finished,
         "server_cpu_cores": cpu,
+        "server_wait_cores": wait,
         "client_cpu_cores": client_cpu,
+        "client_lag_p99_ms": pct(0.99, lags),
+        "client_lag_max_ms": pct(1.0, lags),
         "server_rss_mib": rss,
         "rss_per_idle_game_kib": per_game,
         "rss_per_connection_kib": per_conn,
@@ -312,7 +450,8 @@ def start_server(
     env = dict(os.environ)
     # every client of the benchmark is 127.0.0.1: lift the per-address limit (an older
     # server ignores the variable)
-    env.setdefault("WHISTKIT_MAX_CONNECTIONS_PER_CLIENT", str(2 * (args.games + args.conns) + 100))
+    sockets = args.games * args.people + args.conns
+    env.setdefault("WHISTKIT_MAX_CONNECTIONS_PER_CLIENT", str(2 * sockets + 100))
     if src:
         env["PYTHONPATH"] = str(Path(src).resolve() / "src")
     cmd = [sys.executable, "-c", SERVER, str(db), str(args.bot_delay)]
@@ -327,9 +466,37 @@ def start_server(
     return proc, int(line)
 
 
+def think_range(text: str) -> tuple[float, float]:
+    low, _, high = text.partition(":")
+    try:
+        pair = float(low), float(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"LOW:HIGH in seconds, not {text!r}") from None
+    if not 0 <= pair[0] <= pair[1]:
+        raise argparse.ArgumentTypeError(f"0 <= LOW <= HIGH, not {text!r}")
+    return pair
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--games", "--tables", type=int, default=200, help="games (tables)")
+    p.add_argument(
+        "--people",
+        type=int,
+        choices=(1, 2, 3, 4),
+        default=1,
+        help="people per game: 1, solo games (a client at S); more, shared tables with"
+        " a client per person seat (S, W, N, E in that order; bots elsewhere)",
+    )
+    p.add_argument(
+        "--think",
+        type=think_range,
+        default=(0.0, 0.0),
+        metavar="LOW:HIGH",
+        help="with --people above 1: seconds a person takes to act once it is their turn,"
+        " uniformly at random (seeded), e.g. 1:3",
+    )
+    p.add_argument("--seed", type=int, default=1, help="the persons' pauses")
     p.add_argument("--bot-delay", type=float, default=0.0, help="seconds (server default 0.7)")
     p.add_argument("--level", default="club")
     p.add_argument("--seconds", type=float, default=20.0, help="the measured window")
@@ -373,7 +540,7 @@ def main() -> None:
             print(json.dumps(out) if args.json else report(args, out), flush=True)
 
     def median(name: str, key: str) -> float:
-        return statistics.median(r[key] for r in runs[name])
+        return float(statistics.median(r[key] for r in runs[name]))
 
     print(f"after / before ({args.rounds} run(s) each, medians):")
     for key, label in (
@@ -401,13 +568,23 @@ def measure(args: argparse.Namespace, src: str | None) -> dict[str, Any]:
                 proc.wait()
         out["load_start"] = load_start
         out["load_end"] = loadavg()
-    out.update(games=args.games, bot_delay=args.bot_delay, level=args.level, src=src or "installed")
+    out.update(games=args.games, people=args.people, think=list(args.think))
+    out.update(bot_delay=args.bot_delay, level=args.level, src=src or "installed")
     return out
 
 
 def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
+    if args.people > 1:
+        low, high = args.think
+        what = (
+            f"{args.games} shared tables, {args.people} people each"
+            f" ({args.games * args.people} sockets) acting {low:g} to {high:g} s after"
+            f" their turn comes, turn time off"
+        )
+    else:
+        what = f"{args.games} games, a client at S acting at once"
     lines = [
-        f"server {out['src']}: {args.games} games, {args.level} bots, bot delay"
+        f"server {out['src']}: {what}, {args.level} bots, bot delay"
         f" {args.bot_delay:g} s, {args.seconds:g} s measured, database in"
         f" {args.db_dir or tempfile.gettempdir()}",
         f"  plays/s            {out['plays_per_s']:9.0f}",
@@ -415,10 +592,19 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         f"  p99 {out['ack_p99_ms']:.1f}  max {out['ack_max_ms']:.1f}  ({out['acks']} acks)",
         f"  errors             {out['errors']} (dropped sockets {out['dropped']})",
         *(f"    {sample}" for sample in out["error_samples"]),
-        f"  server CPU         {out['server_cpu_cores']:.2f} cores",
+        f"  server CPU         {out['server_cpu_cores']:.2f} cores, and {out['server_wait_cores']:.2f}"
+        " waiting for one (ready to run: the machine's share)",
         f"  plays per CPU s    {out['plays_per_cpu_s']:9.0f}  (the server's; steadier on a"
         " busy machine)",
-        f"  client CPU         {out['client_cpu_cores']:.2f} cores",
+        f"  client CPU         {out['client_cpu_cores']:.2f} cores"
+        + (
+            "  (the client took most of a core: its own delays are in the acks)"
+            if out["client_cpu_cores"] > 0.8
+            else ""
+        ),
+        f"  client loop lag    p99 {out['client_lag_p99_ms']:.1f}  max"
+        f" {out['client_lag_max_ms']:.1f} ms  (late wake-ups of the client's loop, in its"
+        " acks too)",
         f"  server RSS         {out['server_rss_mib']:.0f} MiB",
         f"  RSS per idle game  {out['rss_per_idle_game_kib']:.1f} KiB",
         f"  RSS per connection {out['rss_per_connection_kib']:.1f} KiB",
