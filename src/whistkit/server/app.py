@@ -322,18 +322,25 @@ def create_app(
     async def meta(request: Request) -> Response:
         return JSONResponse(preset.meta())
 
-    async def new_game(request: Request) -> Response:
+    async def json_body(request: Request) -> Any:
+        """The request's JSON body, or the Response refusing it (wrong type, too large,
+        not JSON, or the client gone before its body came: no traceback then)."""
         media = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media != "application/json":
             return JSONResponse(
                 {"error": f"the request body must be application/json, not {quote(media)}"}, 415
             )
         try:
-            body = read_json(await request.body(), "the request body", limits.max_body_bytes)
-        except ClientDisconnect:  # gone before its body came: nobody to answer, no traceback
+            return read_json(await request.body(), "the request body", limits.max_body_bytes)
+        except ClientDisconnect:
             return Response(status_code=400)
         except ProtocolError as e:
             return JSONResponse({"error": e.message.replace("is not JSON", "must be JSON")}, 400)
+
+    async def new_game(request: Request) -> Response:
+        body = await json_body(request)
+        if isinstance(body, Response):
+            return body
         problem = new_game_problem(body)
         if problem is not None:
             return JSONResponse({"error": problem}, 400)
@@ -369,13 +376,10 @@ def create_app(
         )
 
     async def new_table(request: Request) -> Response:
-        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if media != "application/json":
-            return JSONResponse(
-                {"error": f"the request body must be application/json, not {quote(media)}"}, 415
-            )
+        body = await json_body(request)
+        if isinstance(body, Response):
+            return body
         try:
-            body = read_json(await request.body(), "the request body", limits.max_body_bytes)
             problem = new_game_problem(
                 {k: v for k, v in body.items() if k in NEW_GAME_FIELDS}
                 if isinstance(body, dict)
