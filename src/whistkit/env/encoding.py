@@ -192,6 +192,15 @@ _B_TRICKS = 4 * BITS
 _SEAT_BLOCK = tuple(_F0 * r + _F1 + _F0 * (3 - r) for r in range(4))
 
 
+def _leaves_hand(buf: bytearray, r: int, card: int) -> None:
+    """``card`` leaves the hand of the seat ``r`` places after the buffer's own (0: its
+    own hand) and counts as played by that seat."""
+    if r == 0:
+        buf[4 * card : 4 * card + 4] = _F0
+    i = 4 * (_PLAYED + 52 * r + card)
+    buf[i : i + 4] = _F1
+
+
 class Observations:
     """The four seats' observations of one game's current state, kept card by card.
 
@@ -226,10 +235,7 @@ class Observations:
                 if buf is None:
                     continue
                 r = (p - k) & 3
-                if r == 0:
-                    buf[4 * card : 4 * card + 4] = _F0
-                i = 4 * (_PLAYED + 52 * r + card)
-                buf[i : i + 4] = _F1
+                _leaves_hand(buf, r, card)
                 i = 4 * (_TRICK + 52 * r + card)
                 buf[i : i + 4] = _F1
                 buf[_B_TO_PLAY : _B_TO_PLAY + 16] = _SEAT_BLOCK[(nxt - k) & 3]
@@ -246,10 +252,7 @@ class Observations:
             if buf is None:
                 continue
             r = (p - k) & 3
-            if r == 0:
-                buf[4 * card : 4 * card + 4] = _F0
-            i = 4 * (_PLAYED + 52 * r + card)
-            buf[i : i + 4] = _F1
+            _leaves_hand(buf, r, card)
             buf[4 * _TRICK : 4 * (_TRICK + 208)] = _NO_TRICK
             block = _SEAT_BLOCK[(nxt - k) & 3]
             buf[_B_TO_PLAY : _B_TO_PLAY + 16] = block
