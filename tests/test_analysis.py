@@ -58,11 +58,15 @@ def bot_record(variant: str, seed: int, level: str = "beginner") -> str:
 
 @pytest.mark.parametrize("variant", ["felagsvist", "english"])
 def test_double_dummy_play_gives_nothing_away(variant: str) -> None:
-    a = analyse(record_of(oracle_game(variant, seed=3)), node_limit=10_000_000)
+    game = oracle_game(variant, seed=3)
+    # the oracle plays deep misère by the club rules: the Nóló hands are not judged here
+    # (and would cost most of the test's time)
+    normal = [r.number for r in game.results if r.contract is None or not r.contract.misere]
+    a = analyse(record_of(game), node_limit=10_000_000, hands=normal)
+    assert {h.number for h in a.hands} == set(normal)
     checked = 0
     for h in a.hands:
-        if h.contract == "NOLO":
-            continue  # the oracle plays deep misère by the club rules
+        assert h.contract != "NOLO"
         assert h.par_ns == h.tricks_ns, f"hand {h.number}"
         for j in h.judgements:
             assert j.loss == 0, f"hand {h.number}, trick {j.trick}: {j}"

@@ -93,13 +93,15 @@ def test_illegal_card_is_refused_with_the_rule(tmp_path: Path) -> None:
 
 def test_new_game_and_bad_options(tmp_path: Path) -> None:
     numbers = "".join(f"{k}\n" for k in range(1, 14))  # one of them is legal
-    done = run_play(tmp_path, numbers + "n\n" + numbers + "q\n", "--seed", "4")
+    # club bots: the new game is the subject (expert bots think for seconds a trick here)
+    club = ("--level", "club")
+    done = run_play(tmp_path, numbers + "n\n" + numbers + "q\n", "--seed", "4", *club)
     assert done.returncode == 0
     new_seed = re.search(r"New game\. Seed (\d+)\.", done.stdout)
     assert new_seed, done.stdout[-500:]
     names = {p.name for p in tmp_path.glob("*.json")}
     assert names == {"felagsvist-seed4-0001.json", f"felagsvist-seed{new_seed.group(1)}-0002.json"}
-    nothing = run_play(tmp_path, "n\nq\n", "--seed", "4")
+    nothing = run_play(tmp_path, "n\nq\n", "--seed", "4", *club)
     assert nothing.stdout.count("Nothing played, so no record.") == 2
     assert len(list(tmp_path.glob("*.json"))) == 2
     bad = run_play(tmp_path, "", "--option", "nolo_aces_low=maybe")

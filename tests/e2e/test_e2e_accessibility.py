@@ -38,15 +38,18 @@ def violations(page: Page, context: str | None = None) -> list[str]:
 
 
 class Checker:
-    """Runs axe where asked and keeps every finding, so one run reports them all."""
+    """Runs axe where asked, at each size in turn (the viewport resized between them), and
+    keeps every finding, so one run reports them all."""
 
-    def __init__(self, page: Page, size: str) -> None:
-        self.page, self.size = page, size
+    def __init__(self, page: Page) -> None:
+        self.page = page
         self.found: list[str] = []
         self.dialogs: set[str] = set()
 
     def check(self, what: str, context: str | None = None) -> None:
-        self.found += [f"{self.size} {what}: {v}" for v in violations(self.page, context)]
+        for size, viewport in SIZES.items():
+            self.page.set_viewport_size(viewport)
+            self.found += [f"{size} {what}: {v}" for v in violations(self.page, context)]
 
     def dialog(self, dialog_id: str, opener: str) -> None:
         """Open ``#dialog_id`` by a key or a click on a selector, check it, close it."""
@@ -72,7 +75,7 @@ def play(page: Page, until_trick_cards: int | None = None) -> None:
         page.locator('#hand [data-legal="true"]').first.click()
 
 
-def shared_table(browser: Browser, axe: Checker, size: str) -> None:
+def shared_table(browser: Browser, axe: Checker) -> None:
     """Play with friends (#22): the dialog's seats, the invite panel, the join form of an
     invite link, and the table with names and the chat open."""
     page = axe.page
@@ -86,8 +89,8 @@ def shared_table(browser: Browser, axe: Checker, size: str) -> None:
     axe.check("dialog #dlg-invite", "#dlg-invite")
     axe.dialogs.add("dlg-invite")
     link = str(page.locator("[data-invite='N']").get_attribute("href"))
-    context = browser.new_context(viewport=SIZES[size], reduced_motion="reduce")
-    guest = Checker(context.new_page(), size)
+    context = browser.new_context(viewport=DESKTOP, reduced_motion="reduce")
+    guest = Checker(context.new_page())
     open_page(guest.page, link)
     guest.page.wait_for_selector("#dlg-join[open]")
     guest.check("dialog #dlg-join", "#dlg-join")
@@ -104,17 +107,17 @@ def shared_table(browser: Browser, axe: Checker, size: str) -> None:
     page.keyboard.press("Escape")
 
 
-@pytest.mark.parametrize("size", list(SIZES))
 def test_no_serious_or_critical_violation(
-    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: str
+    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """One game, each look at both sizes: a game per size would cost twice the clicks."""
     db = tmp_path / "games.sqlite3"
     store_finished_game(db)  # a finished game to review
     monkeypatch.setenv("WHISTKIT_ANALYSIS_NODE_LIMIT", "20000")
     server = ServerProcess(db).start()
     try:
-        page = browser.new_page(viewport=SIZES[size], reduced_motion="reduce")
-        axe = Checker(page, size)
+        page = browser.new_page(viewport=DESKTOP, reduced_motion="reduce")
+        axe = Checker(page)
         open_page(page, server.url)
         page.wait_for_selector("#dlg-new[open]")  # the new-game dialog greets a first visit
         axe.check("dialog #dlg-new", "#dlg-new")
@@ -142,7 +145,7 @@ def test_no_serious_or_critical_violation(
         page.locator("#btn-games").click()
         page.wait_for_selector('#dlg-games[open] [data-review="reviewme"]')
         axe.dialog("dlg-review", '[data-review="reviewme"]')
-        shared_table(browser, axe, size)
+        shared_table(browser, axe)
         every = set(page.locator("dialog[id]").evaluate_all("ds => ds.map(d => d.id)"))
         assert every - axe.dialogs == set(), f"dialogs never checked: {every - axe.dialogs}"
         assert not axe.found, f"{len(axe.found)} findings:\n" + "\n".join(axe.found)

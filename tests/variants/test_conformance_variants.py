@@ -44,7 +44,7 @@ def play_game(variant: str, options: dict[str, Any], seed: int) -> State:
     rng = random.Random(seed)
     v = get_variant(variant, options)
     state = new_game(v, dealer=rng.randrange(4))
-    bot = make_bot() if seed % 2 else None
+    bot = make_bot("beginner") if seed % 2 else None
     while not state.is_over:
         if state.needs_deal:
             dealt = deal_cards(rng, state.dealer)

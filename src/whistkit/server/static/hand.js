@@ -6,7 +6,7 @@ import { cardLabel, t } from "./i18n.js";
 import { actionLabel } from "./actions.js";
 import { send } from "./connection.js";
 import { dismissHandEnd } from "./handend.js";
-import { $, app, cardImg, shortCard, sortHand } from "./state.js";
+import { $, app, cardImg, placeChildren, setAttrs, shortCard, sortHand } from "./state.js";
 import { render, showMessage } from "./table.js";
 
 export function legalCards(v) {
@@ -60,7 +60,6 @@ export function renderHand(v) {
   if (app.armed && !irregular.has(app.armed)) app.armed = null;
   hand.dataset.picking = app.picking || "";
   const hadFocus = hand.contains(document.activeElement);
-  hand.replaceChildren();
   // the hint's card, once it comes, is where the selection goes
   const hinted = hintCard();
   if (hinted && app.hintSelected !== app.hint.v && shown.includes(hinted)) {
@@ -70,35 +69,52 @@ export function renderHand(v) {
   const ok = selectable(v, shown);
   if (!ok.includes(app.selectedCard)) app.selectedCard = nearest(shown, ok, app.selectedCard);
   const trump = v.contract && v.contract.trump;
-  for (const code of shown) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "card";
-    b.dataset.card = code;
-    b.setAttribute("aria-label", cardLabel(code));
-    b.tabIndex = code === app.selectedCard ? 0 : -1;
-    if (code === auto) b.dataset.auto = "true"; // being played for you
-    else if (legal.has(code)) b.dataset.legal = "true";
-    else if (irregular.has(code)) b.dataset.irregular = "true"; // laws mode: playable, unlawful
-    else b.setAttribute("aria-disabled", "true");
-    if (trump && code[1] === trump) b.classList.add("trump");
-    if (code === app.selectedCard) b.classList.add("selected");
-    if (code === app.armed) b.dataset.armed = "true";
-    if (hinted === code) { b.classList.add("hint"); b.dataset.hint = "true"; }
-    b.append(cardImg(code));
-    b.addEventListener("click", () => {
-      hand.dataset.keys = "false"; // the mouse: no keyboard selection shown
-      if (app.release) { dismissHandEnd(); return; } // the hand's end was showing
-      app.selectedCard = code;
-      playCard(code);
+  const buttons = shown.map((code) => {
+    const b = cardButtons.get(code) || cardButton(hand, code);
+    const classes = ["card"];
+    if (trump && code[1] === trump) classes.push("trump");
+    if (code === app.selectedCard) classes.push("selected");
+    if (hinted === code) classes.push("hint");
+    const state = code === auto ? "auto" : legal.has(code) ? "legal" : irregular.has(code) ? "irregular" : null;
+    setAttrs(b, {
+      class: classes.join(" "),
+      "aria-label": cardLabel(code),
+      tabindex: code === app.selectedCard ? "0" : "-1",
+      "data-auto": state === "auto" ? "true" : null, // being played for you
+      "data-legal": state === "legal" ? "true" : null,
+      "data-irregular": state === "irregular" ? "true" : null, // laws mode: playable, unlawful
+      "aria-disabled": state === null ? "true" : null,
+      "data-armed": code === app.armed ? "true" : null,
+      "data-hint": hinted === code ? "true" : null,
     });
-    hand.append(b);
-  }
+    return b;
+  });
+  placeChildren(hand, buttons);
+  for (const code of cardButtons.keys()) if (!shown.includes(code)) cardButtons.delete(code);
   if (hadFocus) focusSelected();
   if (auto && app.autoPlayed !== app.version) {
     app.autoPlayed = app.version;
     send({ type: "play", card: auto });
   }
+}
+
+// the hand's buttons by card: a card that stays in the hand keeps its button, so that an
+// event redraws only what changed
+const cardButtons = new Map();
+
+function cardButton(hand, code) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.dataset.card = code;
+  b.append(cardImg(code));
+  b.addEventListener("click", () => {
+    hand.dataset.keys = "false"; // the mouse: no keyboard selection shown
+    if (app.release) { dismissHandEnd(); return; } // the hand's end was showing
+    app.selectedCard = code;
+    playCard(code);
+  });
+  cardButtons.set(code, b);
+  return b;
 }
 
 // a watcher sees South's hand as backs, like the others
@@ -107,6 +123,7 @@ function renderWatched(hand, v) {
   hand.setAttribute("aria-label", t("cards_left", { n }));
   hand.dataset.watch = "true";
   hand.replaceChildren();
+  cardButtons.clear();
   for (let i = 0; i < n; i++) {
     const img = document.createElement("img");
     img.className = "back";

@@ -4,8 +4,8 @@
 import { cardLabel, t } from "./i18n.js";
 import { send } from "./connection.js";
 import {
-  $, app, badge, CARD_BESIDE, cardFace, isCard, isSeatCards, partnerOf, posOf, publicKey, publicName,
-  seatName, SEATS,
+  $, app, badge, CARD_BESIDE, cardFace, isCard, isSeatCards, partnerOf, patchChildren, posOf, publicKey,
+  publicName, seatName, SEATS,
 } from "./state.js";
 
 export function renderSeats(v) {
@@ -13,7 +13,7 @@ export function renderSeats(v) {
   for (const seat of SEATS) {
     const pos = posOf(seat);
     const el = pos === "bottom" ? $("#me") : document.querySelector(`.seat[data-pos="${pos}"]`);
-    el.replaceChildren();
+    const parts = [];
     el.dataset.seat = seat;
     el.classList.toggle("to-play", v.to_play === seat);
     const name = document.createElement("div");
@@ -46,7 +46,7 @@ export function renderSeats(v) {
       for (const k of ["player", "kind", "connected", "standin"]) delete el.dataset[k];
       name.textContent = seatName(seat) + role;
     }
-    el.append(name);
+    parts.push(name);
     const badges = document.createElement("div");
     badges.className = "badges";
     if (player && player.kind === "bot") badges.append(badge(t("bot"), "bot"));
@@ -54,8 +54,8 @@ export function renderSeats(v) {
     if (seat === v.dealer) badges.append(badge(t("dealer"), "dealer"));
     if (seat === v.leader && v.phase === "play") badges.append(badge(t("leads"), "leader")); // leads this trick
     if (committed.has(seat)) badges.append(badge(t("bottom_chosen"), "committed"));
-    el.append(badges);
-    if (pos !== "bottom") el.append(backs(v.hand_sizes[seat]));
+    parts.push(badges);
+    if (pos !== "bottom") parts.push(backs(v.hand_sizes[seat]));
     // public cards beside their owner: revealed bottom cards, exposed cards, your own
     // bottom card beside you (the turned-up trump lies by the trump mark)
     for (const [rawKey, value] of Object.entries(v.public || {})) {
@@ -75,9 +75,11 @@ export function renderSeats(v) {
         cards.className = "cards";
         for (const code of codes) cards.append(publicCard(code));
         box.append(label, cards);
-        el.append(box);
+        parts.push(box);
       }
     }
+    // what did not change stays as it is: no card back drawn again for nothing
+    patchChildren(el, parts);
   }
 }
 

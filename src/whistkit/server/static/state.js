@@ -9,6 +9,38 @@ export const SEATS = ["N", "E", "S", "W"];
 export const RANKS = "23456789TJQKA";
 export const $ = (sel) => document.querySelector(sel);
 
+// Make ``nodes`` the children of ``parent`` with as few DOM changes as possible: a child
+// already in place stays (no style, layout or paint work for it), the others are moved in,
+// and the children not among ``nodes`` leave. Every event re-renders the table, so this
+// is what keeps a card that did not change from being drawn again.
+export function placeChildren(parent, nodes) {
+  const keep = new Set(nodes);
+  for (const c of [...parent.childNodes]) if (!keep.has(c)) c.remove();
+  let at = parent.firstChild;
+  for (const n of nodes) {
+    if (n === at) at = at.nextSibling;
+    else parent.insertBefore(n, at);
+  }
+}
+
+// ``nodes`` as the children of ``parent``, keeping each old child that equals its new
+// counterpart at the same place; a part with a button is always the new one (equality
+// does not see a button's handler)
+export function patchChildren(parent, nodes) {
+  const old = parent.childNodes;
+  const same = (o, n) => o && o.isEqualNode(n) && !(n.matches && n.matches("button, :has(button)"));
+  placeChildren(parent, nodes.map((n, i) => (same(old[i], n) ? old[i] : n)));
+}
+
+// set the attributes named in ``attrs`` (null: absent) only where they differ
+export function setAttrs(el, attrs) {
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null) {
+      if (el.hasAttribute(k)) el.removeAttribute(k);
+    } else if (el.getAttribute(k) !== v) el.setAttribute(k, v);
+  }
+}
+
 export const app = {
   ws: null,
   game: localStorage.getItem(GAME_KEY),

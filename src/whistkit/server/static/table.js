@@ -9,8 +9,8 @@ import { applyGather } from "./motion.js";
 import { renderSeats } from "./seats.js";
 import { renderLast, renderSheet } from "./sheet.js";
 import {
-  $, app, CARD_BESIDE, cardFace, contractText, formatValue, isCard, isSeatCards, posOf, PUBLIC_HIDDEN,
-  publicKey, publicName, seatName, sideOf, suitMark, trickWonText,
+  $, app, CARD_BESIDE, cardFace, contractText, formatValue, isCard, isSeatCards, patchChildren, posOf,
+  PUBLIC_HIDDEN, publicKey, publicName, seatName, sideOf, suitMark, trickWonText,
 } from "./state.js";
 
 export function render() {
@@ -153,12 +153,16 @@ function renderTrick(v) {
   const area = document.querySelector("[data-trick]");
   area.setAttribute("aria-label", t("trick_area"));
   area.classList.toggle("done", Boolean(done));
-  for (const slot of area.querySelectorAll(".slot")) slot.replaceChildren();
-  for (const { seat, card } of cards) {
-    const face = cardFace(card);
-    face.dataset.seat = seat;
-    if (done && done.winner === seat) face.classList.add("winner");
-    area.querySelector(`[data-slot="${posOf(seat)}"]`).append(face);
+  // a card already on the table stays (drawn once): only a slot that changed is redone
+  const bySlot = new Map(cards.map((c) => [posOf(c.seat), c]));
+  for (const slot of area.querySelectorAll(".slot")) {
+    const c = bySlot.get(slot.dataset.slot);
+    const face = c ? cardFace(c.card) : null;
+    if (face) {
+      face.dataset.seat = c.seat;
+      if (done && done.winner === c.seat) face.classList.add("winner");
+    }
+    patchChildren(slot, face ? [face] : []);
   }
   applyGather();
 }
