@@ -28,7 +28,8 @@ Printed, over the measured window (after the warm-up):
 - server CPU (cores busy, the server and its child processes) and RSS (MiB, same), and
   the time its threads were ready to run but waited for a CPU (per second);
 - plays per second of server CPU: on a machine shared with other work the plays/s follow
-  the CPU the server gets, this figure much less;
+  the CPU the server gets, this figure much less; and the same for the event loop's
+  thread alone (the server's main thread), which bounds what one process can serve;
 - the client's own CPU, since it shares the machine, and its loop's lag (how late its
   10 ms sleeps wake: the client's own delays, which are in its acks too);
 - before the load: RSS per idle game (G games created, nobody joined) and per connection
