@@ -28,7 +28,8 @@ Printed, over the measured window (after the warm-up):
 - server CPU (cores busy, the server and its child processes) and RSS (MiB, same), and
   the time its threads were ready to run but waited for a CPU (per second);
 - plays per second of server CPU: on a machine shared with other work the plays/s follow
-  the CPU the server gets, this figure much less;
+  the CPU the server gets, this figure much less; and the same for the event loop's
+  thread alone (the server's main thread), which bounds what one process can serve;
 - the client's own CPU, since it shares the machine, and its loop's lag (how late its
   10 ms sleeps wake: the client's own delays, which are in its acks too);
 - before the load: RSS per idle game (G games created, nobody joined) and per connection
@@ -122,6 +123,16 @@ def cpu_seconds(pid: int) -> float:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / tick
     return total
+
+
+def loop_cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of ``pid``'s main thread: the server's event loop (its
+    other threads are the store's writer, worker threads and the like)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    with contextlib.suppress(OSError):
+        fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+    return 0.0
 
 
 def wait_seconds(pid: int) -> float:
@@ -400,12 +411,14 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
         if args.profile:
             os.kill(pid, signal.SIGUSR1)
         cpu0, client0, t0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
+        loop0 = loop_cpu_seconds(pid)
         wait0 = wait_seconds(pid)
         stats.measuring = True
         lags = await loop_lag(args.seconds)
         stats.measuring = False
         elapsed = time.perf_counter() - t0
         cpu = (cpu_seconds(pid) - cpu0) / elapsed
+        loop_cpu = (loop_cpu_seconds(pid) - loop0) / elapsed
         wait = (wait_seconds(pid) - wait0) / elapsed
         client_cpu = (time.process_time() - client0) / elapsed
         rss = rss_mib(pid)
@@ -434,6 +447,8 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
         "dropped": stats.dropped,
         "games_finished": stats.games_finished,
         "server_cpu_cores": cpu,
+        "loop_cpu_cores": loop_cpu,
+        "plays_per_loop_cpu_s": stats.plays / elapsed / loop_cpu if loop_cpu > 0 else float("nan"),
         "server_wait_cores": wait,
         "client_cpu_cores": client_cpu,
         "client_lag_p99_ms": pct(0.99, lags),
@@ -546,6 +561,7 @@ def main() -> None:
     for key, label in (
         ("plays_per_s", "plays/s"),
         ("plays_per_cpu_s", "plays per CPU s"),
+        ("plays_per_loop_cpu_s", "plays per loop CPU s"),
         ("ack_p99_ms", "ack p99 ms"),
     ):
         b, a = median("before", key), median("after", key)
@@ -596,6 +612,8 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         " waiting for one (ready to run: the machine's share)",
         f"  plays per CPU s    {out['plays_per_cpu_s']:9.0f}  (the server's; steadier on a"
         " busy machine)",
+        f"  event loop thread  {out['loop_cpu_cores']:.2f} cores, {out['plays_per_loop_cpu_s']:.0f}"
+        " plays per its CPU s (one thread: the ceiling of one process)",
         f"  client CPU         {out['client_cpu_cores']:.2f} cores"
         + (
             "  (the client took most of a core: its own delays are in the acks)"

@@ -85,6 +85,10 @@ def serve(
         config = uvicorn.Config(
             app,
             log_level="warning",
+            # asyncio's own loop, also where uvloop is installed (uvicorn would take it):
+            # the accept gate's descriptor reserve is reckoned for asyncio's accepting, and
+            # under uvloop a ramp of connections overflowed the listen backlog (docs/web.md)
+            loop="asyncio",
             ws="websockets-sansio",
             http=gated_protocol(limits),
             ws_max_size=limits.max_frame_bytes,

@@ -38,6 +38,8 @@ _CLASSES: dict[str, type[SpecialAction]] | None = None
 
 def dumps_action(action: Action) -> str:
     """An action as the log's JSON text."""
+    if type(action) is int:  # a card: nearly every action
+        return str(action)
     if isinstance(action, Deal):
         return json.dumps({"deal": list(action.hands), "turned": action.turned})
     if isinstance(action, SpecialAction):

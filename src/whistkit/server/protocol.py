@@ -268,9 +268,13 @@ def _seat_of_play(view: View, i: int, leaders: Any) -> Seat:
 
 
 def _plays_json(view: View, start: int, stop: int, leaders: Any) -> list[dict[str, str]]:
+    """Cards ``start`` to ``stop`` of the hand, within one trick (``start`` is a lead)."""
+    if start >= stop:
+        return []
     played = view.played
+    first = _seat_of_play(view, start, leaders)  # one trick: the seats follow the leader's
     return [
-        {"seat": SEATS[_seat_of_play(view, i, leaders)], "card": card_name(played[i])}
+        {"seat": SEATS[(first + i - start) & 3], "card": card_name(played[i])}
         for i in range(start, stop)
     ]
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import json
 import queue
 import sqlite3
@@ -148,15 +149,29 @@ class StoredGame:
     first_dealer: int | None = None
 
 
+def _score_json(score: dict[str, int]) -> str:
+    """``json.dumps(score)``, made once per score (it changes once a hand, not a card)."""
+    return _score_text(tuple(score.items()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _score_text(items: tuple[tuple[str, int], ...]) -> str:
+    return json.dumps(dict(items))
+
+
 class _Job:
     """Statements to commit, and who hears of it: a thread's future, or an event loop's
-    (resolved in one call per loop and batch, so a batch wakes the loop once)."""
+    (resolved in one call per loop and batch, so a batch wakes the loop once). A job
+    from the event loop has no thread's future (making one, with its lock and condition,
+    cost the loop more than the statements did)."""
 
     __slots__ = ("future", "loop", "ops", "waiter")
 
     def __init__(self, ops: list[Op], waiter: asyncio.Future[None] | None = None) -> None:
         self.ops = ops
-        self.future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self.future: concurrent.futures.Future[None] | None = (
+            concurrent.futures.Future() if waiter is None else None
+        )
         self.waiter = waiter
         self.loop = waiter.get_loop() if waiter is not None else None
 
@@ -217,11 +232,13 @@ class Store:
         """Queue statements to be committed together; the future resolves once they are
         on disk (or holds the ``sqlite3.Error`` that stopped them: then none is)."""
         job = _Job(list(ops))
+        future = job.future
+        assert future is not None  # a thread's job has one
         if self.closed:
-            job.future.set_exception(sqlite3.ProgrammingError("the store is closed"))
+            future.set_exception(sqlite3.ProgrammingError("the store is closed"))
         else:
             self._jobs.put(job)
-        return job.future
+        return future
 
     def submit_async(self, ops: Iterable[Op]) -> asyncio.Future[None]:
         """:meth:`submit` for the running event loop: an ``asyncio`` future."""
@@ -267,10 +284,11 @@ class Store:
         finally:
             loops: dict[asyncio.AbstractEventLoop, list[tuple[_Job, BaseException | None]]] = {}
             for job, error in outcomes:
-                if error is None:
-                    job.future.set_result(None)
-                else:
-                    job.future.set_exception(error)
+                if job.future is not None:
+                    if error is None:
+                        job.future.set_result(None)
+                    else:
+                        job.future.set_exception(error)
                 if job.loop is not None:
                     loops.setdefault(job.loop, []).append((job, error))
             for loop, jobs in loops.items():
@@ -359,7 +377,7 @@ class Store:
         ops.append(
             (
                 PROGRESS_SQL,
-                (version, time.time(), int(finished), winner, json.dumps(score), game_id),
+                (version, time.time(), int(finished), winner, _score_json(score), game_id),
             )
         )
         return ops

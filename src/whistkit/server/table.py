@@ -715,8 +715,11 @@ class Table:
             if self.closed or self.state is not state or self.bot_level(seat) is None:
                 continue
             try:
-                task = asyncio.ensure_future(self._act_locked(seat, action, None, person=False))
-                await asyncio.shield(task)
+                # awaited in this task, not a task of its own behind a shield as a person's
+                # action is (one task and future fewer per bot card): only close() cancels
+                # this task, and a closed table is never used again, so an action cut off
+                # while being stored is either on disk (and loaded from there) or nowhere
+                await self._act_locked(seat, action, None, person=False)
             except TableError as e:
                 if e.code != "storage":
                     raise
