@@ -207,17 +207,13 @@ def test_language_is_switchable_and_remembered(browser: Browser, server: ServerP
     page.close()
 
 
-def test_final_result_and_full_score_sheet_fit_a_phone(
-    browser: Browser, server: ServerProcess
-) -> None:
+def check_game_over_on_a_phone(page: Page) -> None:
+    """At a finished game, the page at phone size: the result dialog fits, the table with
+    its result banner too, and the full score sheet of twelve hands fits. Called by the
+    steady-table test at the end of its English game (a whole game of its own here
+    would cost a minute of the run)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport=PHONE)
-    open_page(page, server.url)
-    start_by_keyboard(page, seed=5)
-    last = ""
-    while wait_my_turn(page, last):
-        last = version(page)
-        page.locator('#hand [data-legal="true"]').first.click()
+    page.set_viewport_size(PHONE)
     page.wait_for_selector("#dlg-result[open]")
     check_dialog_fits(page, "#dlg-result", "phone/result")
     page.screenshot(path=str(SHOTS / "result-phone-en.png"))
@@ -229,7 +225,7 @@ def test_final_result_and_full_score_sheet_fit_a_phone(
     assert page.locator("#dlg-sheet tbody tr").count() == 12
     check_dialog_fits(page, "#dlg-sheet", "phone/sheet")
     page.screenshot(path=str(SHOTS / "sheet-full-phone-en.png"))
-    page.close()
+    page.keyboard.press("Escape")
 
 
 @pytest.mark.parametrize(("size", "viewport"), [("phone", PHONE), ("desktop", DESKTOP)])

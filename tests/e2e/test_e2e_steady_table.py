@@ -29,6 +29,7 @@ from whistkit.record import loads
 
 from .conftest import DESKTOP, PHONE, ServerProcess
 from .pages import open_page, start_by_keyboard, version, wait_my_turn
+from .test_e2e_layout import check_game_over_on_a_phone
 
 
 @pytest.fixture
@@ -276,6 +277,8 @@ def test_whole_game_steady_table(browser: Browser, server: ServerProcess, lang: 
         f"S's turns seen in hands {sorted(hands)}, screenshots at {sorted(shots)}"
     )
     assert len(shown_tricks) >= 12 * 6, f"only {len(shown_tricks)} of S's turns seen"
+    if lang == "en":  # the finished game at phone size, its result and its whole sheet
+        check_game_over_on_a_phone(page)
 
     # the trick counts against the record: the tricks each side had taken before S's card
     game = page.evaluate("() => localStorage.getItem('whistkit.game')")
