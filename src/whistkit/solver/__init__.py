@@ -166,7 +166,7 @@ def _bounded(
 
 
 @overload
-def solve(pos: Position) -> int: ...
+def solve(pos: Position, *, threads: int = ...) -> int: ...
 
 
 @overload
@@ -179,28 +179,43 @@ def solve(pos: Position, *, node_limit: None = ..., time_limit: float) -> Bounds
 
 @overload
 def solve(
-    pos: Position, *, node_limit: int | None = ..., time_limit: float | None = ...
+    pos: Position,
+    *,
+    node_limit: int | None = ...,
+    time_limit: float | None = ...,
+    threads: int = ...,
 ) -> int | Bounds: ...
 
 
 def solve(
-    pos: Position, *, node_limit: int | None = None, time_limit: float | None = None
+    pos: Position,
+    *,
+    node_limit: int | None = None,
+    time_limit: float | None = None,
+    threads: int = 1,
 ) -> int | Bounds:
     """Tricks the side to play takes from here (the current trick included).
 
     With a budget, ``node_limit`` search nodes and/or ``time_limit`` seconds, the answer
     is :class:`Bounds` (exact when the search finished within it). Node counts are the
     same on every machine, so a node budget gives the same answer everywhere; a time
-    budget does not.
+    budget does not. ``threads=2`` (without a budget) searches on two cores at once,
+    each proving other bounds with its own table: worth it for whole misère deals.
     """
     _check_position(pos)
+    if threads not in (1, 2) or isinstance(threads, bool):
+        raise ValueError(f"threads must be 1 or 2, got {threads!r}")
     if node_limit is not None or time_limit is not None:
+        if threads != 1:
+            raise ValueError("threads=2 works without a budget only")
         _check_budget(node_limit, time_limit)
         found: Bounds = _bounded([pos], False, 1, node_limit, time_limit)[0]
         return found
     core = _load_core()
     if core is None:
         return reference.solve(pos)
+    if threads == 2:
+        return int(core.solve_split(*_args(pos))[0])
     return int(core.solve(*_args(pos), 0, 0))
 
 
