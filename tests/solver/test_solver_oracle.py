@@ -131,5 +131,18 @@ def test_two_threads_match_one() -> None:
         assert solver.solve(pos, threads=2) == solver.solve(pos), pos
     with pytest.raises(ValueError, match="threads"):
         solver.solve(pos, threads=3)
-    with pytest.raises(ValueError, match="without a budget"):
-        solver.solve(pos, threads=2, node_limit=1000)
+
+
+def test_two_threads_within_a_budget_give_true_ranges() -> None:
+    """With a node budget (half for each thread) the two threads' range holds the value;
+    a budget large enough gives it exactly."""
+    rng = random.Random(2021)
+    for i in range(120):
+        kind = KINDS[i % len(KINDS)]
+        pos = random_position(
+            rng, 4 + i % 4, trump=kind[0], misere=kind[1], aces_low=kind[2], mid_trick=i % 4
+        )
+        exact = solver.solve(pos)
+        got = solver.solve(pos, node_limit=1 + (i * 37) % 400, threads=2)
+        assert got.lo <= exact <= got.hi, (pos, got, exact)
+        assert solver.solve(pos, node_limit=10**8, threads=2) == solver.Bounds(exact, exact)

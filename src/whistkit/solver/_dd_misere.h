@@ -81,6 +81,8 @@ typedef struct {
     Ctx *c[2];
     int guess;
     long long probes[2];
+    long long end[2]; /* each thread's node budget: its count at the end (LLONG_MAX) */
+    double tend;      /* the clock's end (0: none) */
 } FN(Split);
 
 typedef struct {
@@ -96,6 +98,7 @@ static void *FN(split_worker)(void *arg) {
     int g = s->guess + me;
     pthread_mutex_lock(&s->mu);
     while (s->lo < s->hi) {
+        if (c->nodes >= s->end[me] || (s->tend > 0 && now_s() >= s->tend)) break;
         int t = g;
         if (t <= s->lo) t = s->lo + 1;
         if (t > s->hi) t = s->hi;
@@ -110,16 +113,17 @@ static void *FN(split_worker)(void *arg) {
         s->stop[me] = 0;
         s->probes[me]++;
         pthread_mutex_unlock(&s->mu);
-        /* no budget, but look at the stop flag every TIME_CHECK nodes */
+        /* the budget, and a look at the stop flag every TIME_CHECK nodes */
         c->aborted = 0;
-        c->limit_at = LLONG_MAX;
-        c->deadline = now_s() + 1e9;
-        c->check_at = c->nodes + TIME_CHECK;
+        c->limit_at = s->end[me];
+        c->deadline = s->tend > 0 ? s->tend : now_s() + 1e9;
+        c->check_at = c->nodes + TIME_CHECK < c->limit_at ? c->nodes + TIME_CHECK : c->limit_at;
         u64 rw;
         int v = ab(c, t, &rw);
         pthread_mutex_lock(&s->mu);
         s->probing[me] = 0;
         if (c->aborted) {
+            /* moot (the loop goes on), or out of budget (the loop's test ends it) */
             c->aborted = 0;
             continue;
         }
@@ -140,8 +144,9 @@ static void *FN(split_worker)(void *arg) {
     return NULL;
 }
 
-/* the value of job j (mode 0, no budget) on two threads: NS tricks in [*lo, *hi]
- * (equal), nodes of each thread in nodes[2] */
+/* the value of job j (mode 0) on two threads: the side to play's tricks in
+ * [*vlo, *vhi] (equal unless the budget ran out: j->node_limit nodes in all, half for
+ * each thread, and/or j->time_limit seconds), nodes of each thread in nodes[2] */
 static void FN(split_value)(Ctx *c0, Ctx *c1, const Job *j, int *vlo, int *vhi,
                             long long nodes[2], long long probes[2]) {
     FN(Split) s;
@@ -161,14 +166,18 @@ static void FN(split_value)(Ctx *c0, Ctx *c1, const Job *j, int *vlo, int *vhi,
     s.stop[0] = s.stop[1] = 0;
     s.probes[0] = s.probes[1] = 0;
     s.guess = first_guess(c0);
+    s.end[0] = j->node_limit > 0 ? n0 + (j->node_limit + 1) / 2 : LLONG_MAX;
+    s.end[1] = j->node_limit > 0 ? n1 + j->node_limit / 2 : LLONG_MAX;
+    s.tend = j->time_limit > 0 ? now_s() + j->time_limit : 0;
     FN(SplitArg) a0 = {&s, 0}, a1 = {&s, 1};
     pthread_t tid;
     int started = c0->left > 0 && pthread_create(&tid, NULL, FN(split_worker), &a1) == 0;
     if (c0->left > 0) FN(split_worker)(&a0);
     if (started) pthread_join(tid, NULL);
     if (!started && s.lo < s.hi) {
-        /* no second thread: finish on this one */
+        /* no second thread: go on with this one, on the whole budget */
         c0->stop = NULL;
+        if (j->node_limit > 0) s.end[0] = n0 + j->node_limit;
         FN(split_worker)(&a0);
     }
     c0->stop = c1->stop = NULL;
