@@ -119,14 +119,14 @@ def test_two_threads_match_one() -> None:
     on short endings of every kind (against the oracle) and on 8-card deals (against the
     one-thread search)."""
     rng = random.Random(2020)
-    for i in range(160):
+    for i in range(120):
         kind = KINDS[i % len(KINDS)]
         pos = random_position(
-            rng, 1 + i % 5, trump=kind[0], misere=kind[1], aces_low=kind[2], mid_trick=i % 4
+            rng, 1 + i % 4, trump=kind[0], misere=kind[1], aces_low=kind[2], mid_trick=i % 3
         )
         assert solver.solve(pos, threads=2) == reference.solve(pos), pos
-    for i in range(12):
-        kind = KINDS[i % len(KINDS)]
+    for i in range(6):
+        kind = KINDS[(2 * i + 1) % len(KINDS)]
         pos = random_position(rng, 8, trump=kind[0], misere=kind[1], aces_low=kind[2])
         assert solver.solve(pos, threads=2) == solver.solve(pos), pos
     with pytest.raises(ValueError, match="threads"):
