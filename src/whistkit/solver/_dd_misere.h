@@ -83,6 +83,7 @@ typedef struct {
     long long probes[2];
     long long end[2]; /* each thread's node budget: its count at the end (LLONG_MAX) */
     double tend;      /* the clock's end (0: none) */
+    int squeeze;      /* a budget: squeeze from both ends instead of MTD */
 } FN(Split);
 
 typedef struct {
@@ -99,7 +100,9 @@ static void *FN(split_worker)(void *arg) {
     pthread_mutex_lock(&s->mu);
     while (s->lo < s->hi) {
         if (c->nodes >= s->end[me] || (s->tend > 0 && now_s() >= s->tend)) break;
-        int t = g;
+        /* within a budget each thread squeezes the range from its end (probes far from
+         * the value are cheap); without, MTD from the thread's guess */
+        int t = s->squeeze ? (me ? s->hi : s->lo + 1) : g;
         if (t <= s->lo) t = s->lo + 1;
         if (t > s->hi) t = s->hi;
         if (t == s->probing[other]) {
@@ -169,6 +172,7 @@ static void FN(split_value)(Ctx *c0, Ctx *c1, const Job *j, int *vlo, int *vhi,
     s.end[0] = j->node_limit > 0 ? n0 + (j->node_limit + 1) / 2 : LLONG_MAX;
     s.end[1] = j->node_limit > 0 ? n1 + j->node_limit / 2 : LLONG_MAX;
     s.tend = j->time_limit > 0 ? now_s() + j->time_limit : 0;
+    s.squeeze = j->node_limit > 0 || j->time_limit > 0;
     FN(SplitArg) a0 = {&s, 0}, a1 = {&s, 1};
     pthread_t tid;
     int started = c0->left > 0 && pthread_create(&tid, NULL, FN(split_worker), &a1) == 0;
