@@ -7,6 +7,7 @@ setup(
         Extension(
             "whistkit.solver._dd",
             sources=["src/whistkit/solver/_dd.c"],
+            depends=["src/whistkit/solver/_dd_misere.h", "src/whistkit/solver/_dd_misere_py.h"],
             extra_compile_args=["-O3", "-std=c11"],
             optional=True,
         )

@@ -7,7 +7,10 @@ without a budget and prints their times, beside the normal no-trump time of the 
 deals (the anchor, measured in the same run).
 
     PYTHONPATH=src python benchmarks/misere.py [--deals 40] [--seed 5] [--budget 1000000]
-        [--exact 0]
+        [--exact 0] [--threads 1]
+
+``--threads 2`` searches each position on two cores at once (``solve(pos, threads=2)``:
+each thread has half of the node budget).
 """
 
 from __future__ import annotations
@@ -50,13 +53,14 @@ def main() -> None:
     ap.add_argument(
         "--cap", type=float, default=120.0, help="seconds at most per exact solve (then '>')"
     )
+    ap.add_argument("--threads", type=int, default=1, choices=(1, 2))
     args = ap.parse_args()
     deals = make_deals(13, args.deals, args.seed)
     positions = [Position(h, (), i % 4, None, True) for i, h in enumerate(deals)]
     widths, times = [], []
     for i, p in enumerate(positions):
         t0 = time.perf_counter()
-        b = solver.solve(p, node_limit=args.budget)
+        b = solver.solve(p, node_limit=args.budget, threads=args.threads)
         dt = time.perf_counter() - t0
         widths.append(b.hi - b.lo)
         times.append(dt)
@@ -73,7 +77,7 @@ def main() -> None:
         mt, nt = [], []
         for i, p in enumerate(positions[: args.exact]):
             t0 = time.perf_counter()
-            b = solver.solve(p, time_limit=args.cap)
+            b = solver.solve(p, time_limit=args.cap, threads=args.threads)
             dt = time.perf_counter() - t0
             v = str(b) if b.exact else f">{args.cap:.0f}s ({b})"
             t1 = time.perf_counter()

@@ -50,6 +50,7 @@ SWITCHES = {
     "no-side-claim": 8192,
     "no-misere-trump-count": 16384,
     "lower-card-skip-only": 32768,
+    "no-misere-etc": 1 << 24,
     "portable-core": 2048,
     "plain": 1 | 4 | 64,
 }
@@ -111,3 +112,37 @@ def test_random_endings(seed: int) -> None:
             suits=rng.choice((2, 3, 4, 4)),
         )
         _check(pos, rng)
+
+
+def test_two_threads_match_one() -> None:
+    """solve(pos, threads=2): two searches proving bounds at once give the same value,
+    on short endings of every kind (against the oracle) and on 8-card deals (against the
+    one-thread search)."""
+    rng = random.Random(2020)
+    for i in range(120):
+        kind = KINDS[i % len(KINDS)]
+        pos = random_position(
+            rng, 1 + i % 4, trump=kind[0], misere=kind[1], aces_low=kind[2], mid_trick=i % 3
+        )
+        assert solver.solve(pos, threads=2) == reference.solve(pos), pos
+    for i in range(6):
+        kind = KINDS[(2 * i + 1) % len(KINDS)]
+        pos = random_position(rng, 8, trump=kind[0], misere=kind[1], aces_low=kind[2])
+        assert solver.solve(pos, threads=2) == solver.solve(pos), pos
+    with pytest.raises(ValueError, match="threads"):
+        solver.solve(pos, threads=3)
+
+
+def test_two_threads_within_a_budget_give_true_ranges() -> None:
+    """With a node budget (half for each thread) the two threads' range holds the value;
+    a budget large enough gives it exactly."""
+    rng = random.Random(2021)
+    for i in range(120):
+        kind = KINDS[i % len(KINDS)]
+        pos = random_position(
+            rng, 4 + i % 4, trump=kind[0], misere=kind[1], aces_low=kind[2], mid_trick=i % 4
+        )
+        exact = solver.solve(pos)
+        got = solver.solve(pos, node_limit=1 + (i * 37) % 400, threads=2)
+        assert got.lo <= exact <= got.hi, (pos, got, exact)
+        assert solver.solve(pos, node_limit=10**8, threads=2) == solver.Bounds(exact, exact)

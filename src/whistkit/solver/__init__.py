@@ -166,7 +166,7 @@ def _bounded(
 
 
 @overload
-def solve(pos: Position) -> int: ...
+def solve(pos: Position, *, threads: int = ...) -> int: ...
 
 
 @overload
@@ -179,26 +179,43 @@ def solve(pos: Position, *, node_limit: None = ..., time_limit: float) -> Bounds
 
 @overload
 def solve(
-    pos: Position, *, node_limit: int | None = ..., time_limit: float | None = ...
+    pos: Position,
+    *,
+    node_limit: int | None = ...,
+    time_limit: float | None = ...,
+    threads: int = ...,
 ) -> int | Bounds: ...
 
 
 def solve(
-    pos: Position, *, node_limit: int | None = None, time_limit: float | None = None
+    pos: Position,
+    *,
+    node_limit: int | None = None,
+    time_limit: float | None = None,
+    threads: int = 1,
 ) -> int | Bounds:
     """Tricks the side to play takes from here (the current trick included).
 
     With a budget, ``node_limit`` search nodes and/or ``time_limit`` seconds, the answer
     is :class:`Bounds` (exact when the search finished within it). Node counts are the
     same on every machine, so a node budget gives the same answer everywhere; a time
-    budget does not.
+    budget does not. ``threads=2`` searches on two cores at once, each proving other
+    bounds with its own table (each with half of a node budget): worth it for whole
+    misère deals.
     """
     _check_position(pos)
-    if node_limit is not None or time_limit is not None:
+    if threads not in (1, 2) or isinstance(threads, bool):
+        raise ValueError(f"threads must be 1 or 2, got {threads!r}")
+    budget = node_limit is not None or time_limit is not None
+    if budget:
         _check_budget(node_limit, time_limit)
+    core = _load_core()
+    if threads == 2 and core is not None:
+        lo, hi = core.solve_split(*_args(pos), node_limit or 0, float(time_limit or 0))[:2]
+        return Bounds(lo, hi) if budget else int(lo)
+    if budget:
         found: Bounds = _bounded([pos], False, 1, node_limit, time_limit)[0]
         return found
-    core = _load_core()
     if core is None:
         return reference.solve(pos)
     return int(core.solve(*_args(pos), 0, 0))

@@ -109,6 +109,7 @@ typedef struct {
     int job_aborted;    /* the job gave up (all-or-nothing budgets) */
     int split;          /* budgets give bounds: share them out among probes */
     long long st_probe, st_hit, st_scan, st_qt, st_store, st_reset, st_lead;
+    volatile int *stop; /* two threads on one solve: raised when the probe is moot */
 } Ctx;
 
 typedef struct {
@@ -124,7 +125,7 @@ typedef struct {
  * 2048 = the portable core, 8192 = no side claim in misere,
  * 16384 = no trump count in misere (trumps above all of the other side's trumps),
  * 32768 = small-card skip of the lower cards only (not also the higher ones below the
- * suit's lowest rank winner) */
+ * suit's lowest rank winner); 1 << 24 and up: misere switches (_dd_misere.h) */
 static int g_flags = 0;
 
 typedef struct {
@@ -168,7 +169,7 @@ static int g_first = 12;
 
 /* the node counter reached check_at: out of nodes, out of time, or the next check */
 static void budget_check(Ctx *c, long long at) {
-    if (at >= c->limit_at) {
+    if (at >= c->limit_at || (c->stop && *c->stop)) {
         c->aborted = 1;
         return;
     }
@@ -458,6 +459,7 @@ static void *worker(void *arg) {
         run_job(c, &b->jobs[i], b->mode, 0, &b->res[i]);
         b->aborted[i] = (char)c->job_aborted;
     }
+    if (b->njobs == 1) g_last = c; /* statistics of a single budgeted solve */
     ctx_give(c);
     return NULL;
 }
@@ -601,7 +603,10 @@ static PyObject *py_set_share(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+#include "_dd_misere_py.h"
+
 static PyMethodDef methods[] = {
+    MISERE_METHODS
     {"set_share", py_set_share, METH_VARARGS,
      "set_share(share[, first]): in 16ths, the share of the remaining budget a probe of a "
      "budgeted search may use while it squeezes the range from both ends, and the share "
@@ -612,7 +617,8 @@ static PyMethodDef methods[] = {
      "misere, 128 none at trick starts, 256 coarse rank winners for it, 512 no two-trick "
      "cut, 2048 "
      "portable core, 8192 no misere side claim, 16384 no "
-     "misere trump count, 32768 small-card skip of lower cards only"},
+     "misere trump count, 32768 small-card skip of lower cards only, 1<<24 no misere "
+     "transposition cutoff at the fourth hand"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS,
@@ -1763,6 +1769,8 @@ static int last_trick(Ctx *c, int target, u64 *rw) {
     return c->won + ((wseat & 1) == 0);
 }
 
+#include "_dd_misere.h"
+
 #define MATCH_MAX 8
 /* the probe's list of matching entries, when still complete and valid */
 #define NCAND (nmatch <= MATCH_MAX && c->st_reset == reset0 ? nmatch : -1)
@@ -2056,6 +2064,8 @@ static int ab(Ctx *c, int target, u64 *rw) {
     Move mv[16];
     int n = gen_moves(c, mv);
     if (n > 1) order_moves(c, mv, n, hint);
+    if (c->misere && pos == 3 && n > 1 && c->left >= 4 && !(g_flags & DD_NO_ETC))
+        FN(etc_order)(c, mv, n, target, maxnode);
     int value = maxnode ? -1 : 99; /* fail-soft bound on NS tricks */
     int best = -1;
     u64 skip = 0;
