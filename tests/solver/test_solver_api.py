@@ -121,22 +121,18 @@ def test_fallback_without_core(monkeypatch: pytest.MonkeyPatch) -> None:
     assert solver.can_take(positions[0], 1) == (reference.solve(positions[0]) >= 1)
 
 
-def test_import_is_lazy_and_fast() -> None:
+def test_import_is_lazy() -> None:
+    """``import whistkit, whistkit.solver`` loads neither the compiled core nor anything
+    heavy (what it loads is checked, not how long it takes: a timed assertion fails on a
+    loaded machine for reasons that have nothing to do with the import)."""
+    heavy = ["whistkit.solver._dd", "endplay", "numpy", "starlette", "uvicorn", "httpx"]
+    heavy += ["whistkit.bots", "whistkit.server", "whistkit.env", "whistkit.evening"]
     code = (
-        "import sys, time; t = time.perf_counter(); import whistkit, whistkit.solver; "
-        "d = time.perf_counter() - t; "
-        "assert 'whistkit.solver._dd' not in sys.modules; "
-        "assert 'endplay' not in sys.modules; print(d)"
+        "import sys; import whistkit, whistkit.solver; "
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
     )
-    # the best of three fresh interpreters: one run on a loaded machine can be slow
-    # for reasons that have nothing to do with the import (it was: 0.3 s at load 3.5)
-    times = []
-    for _ in range(3):
-        run = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        )
-        times.append(float(run.stdout))
-    assert min(times) < 0.3, times
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]", f"imported at once: {run.stdout.strip()}"
 
 
 def _run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
