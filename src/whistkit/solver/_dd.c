@@ -680,6 +680,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define sort_moves FN(sort_moves)
 #define sure_losers FN(sure_losers)
 #define top_run FN(top_run)
+#define run_winner FN(run_winner)
 #define trick_rank_winner FN(trick_rank_winner)
 #define tt_reset FN(tt_reset)
 #define tt_store FN(tt_store)
@@ -1214,6 +1215,25 @@ static inline int top_run(u64 own, u64 all, u64 sm, u64 *low) {
     return k;
 }
 
+/* the rank winner a run of k top cards of suit mask sm in seat L's hand needs: its
+ * lowest card `low`, or only the m-th card from the top when the other three hands
+ * hold at most m < k cards of the suit (after m rounds L's cards win by length), none
+ * when they hold none. Flag 65536 keeps the whole run. */
+static inline u64 run_winner(const Ctx *c, int L, u64 all, u64 sm, int k, u64 low) {
+    if (g_flags & 65536) return low;
+    int m = POPC((all & ~c->h[L]) & sm);
+    int m1 = POPC(c->h[(L + 1) & 3] & sm), m2 = POPC(c->h[(L + 2) & 3] & sm),
+        m3 = POPC(c->h[(L + 3) & 3] & sm);
+    (void)m;
+    m = m1 > m2 ? m1 : m2;
+    if (m3 > m) m = m3;
+    if (m >= k) return low;
+    if (m == 0) return 0;
+    u64 x = c->h[L] & all & sm;
+    for (int i = 0; i < m - 1; i++) x ^= 1ull << HIBIT(x);
+    return 1ull << HIBIT(x);
+}
+
 /* tricks seat L, on lead, cashes from its own top cards; `spent` = cards partner
  * plays before (used for the "partner forced to ruff" test). *side_ok tells whether
  * side suits were counted (in trumps: the opponents' trumps were drawn). */
@@ -1228,7 +1248,7 @@ static int cash_from(const Ctx *c, int L, u64 all, u64 *rw, int spent, int *side
         u64 T = SUIT(trump);
         int k = top_run(own, all, T, &low);
         qt += k;
-        used |= low;
+        if (k) used |= run_winner(c, L, all, T, k, low);
         ol = POPC(lho & T) - k;
         orr = POPC(rho & T) - k;
     }
@@ -1247,6 +1267,8 @@ static int cash_from(const Ctx *c, int L, u64 all, u64 *rw, int spent, int *side
             u64 x = own & sm & ~(low - 1);
             for (int i = 0; i < k - lim; i++) x &= x - 1;
             low = x & -x;
+        } else {
+            low = run_winner(c, L, all, sm, k, low);
         }
         qside += lim;
         sused |= low;
@@ -2499,6 +2521,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, Res *r) {
 #undef sort_moves
 #undef sure_losers
 #undef top_run
+#undef run_winner
 #undef trick_rank_winner
 #undef tt_reset
 #undef tt_store
