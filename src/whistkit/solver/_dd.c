@@ -680,6 +680,7 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define sort_moves FN(sort_moves)
 #define sure_losers FN(sure_losers)
 #define top_run FN(top_run)
+#define top_trumps FN(top_trumps)
 #define run_winner FN(run_winner)
 #define trick_rank_winner FN(trick_rank_winner)
 #define tt_reset FN(tt_reset)
@@ -1221,11 +1222,9 @@ static inline int top_run(u64 own, u64 all, u64 sm, u64 *low) {
  * when they hold none. Flag 65536 keeps the whole run. */
 static inline u64 run_winner(const Ctx *c, int L, u64 all, u64 sm, int k, u64 low) {
     if (g_flags & 65536) return low;
-    int m = POPC((all & ~c->h[L]) & sm);
     int m1 = POPC(c->h[(L + 1) & 3] & sm), m2 = POPC(c->h[(L + 2) & 3] & sm),
         m3 = POPC(c->h[(L + 3) & 3] & sm);
-    (void)m;
-    m = m1 > m2 ? m1 : m2;
+    int m = m1 > m2 ? m1 : m2;
     if (m3 > m) m = m3;
     if (m >= k) return low;
     if (m == 0) return 0;
@@ -1469,6 +1468,25 @@ static int greedy_cash(const Ctx *c, u64 all, u64 *rw) {
                   c->trump, rw);
 }
 
+/* trump tricks seats A and B (partners) surely take: each trump of the run of top
+ * trumps they hold wins the trick it is played to, and the hand with more trumps can
+ * keep them apart, so min(run, the longer hand's trumps); *rw = the lowest counted */
+static int top_trumps(const Ctx *c, u64 all, int A, int B, u64 *rw) {
+    *rw = 0;
+    if (c->trump < 0 || (g_flags & 131072)) return 0;
+    u64 T = SUIT(c->trump), both = (c->h[A] | c->h[B]) & T, as = all & T;
+    int la = POPC(c->h[A] & T), lb = POPC(c->h[B] & T);
+    int cap = la > lb ? la : lb, k = 0;
+    while (as && k < cap) {
+        int top = HIBIT(as);
+        if (!((both >> top) & 1)) break;
+        k++;
+        *rw = 1ull << top;
+        as ^= 1ull << top;
+    }
+    return k;
+}
+
 /* tricks the leader's opponents surely take (normal play): the top trumps in one of
  * their hands, or this trick when they hold the top card of every suit the leader
  * holds (and partner cannot ruff it) */
@@ -1486,6 +1504,12 @@ static int sure_losers(const Ctx *c, u64 all, u64 *rw) {
                 best = k;
                 brw = low;
             }
+        }
+        u64 trw;
+        int k = top_trumps(c, all, (L + 1) & 3, (L + 3) & 3, &trw);
+        if (k > best) {
+            best = k;
+            brw = trw;
         }
     }
     if (best == 0) {
@@ -1927,6 +1951,11 @@ static int ab(Ctx *c, int target, u64 *rw) {
             {
                 u64 grw;
                 int gt = greedy_cash(c, all, &grw);
+                if (gt > qt) {
+                    qt = gt;
+                    qrw = grw;
+                }
+                gt = top_trumps(c, all, c->leader, (c->leader + 2) & 3, &grw);
                 if (gt > qt) {
                     qt = gt;
                     qrw = grw;
@@ -2521,6 +2550,7 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, Res *r) {
 #undef sort_moves
 #undef sure_losers
 #undef top_run
+#undef top_trumps
 #undef run_winner
 #undef trick_rank_winner
 #undef tt_reset
