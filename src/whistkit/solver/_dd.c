@@ -1389,6 +1389,13 @@ static int greedy(u64 H0, u64 H1, u64 oppA, u64 oppB, u64 all, int trump, u64 *r
         u64 H = hand[on], Hp = hand[on ^ 1];
         if (!H) break;
         int ta = trump >= 0 ? la[trump] : 0, tb = trump >= 0 ? lb[trump] : 0;
+        /* a suit both opponents are out of: their cards of it are gone, and a card led
+         * in it that partner cannot follow wins by length, not by rank */
+        u64 gone = 0;
+        if (!(g_flags & 262144))
+            for (int s = 0; s < 4; s++)
+                if (!la[s] && !lb[s]) gone |= SUIT(s);
+        rest &= ~(gone & ~(H | Hp));
         /* the current top card of each suit, if our side holds it, in a suit that no
          * opponent can ruff */
         int best = -1, bestscore = -1, cross = -1, crossscore = -1;
@@ -1462,7 +1469,7 @@ static int greedy(u64 H0, u64 H1, u64 oppA, u64 oppB, u64 all, int trump, u64 *r
         if (la[ls]) la[ls]--;
         if (lb[ls]) lb[ls]--;
         tricks++;
-        used |= 1ull << win;
+        if (!((gone >> lead) & 1) || winner_is_partner || pf) used |= 1ull << win;
         if (winner_is_partner) on ^= 1;
     }
     /* per suit, the lowest winning card stands for all of them */
