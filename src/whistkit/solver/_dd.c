@@ -126,7 +126,6 @@ typedef struct {
  * 32768 = small-card skip of the lower cards only (not also the higher ones below the
  * suit's lowest rank winner) */
 static int g_flags = 0;
-static int g_w[16]; /* TUNE */
 
 typedef struct {
     int card;
@@ -633,14 +632,6 @@ PyMODINIT_FUNC PyInit__dd(void) {
     g_fast = __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") &&
              __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt");
 #endif
-    { /* TUNE */
-        const char *e = getenv("DD_W");
-        for (int i = 0; e && *e && i < 16; i++) {
-            g_w[i] = atoi(e);
-            while (*e && *e != ',') e++;
-            if (*e) e++;
-        }
-    }
     PyObject *m = PyModule_Create(&module);
     if (m && PyModule_AddIntConstant(m, "FAST", g_fast) < 0) {
         Py_DECREF(m);
@@ -1110,8 +1101,13 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                     sc = 20 - r - 2 * oppn + 2 * ourn;
                     u64 as2 = as & ~(1ull << top);
                     if (as2 && (((own | pard) >> HIBIT(as2)) & 1)) sc += 10;
+                    /* a finesse against LHO's top card through partner's second (first,
+                     * even before cashing); not into RHO's guarded top card (DDS's and
+                     * bridge-solver's rules; measured 60 / 10 best, seed 11: 13-card
+                     * medians -15% NT, -33% spades) */
+                    if (as2 && ((lho >> top) & 1) && ((pard >> HIBIT(as2)) & 1)) sc += 60;
+                    if (((rho >> top) & 1) && POPC(rho & sm) > 1) sc -= 10;
                 }
-                sc -= g_w[0] * POPC((lho | rho) & sm); /* TUNE */
                 if (opp_ruff) sc -= 80;
                 if (trump >= 0 && s == trump) {
                     sc -= 5;
