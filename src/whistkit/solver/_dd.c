@@ -124,7 +124,9 @@ typedef struct {
  * 2048 = the portable core, 8192 = no side claim in misere,
  * 16384 = no trump count in misere (trumps above all of the other side's trumps),
  * 32768 = small-card skip of the lower cards only (not also the higher ones below the
- * suit's lowest rank winner) */
+ * suit's lowest rank winner), 65536 = quick tricks keep the whole run of top cards as
+ * rank winners, 131072 = no sure trump tricks from two partners' top trumps,
+ * 262144 = no wins by length in the greedy cashing line */
 static int g_flags = 0;
 
 typedef struct {
@@ -612,7 +614,9 @@ static PyMethodDef methods[] = {
      "misere, 128 none at trick starts, 256 coarse rank winners for it, 512 no two-trick "
      "cut, 2048 "
      "portable core, 8192 no misere side claim, 16384 no "
-     "misere trump count, 32768 small-card skip of lower cards only"},
+     "misere trump count, 32768 small-card skip of lower cards only, 65536 whole runs as "
+     "quick-trick rank winners, 131072 no partners' top-trump tricks, 262144 no wins by "
+     "length in the greedy cashing line"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS,
