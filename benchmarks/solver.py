@@ -7,6 +7,7 @@ normal-play time on the same deals. Prints median and p95 milliseconds per solve
 the ratios (whistkit / DDS; misère / normal).
 
     PYTHONPATH=src python benchmarks/solver.py [--deals 200] [--seed 1] [--sizes 5,8,13]
+        [--interleave] [--misere-deals N] [--no-misere]
 
 endplay is a benchmark and test extra only, reached through whistkit.solver.dds, which
 nothing in whistkit imports at run time.
@@ -59,6 +60,22 @@ def _pass(
     return times, results
 
 
+def _pair_pass(
+    fn: Callable[..., Any], ref: Callable[..., Any], positions: list[Position], mode: int
+) -> tuple[list[float], list[Any], list[float], list[Any]]:
+    """Both solvers deal by deal (whistkit, then DDS), so that a change in the machine's
+    load hits both alike; DDS still never solves the same deal twice in a row."""
+    wt, wr, rt, rr = [], [], [], []
+    for p in positions:
+        t, r = timed(fn, p)
+        wt.append(t)
+        wr.append(r)
+        t, r = timed(ref, p, mode)
+        rt.append(t)
+        rr.append(r)
+    return wt, wr, rt, rr
+
+
 def p95(xs: list[float]) -> float:
     s = sorted(xs)
     return s[min(len(s) - 1, round(0.95 * (len(s) - 1)))]
@@ -92,14 +109,22 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             positions = [Position(h, (), i % 4, trump) for i, h in enumerate(deals)]
             # one pass per solver and mode, so that DDS never re-solves the deal it
             # has just solved (it would reuse its transposition table)
-            wk_v, values = _pass(solver.solve, positions)
-            dds_v, futs = _pass(solve_board, positions, 1)
+            if args.interleave:
+                wk_v, values, dds_v, futs = _pair_pass(solver.solve, solve_board, positions, 1)
+            else:
+                wk_v, values = _pass(solver.solve, positions)
+                dds_v, futs = _pass(solve_board, positions, 1)
             mismatches += sum(v != f.score[0] for v, f in zip(values, futs, strict=True))
             wk_c: list[float] = []
             dds_c: list[float] = []
             if not args.no_cards:
-                wk_c, cards = _pass(solver.solve_cards, positions)
-                dds_c, futs = _pass(solve_board, positions, 3)
+                if args.interleave:
+                    wk_c, cards, dds_c, futs = _pair_pass(
+                        solver.solve_cards, solve_board, positions, 3
+                    )
+                else:
+                    wk_c, cards = _pass(solver.solve_cards, positions)
+                    dds_c, futs = _pass(solve_board, positions, 3)
                 mismatches += sum(c != cards_of(f) for c, f in zip(cards, futs, strict=True))
             if trump is None:
                 normal_nt = wk_v
@@ -144,6 +169,12 @@ def main(argv: list[str] | None = None) -> int:
         help="cards per hand, comma-separated (default 5,8,13)",
     )
     ap.add_argument("--no-cards", action="store_true", help="skip every-card solves")
+    ap.add_argument(
+        "--interleave",
+        action="store_true",
+        help="time whistkit and DDS deal by deal instead of in two passes (ratios then "
+        "hold better on a machine whose load changes)",
+    )
     ap.add_argument("--no-misere", dest="misere", action="store_false", help="skip misère")
     ap.add_argument(
         "--misere-deals",

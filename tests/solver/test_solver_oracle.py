@@ -51,6 +51,9 @@ SWITCHES = {
     "no-misere-trump-count": 16384,
     "lower-card-skip-only": 32768,
     "no-misere-etc": 1 << 24,
+    "whole-quick-trick-runs": 65536,
+    "no-partners-top-trumps": 131072,
+    "no-greedy-length-wins": 262144,
     "portable-core": 2048,
     "plain": 1 | 4 | 64,
 }

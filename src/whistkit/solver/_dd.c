@@ -125,7 +125,10 @@ typedef struct {
  * 2048 = the portable core, 8192 = no side claim in misere,
  * 16384 = no trump count in misere (trumps above all of the other side's trumps),
  * 32768 = small-card skip of the lower cards only (not also the higher ones below the
- * suit's lowest rank winner); 1 << 24 and up: misere switches (_dd_misere.h) */
+ * suit's lowest rank winner), 65536 = quick tricks keep the whole run of top cards as
+ * rank winners, 131072 = no sure trump tricks from two partners' top trumps,
+ * 262144 = no wins by length in the greedy cashing line; 1 << 24 and up: misere
+ * switches (_dd_misere.h) */
 static int g_flags = 0;
 
 typedef struct {
@@ -617,8 +620,10 @@ static PyMethodDef methods[] = {
      "misere, 128 none at trick starts, 256 coarse rank winners for it, 512 no two-trick "
      "cut, 2048 "
      "portable core, 8192 no misere side claim, 16384 no "
-     "misere trump count, 32768 small-card skip of lower cards only, 1<<24 no misere "
-     "transposition cutoff at the fourth hand"},
+     "misere trump count, 32768 small-card skip of lower cards only, 65536 whole runs as "
+     "quick-trick rank winners, 131072 no partners' top-trump tricks, 262144 no wins by "
+     "length in the greedy cashing line, 1<<24 no misere transposition cutoff at the "
+     "fourth hand"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS,
@@ -686,6 +691,8 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define sort_moves FN(sort_moves)
 #define sure_losers FN(sure_losers)
 #define top_run FN(top_run)
+#define top_trumps FN(top_trumps)
+#define run_winner FN(run_winner)
 #define trick_rank_winner FN(trick_rank_winner)
 #define tt_reset FN(tt_reset)
 #define tt_store FN(tt_store)
@@ -1105,6 +1112,12 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                     sc = 20 - r - 2 * oppn + 2 * ourn;
                     u64 as2 = as & ~(1ull << top);
                     if (as2 && (((own | pard) >> HIBIT(as2)) & 1)) sc += 10;
+                    /* a finesse against LHO's top card through partner's second (first,
+                     * even before cashing); not into RHO's guarded top card (DDS's and
+                     * bridge-solver's rules; measured 60 / 10 best, seed 11: 13-card
+                     * medians -15% NT, -33% spades) */
+                    if (as2 && ((lho >> top) & 1) && ((pard >> HIBIT(as2)) & 1)) sc += 60;
+                    if (((rho >> top) & 1) && POPC(rho & sm) > 1) sc -= 10;
                 }
                 if (opp_ruff) sc -= 80;
                 if (trump >= 0 && s == trump) {
@@ -1192,9 +1205,12 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                 }
             }
         }
+        /* the table's move, the killer and the cut cache's card; on lead the cut cache
+         * (keyed on the leader's whole hand) first: measured, 10-12% fewer nodes at 13
+         * cards than below the table's move (normal play; misere keeps 100 / 50) */
         if (card == hint) sc += 200;
-        if (card == kill && pos == 0) sc += 100;
-        if (card == cc) sc += pos > 0 ? 100 : 50;
+        if (card == kill && pos == 0) sc += c->misere ? 100 : 50;
+        if (card == cc) sc += pos > 0 ? 100 : c->misere ? 50 : 300;
         mv[i].score = sc;
     }
     sort_moves(mv, n);
@@ -1220,6 +1236,23 @@ static inline int top_run(u64 own, u64 all, u64 sm, u64 *low) {
     return k;
 }
 
+/* the rank winner a run of k top cards of suit mask sm in seat L's hand needs: its
+ * lowest card `low`, or only the m-th card from the top when the other three hands
+ * hold at most m < k cards of the suit (after m rounds L's cards win by length), none
+ * when they hold none. Flag 65536 keeps the whole run. */
+static inline u64 run_winner(const Ctx *c, int L, u64 all, u64 sm, int k, u64 low) {
+    if (g_flags & 65536) return low;
+    int m1 = POPC(c->h[(L + 1) & 3] & sm), m2 = POPC(c->h[(L + 2) & 3] & sm),
+        m3 = POPC(c->h[(L + 3) & 3] & sm);
+    int m = m1 > m2 ? m1 : m2;
+    if (m3 > m) m = m3;
+    if (m >= k) return low;
+    if (m == 0) return 0;
+    u64 x = c->h[L] & all & sm;
+    for (int i = 0; i < m - 1; i++) x ^= 1ull << HIBIT(x);
+    return 1ull << HIBIT(x);
+}
+
 /* tricks seat L, on lead, cashes from its own top cards; `spent` = cards partner
  * plays before (used for the "partner forced to ruff" test). *side_ok tells whether
  * side suits were counted (in trumps: the opponents' trumps were drawn). */
@@ -1234,7 +1267,7 @@ static int cash_from(const Ctx *c, int L, u64 all, u64 *rw, int spent, int *side
         u64 T = SUIT(trump);
         int k = top_run(own, all, T, &low);
         qt += k;
-        used |= low;
+        if (k) used |= run_winner(c, L, all, T, k, low);
         ol = POPC(lho & T) - k;
         orr = POPC(rho & T) - k;
     }
@@ -1253,6 +1286,8 @@ static int cash_from(const Ctx *c, int L, u64 all, u64 *rw, int spent, int *side
             u64 x = own & sm & ~(low - 1);
             for (int i = 0; i < k - lim; i++) x &= x - 1;
             low = x & -x;
+        } else {
+            low = run_winner(c, L, all, sm, k, low);
         }
         qside += lim;
         sused |= low;
@@ -1361,6 +1396,13 @@ static int greedy(u64 H0, u64 H1, u64 oppA, u64 oppB, u64 all, int trump, u64 *r
         u64 H = hand[on], Hp = hand[on ^ 1];
         if (!H) break;
         int ta = trump >= 0 ? la[trump] : 0, tb = trump >= 0 ? lb[trump] : 0;
+        /* a suit both opponents are out of: their cards of it are gone, and a card led
+         * in it that partner cannot follow wins by length, not by rank */
+        u64 gone = 0;
+        if (!(g_flags & 262144))
+            for (int s = 0; s < 4; s++)
+                if (!la[s] && !lb[s]) gone |= SUIT(s);
+        rest &= ~(gone & ~(H | Hp));
         /* the current top card of each suit, if our side holds it, in a suit that no
          * opponent can ruff */
         int best = -1, bestscore = -1, cross = -1, crossscore = -1;
@@ -1434,7 +1476,7 @@ static int greedy(u64 H0, u64 H1, u64 oppA, u64 oppB, u64 all, int trump, u64 *r
         if (la[ls]) la[ls]--;
         if (lb[ls]) lb[ls]--;
         tricks++;
-        used |= 1ull << win;
+        if (!((gone >> lead) & 1) || winner_is_partner || pf) used |= 1ull << win;
         if (winner_is_partner) on ^= 1;
     }
     /* per suit, the lowest winning card stands for all of them */
@@ -1451,6 +1493,25 @@ static int greedy_cash(const Ctx *c, u64 all, u64 *rw) {
     int L = c->leader;
     return greedy(c->h[L], c->h[(L + 2) & 3], c->h[(L + 1) & 3], c->h[(L + 3) & 3], all,
                   c->trump, rw);
+}
+
+/* trump tricks seats A and B (partners) surely take: each trump of the run of top
+ * trumps they hold wins the trick it is played to, and the hand with more trumps can
+ * keep them apart, so min(run, the longer hand's trumps); *rw = the lowest counted */
+static int top_trumps(const Ctx *c, u64 all, int A, int B, u64 *rw) {
+    *rw = 0;
+    if (c->trump < 0 || (g_flags & 131072)) return 0;
+    u64 T = SUIT(c->trump), both = (c->h[A] | c->h[B]) & T, as = all & T;
+    int la = POPC(c->h[A] & T), lb = POPC(c->h[B] & T);
+    int cap = la > lb ? la : lb, k = 0;
+    while (as && k < cap) {
+        int top = HIBIT(as);
+        if (!((both >> top) & 1)) break;
+        k++;
+        *rw = 1ull << top;
+        as ^= 1ull << top;
+    }
+    return k;
 }
 
 /* tricks the leader's opponents surely take (normal play): the top trumps in one of
@@ -1470,6 +1531,12 @@ static int sure_losers(const Ctx *c, u64 all, u64 *rw) {
                 best = k;
                 brw = low;
             }
+        }
+        u64 trw;
+        int k = top_trumps(c, all, (L + 1) & 3, (L + 3) & 3, &trw);
+        if (k > best) {
+            best = k;
+            brw = trw;
         }
     }
     if (best == 0) {
@@ -1913,6 +1980,11 @@ static int ab(Ctx *c, int target, u64 *rw) {
             {
                 u64 grw;
                 int gt = greedy_cash(c, all, &grw);
+                if (gt > qt) {
+                    qt = gt;
+                    qrw = grw;
+                }
+                gt = top_trumps(c, all, c->leader, (c->leader + 2) & 3, &grw);
                 if (gt > qt) {
                     qt = gt;
                     qrw = grw;
@@ -2509,6 +2581,8 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, Res *r) {
 #undef sort_moves
 #undef sure_losers
 #undef top_run
+#undef top_trumps
+#undef run_winner
 #undef trick_rank_winner
 #undef tt_reset
 #undef tt_store
