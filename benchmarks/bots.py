@@ -1,10 +1,10 @@
 """Bot decision times and the Félagsvist strength ladder (duplicate matches).
 
 Usage: python benchmarks/bots.py [--deals N] [--games G] [--jobs J] [--seed S]
-       [--skip-times] [--skip-ladder] [--swedish]
+       [--skip-times] [--skip-ladder] [--swedish] [--levels expert]
 
 Decision times: whole Félagsvist games with the level at all four seats, every card
-decision timed (median and p95 at trick 1 and overall). The expert is timed as players
+decision timed (median and p95 at trick 1 and overall, and at tricks 1-2 of Nóló). The expert is timed as players
 get it (with its time budget).
 
 Ladder: duplicate matches of N deals, each level against the one below and against
@@ -44,14 +44,17 @@ def p95(xs: list[float]) -> float:
     return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
 
 
-def decision_times(level: str, games: int, seed: int) -> tuple[list[float], list[float]]:
+def decision_times(
+    level: str, games: int, seed: int
+) -> tuple[list[float], list[float], list[float]]:
     """Seconds per card decision (two or more legal cards) over whole games.
 
-    Returns the times at trick 1 and at every trick.
+    Returns the times at trick 1, at every trick, and at tricks 1-2 of Nóló.
     """
     bot = make_bot(level)
     first: list[float] = []
     every: list[float] = []
+    nolo: list[float] = []
     for g in range(games):
         rng = random.Random(f"bench:{seed}:{g}")
         bot_rng = random.Random(f"bench-bot:{seed}:{g}")
@@ -71,7 +74,9 @@ def decision_times(level: str, games: int, seed: int) -> tuple[list[float], list
             every.append(took)
             if trick == 1:
                 first.append(took)
-    return first, every
+            if trick <= 2 and view.contract is not None and view.contract.misere:
+                nolo.append(took)
+    return first, every, nolo
 
 
 def ms(x: float) -> str:
@@ -80,13 +85,17 @@ def ms(x: float) -> str:
 
 def print_times(levels: list[str], games: int, seed: int) -> None:
     print(f"Decision time per card, {games} whole Félagsvist game(s) per level (ms)")
-    print("| level | trick 1 median | trick 1 p95 | median | p95 | decisions |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| level | trick 1 median | trick 1 p95 | median | p95 | decisions"
+        " | Nóló tricks 1-2 median | p95 | max |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for level in levels:
-        first, every = decision_times(level, games, seed)
+        first, every, nolo = decision_times(level, games, seed)
         print(
             f"| {level} | {ms(statistics.median(first))} | {ms(p95(first))}"
-            f" | {ms(statistics.median(every))} | {ms(p95(every))} | {len(every)} |",
+            f" | {ms(statistics.median(every))} | {ms(p95(every))} | {len(every)}"
+            f" | {ms(statistics.median(nolo))} | {ms(p95(nolo))} | {ms(max(nolo))} |",
             flush=True,
         )
     print(
@@ -179,6 +188,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="processes for the matches")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-times", action="store_true")
+    parser.add_argument(
+        "--levels", help="time only these levels (comma-separated, e.g. expert)", default=None
+    )
     parser.add_argument("--skip-ladder", action="store_true")
     parser.add_argument(
         "--swedish", action="store_true", help="also measure the expert's bottom-card bidding"
@@ -197,6 +209,8 @@ def main() -> None:
         pairs += [("expert", "club"), ("oracle", "club")]
     else:
         print("whistkit.solver is not available: expert and oracle are left out\n")
+    if args.levels:
+        levels = [name for name in args.levels.split(",") if name]
     if not args.skip_times:
         print_times(levels, args.games, args.seed)
     if not args.skip_ladder:
