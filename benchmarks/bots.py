@@ -4,8 +4,8 @@ Usage: python benchmarks/bots.py [--deals N] [--games G] [--jobs J] [--seed S]
        [--skip-times] [--skip-ladder] [--swedish] [--levels expert]
 
 Decision times: whole Félagsvist games with the level at all four seats, every card
-decision timed (median and p95 at trick 1 and overall, and at tricks 1-2 of Nóló). The expert is timed as players
-get it (with its time budget).
+decision timed (median and p95 at trick 1 and overall, and at tricks 1-2 of Nóló). The
+expert is timed as players get it (with its time budget).
 
 Ladder: duplicate matches of N deals, each level against the one below and against
 ``oracle``; the fraction of the gap closed is (expert - club) / (oracle - club), in tricks
