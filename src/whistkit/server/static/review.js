@@ -311,8 +311,10 @@ export function renderReview(data) {
   }
 }
 
-// a par the solver proved to lie in a range within its limit
+// a par the solver proved to lie in a range within its limit (a single value when the
+// position's value settled but not every card's)
 function rangeCell([lo, hi]) {
+  if (lo === hi) return String(lo);
   const span = document.createElement("span");
   span.className = "range";
   span.dataset.range = `${lo}-${hi}`;
