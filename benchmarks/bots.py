@@ -1,11 +1,12 @@
 """Bot decision times and the Félagsvist strength ladder (duplicate matches).
 
 Usage: python benchmarks/bots.py [--deals N] [--games G] [--jobs J] [--seed S]
-       [--skip-times] [--skip-ladder] [--swedish] [--levels expert]
+       [--skip-times] [--skip-ladder] [--swedish] [--levels expert] [--nolo-cpu DEALS]
 
 Decision times: whole Félagsvist games with the level at all four seats, every card
 decision timed (median and p95 at trick 1 and overall, and at tricks 1-2 of Nóló). The
-expert is timed as players get it (with its time budget).
+expert is timed as players get it (with its time budget). ``--nolo-cpu D``: the expert's
+CPU time at Nóló tricks 1-2 on D deals, with trick 1 of Hearts as the anchor.
 
 Ladder: duplicate matches of N deals, each level against the one below and against
 ``oracle``; the fraction of the gap closed is (expert - club) / (oracle - club), in tricks
@@ -105,6 +106,35 @@ def print_times(levels: list[str], games: int, seed: int) -> None:
     )
 
 
+def print_nolo_cpu(deals: int, seed: int) -> None:
+    """CPU time (every thread of the process) of the expert's decisions at Nóló tricks
+    1-2 and, as the anchor in the same run, at trick 1 of Hearts (plain PIMC): figures
+    that a saturated machine distorts far less than wall time."""
+    bot = make_bot("expert")
+    times: dict[str, list[float]] = {"Nóló tricks 1-2": [], "Hearts trick 1 (anchor)": []}
+    for d in range(deals):
+        for hand, key, last in ((6, "Nóló tricks 1-2", 2), (1, "Hearts trick 1 (anchor)", 1)):
+            rng = random.Random(f"bench-nolo:{seed}:{d}:{hand}")
+            state = new_game("felagsvist", dealer=d % 4, hand_number=hand)
+            state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
+            while state.phase == "play" and state.trick_number <= last:
+                view = state.view(state.to_play)
+                start = time.process_time()
+                card = bot.choose(view, rng)
+                took = time.process_time() - start
+                if len(view.legal) > 1:
+                    times[key].append(took)
+                state = state.apply(card)
+    print(f"\nExpert CPU time per decision, {deals} deals per row (ms)")
+    print("| decisions | n | median | p95 | max |")
+    print("|---|---|---|---|---|")
+    for key, xs in times.items():
+        print(
+            f"| {key} | {len(xs)} | {ms(statistics.median(xs))} | {ms(p95(xs))} | {ms(max(xs))} |",
+            flush=True,
+        )
+
+
 def ladder_row(result: MatchResult, seconds: float) -> str:
     lo, hi = result.ci95
     # a Félagsvist trick moves the points margin by two; other scorings are not linear
@@ -201,6 +231,13 @@ def main() -> None:
         default=None,
         help="cap the card play's worlds per decision in the Swedish matches (both tables)",
     )
+    parser.add_argument(
+        "--nolo-cpu",
+        type=int,
+        default=0,
+        metavar="DEALS",
+        help="CPU time of the expert at Nóló tricks 1-2 against Hearts trick 1 (anchor)",
+    )
     args = parser.parse_args()
     has_solver = importlib.util.find_spec("whistkit.solver") is not None
     levels = ["beginner", "club"] + (["expert"] if has_solver else [])
@@ -213,6 +250,8 @@ def main() -> None:
         levels = [name for name in args.levels.split(",") if name]
     if not args.skip_times:
         print_times(levels, args.games, args.seed)
+    if args.nolo_cpu and has_solver:
+        print_nolo_cpu(args.nolo_cpu, args.seed)
     if not args.skip_ladder:
         print_ladder(pairs, args.deals, args.seed, args.jobs)
     if args.swedish and has_solver:
