@@ -240,3 +240,31 @@ def test_a_settled_review_is_not_refined() -> None:
     card = {"solved": False, "value_range": [1, 2]}
     assert unsettled({"hands": [{"par_ns": 7, "par_ns_range": [7, 7], "cards": [card]}]})
     assert unsettled({"hands": [{"par_ns": None, "par_ns_range": [6, 8], "cards": []}]})
+
+
+def test_a_failed_refinement_leaves_the_first_review(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from whistkit.server import app as app_module
+
+    first = {"hands": [{"par_ns": None, "par_ns_range": [6, 8], "cards": []}], "node_limit": 9}
+    limits: list[int] = []
+
+    def fake(record: str, node_limit: int, progress: Any = None) -> dict[str, Any]:
+        limits.append(node_limit)
+        if node_limit > NODE_LIMIT:
+            raise RuntimeError("out of memory")
+        return first
+
+    monkeypatch.setattr(app_module, "_analyse_json", fake)
+    game = store_finished_game(client)
+    body = client.get(f"/api/games/{game}/analysis").json()
+    assert body["refining"]["node_limit"] == NODE_LIMIT * app_module.REFINE_FACTOR
+    for _ in range(2000):  # until the refinement has failed; no timing is asserted
+        body = client.get(f"/api/games/{game}/analysis?wait=0").json()
+        if "refining" not in body:
+            break
+        threading.Event().wait(0.01)
+    assert body == first  # the first review stands, and is not refined again
+    assert client.get(f"/api/games/{game}/analysis?wait=0").json() == first
+    assert limits == [NODE_LIMIT, NODE_LIMIT * app_module.REFINE_FACTOR]
