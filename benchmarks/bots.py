@@ -1,11 +1,12 @@
 """Bot decision times and the Félagsvist strength ladder (duplicate matches).
 
 Usage: python benchmarks/bots.py [--deals N] [--games G] [--jobs J] [--seed S]
-       [--skip-times] [--skip-ladder] [--swedish]
+       [--skip-times] [--skip-ladder] [--swedish] [--levels expert] [--nolo-cpu DEALS]
 
 Decision times: whole Félagsvist games with the level at all four seats, every card
-decision timed (median and p95 at trick 1 and overall). The expert is timed as players
-get it (with its time budget).
+decision timed (median and p95 at trick 1 and overall, and at tricks 1-2 of Nóló). The
+expert is timed as players get it (with its time budget). ``--nolo-cpu D``: the expert's
+CPU time at Nóló tricks 1-2 on D deals, with trick 1 of Hearts as the anchor.
 
 Ladder: duplicate matches of N deals, each level against the one below and against
 ``oracle``; the fraction of the gap closed is (expert - club) / (oracle - club), in tricks
@@ -44,14 +45,17 @@ def p95(xs: list[float]) -> float:
     return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
 
 
-def decision_times(level: str, games: int, seed: int) -> tuple[list[float], list[float]]:
+def decision_times(
+    level: str, games: int, seed: int
+) -> tuple[list[float], list[float], list[float]]:
     """Seconds per card decision (two or more legal cards) over whole games.
 
-    Returns the times at trick 1 and at every trick.
+    Returns the times at trick 1, at every trick, and at tricks 1-2 of Nóló.
     """
     bot = make_bot(level)
     first: list[float] = []
     every: list[float] = []
+    nolo: list[float] = []
     for g in range(games):
         rng = random.Random(f"bench:{seed}:{g}")
         bot_rng = random.Random(f"bench-bot:{seed}:{g}")
@@ -71,7 +75,9 @@ def decision_times(level: str, games: int, seed: int) -> tuple[list[float], list
             every.append(took)
             if trick == 1:
                 first.append(took)
-    return first, every
+            if trick <= 2 and view.contract is not None and view.contract.misere:
+                nolo.append(took)
+    return first, every, nolo
 
 
 def ms(x: float) -> str:
@@ -80,13 +86,17 @@ def ms(x: float) -> str:
 
 def print_times(levels: list[str], games: int, seed: int) -> None:
     print(f"Decision time per card, {games} whole Félagsvist game(s) per level (ms)")
-    print("| level | trick 1 median | trick 1 p95 | median | p95 | decisions |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| level | trick 1 median | trick 1 p95 | median | p95 | decisions"
+        " | Nóló tricks 1-2 median | p95 | max |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for level in levels:
-        first, every = decision_times(level, games, seed)
+        first, every, nolo = decision_times(level, games, seed)
         print(
             f"| {level} | {ms(statistics.median(first))} | {ms(p95(first))}"
-            f" | {ms(statistics.median(every))} | {ms(p95(every))} | {len(every)} |",
+            f" | {ms(statistics.median(every))} | {ms(p95(every))} | {len(every)}"
+            f" | {ms(statistics.median(nolo))} | {ms(p95(nolo))} | {ms(max(nolo))} |",
             flush=True,
         )
     print(
@@ -94,6 +104,35 @@ def print_times(levels: list[str], games: int, seed: int) -> None:
         f" {ms(ANCHOR_8_LEFT)} ms with 8 cards left; goal for expert: median <="
         f" {ms(GOAL_MEDIAN)} ms, p95 <= {ms(GOAL_P95)} ms"
     )
+
+
+def print_nolo_cpu(deals: int, seed: int) -> None:
+    """CPU time (every thread of the process) of the expert's decisions at Nóló tricks
+    1-2 and, as the anchor in the same run, at trick 1 of Hearts (plain PIMC): figures
+    that a saturated machine distorts far less than wall time."""
+    bot = make_bot("expert")
+    times: dict[str, list[float]] = {"Nóló tricks 1-2": [], "Hearts trick 1 (anchor)": []}
+    for d in range(deals):
+        for hand, key, last in ((6, "Nóló tricks 1-2", 2), (1, "Hearts trick 1 (anchor)", 1)):
+            rng = random.Random(f"bench-nolo:{seed}:{d}:{hand}")
+            state = new_game("felagsvist", dealer=d % 4, hand_number=hand)
+            state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
+            while state.phase == "play" and state.trick_number <= last:
+                view = state.view(state.to_play)
+                start = time.process_time()
+                card = bot.choose(view, rng)
+                took = time.process_time() - start
+                if len(view.legal) > 1:
+                    times[key].append(took)
+                state = state.apply(card)
+    print(f"\nExpert CPU time per decision, {deals} deals per row (ms)")
+    print("| decisions | n | median | p95 | max |")
+    print("|---|---|---|---|---|")
+    for key, xs in times.items():
+        print(
+            f"| {key} | {len(xs)} | {ms(statistics.median(xs))} | {ms(p95(xs))} | {ms(max(xs))} |",
+            flush=True,
+        )
 
 
 def ladder_row(result: MatchResult, seconds: float) -> str:
@@ -179,6 +218,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="processes for the matches")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-times", action="store_true")
+    parser.add_argument(
+        "--levels", help="time only these levels (comma-separated, e.g. expert)", default=None
+    )
     parser.add_argument("--skip-ladder", action="store_true")
     parser.add_argument(
         "--swedish", action="store_true", help="also measure the expert's bottom-card bidding"
@@ -189,6 +231,13 @@ def main() -> None:
         default=None,
         help="cap the card play's worlds per decision in the Swedish matches (both tables)",
     )
+    parser.add_argument(
+        "--nolo-cpu",
+        type=int,
+        default=0,
+        metavar="DEALS",
+        help="CPU time of the expert at Nóló tricks 1-2 against Hearts trick 1 (anchor)",
+    )
     args = parser.parse_args()
     has_solver = importlib.util.find_spec("whistkit.solver") is not None
     levels = ["beginner", "club"] + (["expert"] if has_solver else [])
@@ -197,8 +246,12 @@ def main() -> None:
         pairs += [("expert", "club"), ("oracle", "club")]
     else:
         print("whistkit.solver is not available: expert and oracle are left out\n")
+    if args.levels:
+        levels = [name for name in args.levels.split(",") if name]
     if not args.skip_times:
         print_times(levels, args.games, args.seed)
+    if args.nolo_cpu and has_solver:
+        print_nolo_cpu(args.nolo_cpu, args.seed)
     if not args.skip_ladder:
         print_ladder(pairs, args.deals, args.seed, args.jobs)
     if args.swedish and has_solver:

@@ -238,3 +238,78 @@ def test_club_answers_are_the_club_bots_cards(variant: str, laws: bool) -> None:
 def test_respond_is_checked() -> None:
     with pytest.raises(ValueError, match="respond must be one of dd, club, club-opponents"):
         ExpertBot(respond="smart")
+
+
+def _club_playout(state: State, card: int, stop: int) -> tuple[State, int]:
+    """The real state after ``card`` and club play by every seat until a trick starts
+    with at most ``stop`` tricks left (or the hand ends), and the tricks the side to
+    move at ``state`` won on the way."""
+    side = side_of(state.to_play)
+    before = state.tricks[side]
+    real = state.apply(card)
+    while real.phase == "play" and not (not real.trick and real.holdings[0].bit_count() <= stop):
+        real = real.apply(ClubBot().choose(real.view(real.to_play), random.Random(0)))
+    return real, real.tricks[side] - before if real.phase == "play" else -1
+
+
+@pytest.mark.parametrize("variant", ["felagsvist", "swedish", "english"])
+def test_rollout_values_are_club_play_then_the_solver(variant: str) -> None:
+    # in the real deal (one world), a card's rollout value is the score of the tricks
+    # the club rules take after it down to `stop` tricks left plus the solver's value
+    # from there (converted to the expert's side); with a budget the search finishes
+    compared = 0
+    for state in late_positions(variant, 30, seed=5, tricks_left=6):
+        view = state.view(state.to_play)
+        cards = [a for a in view.legal if type(a) is int]
+        if view.contract is None or len(cards) < 2:
+            continue
+        side = side_of(view.seat)
+        score = hand_scorer(view.variant, view.contract, side, view.tricks)
+        ahead = Lookahead(solver, view, score, respond="club")
+        for stop in (0, 3):
+            got = ahead.rollout_values([list(state.holdings)], cards, stop, None)
+            budget = ahead.rollout_values([list(state.holdings)], cards, stop, 10**8)
+            assert budget == got
+            for card in cards:
+                real, won = _club_playout(state, card, stop)
+                if real.phase != "play":  # the hand ended on the way
+                    final = real.results[-1].tricks
+                    before = state.tricks
+                    future = final[side] - before[side]
+                else:
+                    pos = solver.Position(
+                        hands=real.holdings,
+                        trick=(),
+                        leader=real.leader,
+                        trump=view.contract.trump,
+                        misere=view.contract.misere,
+                        aces_low=view.contract.aces_low,
+                    )
+                    v = solver.solve(pos)
+                    n = real.holdings[0].bit_count()
+                    future = won + (v if side_of(real.leader) == side else n - v)
+                assert got[card] == score(future), f"{variant} {card} stop {stop}"
+                compared += 1
+    assert compared > 40
+
+
+def test_expert_searches_misere_from_the_first_trick() -> None:
+    # Nóló at trick 1: the rollouts (not the club rules) decide, in every scheduled
+    # world, and a seed fixes the card
+    from whistkit.bots.pimc import WORLDS_MISERE
+    from whistkit.deal import deal_cards
+    from whistkit.state import Deal, new_game
+
+    for k in (1,):
+        state = new_game("felagsvist", dealer=k, hand_number=6)
+        state = state.apply(Deal(deal_cards(random.Random(k), state.dealer).hands))
+        assert state.contract is not None and state.contract.misere
+        bot = ExpertBot()
+        for _ in range(2):  # the lead and the second hand
+            view = state.view(state.to_play)
+            card = bot.choose(view, random.Random(k))
+            assert card in view.legal
+            if len(view.legal) > 1:
+                assert bot.last_worlds == WORLDS_MISERE[13]
+            assert ExpertBot().choose(view, random.Random(k)) == card
+            state = state.apply(card)

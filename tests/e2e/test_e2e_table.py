@@ -618,6 +618,17 @@ def test_finding_18_review_progress_coloured_suits_winner_and_unsolved(
         unsolved = body.locator("[data-unsolved]")
         if unsolved.count():
             assert unsolved.first.inner_text() == en("not_solved")
+        # a par left as a range shows it; the server settles the ranges in the
+        # background (progress shown) and the refined review replaces the first
+        assert body.locator("[data-range]").count() >= 1
+        first_ranges = body.locator("[data-range]").all_inner_texts()
+        assert all("–" in r for r in first_ranges), first_ranges
+        refining = body.locator("[data-refining]")
+        assert refining.locator("progress").count() == 1
+        assert en("review_refining") in refining.inner_text()
+        refining.wait_for(state="detached", timeout=120_000)
+        assert body.locator("tbody tr").count() == 12
+        assert body.locator("[data-range]").count() <= len(first_ranges)
         page.close()
     finally:
         srv.stop()

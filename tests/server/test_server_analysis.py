@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,8 @@ def test_second_request_is_served_from_memory(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(analysis, "analyse", counting)
+    # the first review only (the background refinement has its own test)
+    monkeypatch.setattr(server_of(client), "refined", lambda game, record, first: first)
     game = store_finished_game(client)
     first = client.get(f"/api/games/{game}/analysis")
     second = client.get(f"/api/games/{game}/analysis")
@@ -129,7 +132,6 @@ def test_review_progress_while_it_is_worked_out(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``?wait=0`` answers at once: 202 with the cards judged so far, then the review."""
-    import threading
 
     release = threading.Event()
     real = analysis.analyse
@@ -154,7 +156,11 @@ def test_review_progress_while_it_is_worked_out(
     done = client.get(f"/api/games/{game}/analysis")  # waits for the review
     assert done.status_code == 200 and len(done.json()["hands"]) == 12
     again = client.get(f"/api/games/{game}/analysis?wait=0")
-    assert again.status_code == 200 and again.json() == done.json()
+    # the same review (its background refinement's progress aside)
+    assert again.status_code == 200
+    assert {k: v for k, v in again.json().items() if k != "refining"} == {
+        k: v for k, v in done.json().items() if k != "refining"
+    }
 
 
 def test_a_failed_review_is_told_to_the_next_poll(
@@ -171,3 +177,94 @@ def test_a_failed_review_is_told_to_the_next_poll(
             break
         codes.append(client.get(f"/api/games/{game}/analysis?wait=0").status_code)
     assert codes[-1] == 503 and set(codes[:-1]) <= {202}
+
+
+def _ranges(review: dict[str, Any]) -> dict[tuple[int, int], tuple[int, int]]:
+    """(hand, card index) -> the [lo, hi] of the card played; (hand, -1) -> the par."""
+    out: dict[tuple[int, int], tuple[int, int]] = {}
+    for h in review["hands"]:
+        out[(h["number"], -1)] = tuple(h["par_ns_range"])
+        for i, c in enumerate(h["cards"]):
+            if "value" in c:
+                out[(h["number"], i)] = (c["value"], c["value"])
+            elif "value_range" in c:
+                out[(h["number"], i)] = tuple(c["value_range"])
+    return out
+
+
+@pytest.mark.slow
+def test_a_review_with_ranges_is_refined_in_the_background(client: TestClient) -> None:
+    """The first review comes with ranges and ``refining`` (progress); the server then
+    works it out again with REFINE_FACTOR times the node limit, once, and serves that:
+    each range meets the first one (both are proven: the value lies in both), and the
+    ranges are narrower in all (the budgets are node counts: the same on any machine)."""
+    from whistkit.server.app import REFINE_FACTOR, unsettled
+
+    game = store_finished_game(client)
+    first = client.get(f"/api/games/{game}/analysis").json()
+    assert unsettled(first), "the small node limit leaves Nóló positions unsettled"
+    refining = first["refining"]
+    assert refining["node_limit"] == NODE_LIMIT * REFINE_FACTOR
+    assert 0 <= refining["done"] <= refining["total"] or refining["total"] == 0
+    server = server_of(client)
+    body = first
+    for _ in range(3000):  # the refinement finishes; no timing is asserted
+        # one refinement per game, however often the page asks
+        assert sum(1 for k in server.analyses.running if k.startswith(game)) <= 1
+        r = client.get(f"/api/games/{game}/analysis?wait=0")
+        assert r.status_code == 200
+        body = r.json()
+        if "refining" not in body:
+            break
+        p = body["refining"]
+        assert 0 <= p["done"] <= p["total"] or p["total"] == 0
+        threading.Event().wait(0.05)
+    assert "refining" not in body and body["node_limit"] == NODE_LIMIT * REFINE_FACTOR
+    before, after = _ranges(first), _ranges(body)
+    assert before.keys() == after.keys()
+    for key, (lo, hi) in after.items():
+        blo, bhi = before[key]
+        assert max(lo, blo) <= min(hi, bhi), key
+    width = sum(hi - lo for lo, hi in after.values())
+    assert width < sum(hi - lo for lo, hi in before.values())
+    # served from memory from now on, and not refined again
+    assert client.get(f"/api/games/{game}/analysis?wait=0").json() == body
+    assert not server.analyses.in_flight(game + "#refined")
+
+
+def test_a_settled_review_is_not_refined() -> None:
+    from whistkit.server.app import unsettled
+
+    settled = {"hands": [{"par_ns": 7, "par_ns_range": [7, 7], "cards": [{"value": 3}]}]}
+    assert not unsettled(settled) and not unsettled({"record": "x"})
+    card = {"solved": False, "value_range": [1, 2]}
+    assert unsettled({"hands": [{"par_ns": 7, "par_ns_range": [7, 7], "cards": [card]}]})
+    assert unsettled({"hands": [{"par_ns": None, "par_ns_range": [6, 8], "cards": []}]})
+
+
+def test_a_failed_refinement_leaves_the_first_review(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from whistkit.server import app as app_module
+
+    first = {"hands": [{"par_ns": None, "par_ns_range": [6, 8], "cards": []}], "node_limit": 9}
+    limits: list[int] = []
+
+    def fake(record: str, node_limit: int, progress: Any = None) -> dict[str, Any]:
+        limits.append(node_limit)
+        if node_limit > NODE_LIMIT:
+            raise RuntimeError("out of memory")
+        return first
+
+    monkeypatch.setattr(app_module, "_analyse_json", fake)
+    game = store_finished_game(client)
+    body = client.get(f"/api/games/{game}/analysis").json()
+    assert body["refining"]["node_limit"] == NODE_LIMIT * app_module.REFINE_FACTOR
+    for _ in range(2000):  # until the refinement has failed; no timing is asserted
+        body = client.get(f"/api/games/{game}/analysis?wait=0").json()
+        if "refining" not in body:
+            break
+        threading.Event().wait(0.01)
+    assert body == first  # the first review stands, and is not refined again
+    assert client.get(f"/api/games/{game}/analysis?wait=0").json() == first
+    assert limits == [NODE_LIMIT, NODE_LIMIT * app_module.REFINE_FACTOR]

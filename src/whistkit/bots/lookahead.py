@@ -131,6 +131,76 @@ class Lookahead:
                 values[c] = value
         return {c: values[c] for c in cards}
 
+    def rollout_values(
+        self,
+        worlds: Sequence[Sequence[int]],
+        cards: Iterable[Card],
+        stop: int,
+        node_limit: int | None,
+    ) -> dict[Card, float]:
+        """Summed score over the worlds of each card when, after it, every seat (the
+        expert too) plays by the club rules until at most ``stop`` tricks are left at the
+        start of a trick, and that position is then solved double-dummy within
+        ``node_limit`` nodes (None: exactly); a range the budget leaves open counts at the
+        mean of the scores of its two ends. For positions too deep to solve (misère with 12-13 tricks
+        left): the club rules stand in for the opening tricks, the solver for the rest."""
+        view = self.view
+        root = [
+            _Line((w[0], w[1], w[2], w[3]), tuple(view.trick), view.leader, 0, ()) for w in worlds
+        ]
+        groups = self._equivalent(cards)
+        ends: list[_Line] = []
+        for group in groups:
+            lines = [self._play(line, group[0]) for line in root]
+            while True:
+                moving = [i for i, line in enumerate(lines) if not self._settled(line, stop)]
+                if not moving:
+                    break
+                for i in moving:
+                    line = lines[i]
+                    legal = _legal_mask(line)
+                    card = self._club(line) if legal & (legal - 1) else legal.bit_length() - 1
+                    lines[i] = self._play(line, card)
+            ends.extend(lines)
+        live = [line for line in ends if not line.over]
+        positions = [
+            position_for(self.solver, line.hands, line.trick, line.leader, self.contract)
+            for line in live
+        ]
+        found: list[Any] = []
+        if positions and node_limit is None:
+            found = [(v, v) for v in self.solver.solve_batch(positions, threads=self.threads)]
+        elif positions:
+            found = [
+                (b.lo, b.hi)
+                for b in self.solver.solve_batch(
+                    positions, node_limit=node_limit, threads=self.threads
+                )
+            ]
+        bounds = iter(found)
+        score = self.score
+        per_line: list[float] = []
+        for line in ends:
+            if line.over:
+                per_line.append(score(line.won))
+                continue
+            lo, hi = next(bounds)
+            n = line.hands[0].bit_count()  # tricks left (the line is at a trick's start)
+            if side_of(line.leader) != self.side:
+                lo, hi = n - hi, n - lo
+            per_line.append((score(line.won + lo) + score(line.won + hi)) / 2)
+        values: dict[Card, float] = {}
+        for k, group in enumerate(groups):
+            value = sum(per_line[k * len(root) : (k + 1) * len(root)])
+            for c in group:
+                values[c] = value
+        return {c: values[c] for c in cards}
+
+    @staticmethod
+    def _settled(line: _Line, stop: int) -> bool:
+        """Has the line ended, or reached a trick's start with at most ``stop`` tricks left?"""
+        return line.over or (not line.trick and line.hands[0].bit_count() <= stop)
+
     def _equivalent(self, cards: Iterable[Card]) -> list[list[Card]]:
         """The cards in classes worth the same in every world: cards of one suit with no
         card between them that is still out (in another hand or in the current trick).

@@ -44,13 +44,17 @@ BIDDING = ("simulate", "red", "black")
 # budget of each world's search, tuned to the solver's speed on the project's 2-core
 # machine (docs/bots.md). A world whose search needs more than NODE_LIMIT nodes (about
 # 0.2 s) is left out; with fewer than MIN_SOLVED worlds solved the club rules decide. A
-# misère deal with more than SOLVE_MISERE_FROM tricks left almost never fits the budget,
-# so those decisions follow the club rules (0 worlds).
+# misère deal with more than SOLVE_MISERE_FROM tricks left almost never fits the budget
+# (budgeted bounds at 13 tricks span 6-7 tricks even with 1 M nodes), so there each
+# candidate card is played out in WORLDS_MISERE[tricks left] worlds by the club rules to
+# ROLLOUT_TO tricks left and solved from there within ROLLOUT_NODES nodes.
 WORLDS_NORMAL = {13: 16, 12: 24, 11: 32, 10: 48, 9: 64}
-WORLDS_MISERE = {11: 16, 10: 24, 9: 48, 8: 64}
+WORLDS_MISERE = {13: 8, 12: 8, 11: 16, 10: 24, 9: 48, 8: 64}
 WORLDS_DEFAULT = 96
 SOLVE_MISERE_FROM = 11
 NODE_LIMIT = 2_000_000
+ROLLOUT_TO = 8
+ROLLOUT_NODES = 50_000
 MIN_SOLVED = 3
 # Draws per world in the rejection sampling of the inferred worlds (then the likeliest
 # drawn stands in); 30 left the sampled worlds further from the model's distribution.
@@ -285,6 +289,9 @@ class ExpertBot:
             return _club_card(view, rng)
         score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
         draw = self._drawer(view, rng)
+        if view.contract.misere and tricks_left > SOLVE_MISERE_FROM:
+            worlds = [draw() for _ in range(limit)]
+            return self._play_rollout(view, cards, rng, worlds, score)
         depth = self.lookahead(tricks_left, view.contract.misere)
         if depth > 1:
             worlds = [draw() for _ in range(limit)]
@@ -393,6 +400,29 @@ class ExpertBot:
         top = max(totals.values())
         return _tie_break(view, [c for c in cards if totals[c] >= top - 1e-9], rng)
 
+    def _play_rollout(
+        self,
+        view: View,
+        cards: list[Card],
+        rng: random.Random,
+        worlds: list[list[int]],
+        score: Scorer,
+    ) -> Card:
+        """The card with the best summed score when every seat then plays by the club
+        rules down to ``ROLLOUT_TO`` tricks left and the solver takes over within
+        ``ROLLOUT_NODES`` nodes (:meth:`Lookahead.rollout_values`): misère positions
+        too deep to solve."""
+        try:
+            ahead = Lookahead(self.solver, view, score, self.threads, self.observe, "club")
+            limit = ROLLOUT_NODES if self.node_limit is not None else None
+            totals = ahead.rollout_values(worlds, cards, ROLLOUT_TO, limit)
+        except ValueError:
+            # laws mode: a revoke in the current trick is no double-dummy position
+            return _club_card(view, rng)
+        self.last_worlds = len(worlds)
+        top = max(totals.values())
+        return _tie_break(view, [c for c in cards if totals[c] >= top - 1e-9], rng)
+
     def _decided(
         self, rows: list[dict[int, float]], totals: dict[int, float], cards: list[Card]
     ) -> bool:
@@ -417,10 +447,9 @@ def default_lookahead(tricks_left: int, misere: bool) -> int:
 
 
 def default_worlds(tricks_left: int, misere: bool) -> int:
-    """The most worlds per decision (0: decide by the club rules instead)."""
+    """The most worlds per decision (0: decide by the club rules instead). Misère with
+    more than ``SOLVE_MISERE_FROM`` tricks left: the worlds of the club-rule rollouts."""
     if misere:
-        if tricks_left > SOLVE_MISERE_FROM:
-            return 0
         return WORLDS_MISERE.get(tricks_left, WORLDS_DEFAULT)
     return WORLDS_NORMAL.get(tricks_left, WORLDS_DEFAULT)
 
@@ -431,6 +460,8 @@ __all__ = [
     "MIN_SOLVED",
     "NODE_LIMIT",
     "OBSERVE",
+    "ROLLOUT_NODES",
+    "ROLLOUT_TO",
     "SOLVE_MISERE_FROM",
     "WORLDS_DEFAULT",
     "WORLDS_MISERE",

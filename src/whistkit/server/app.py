@@ -11,7 +11,11 @@ Routes:
 - ``GET /api/games/{id}/analysis``: a finished game's double-dummy review
   (:func:`whistkit.analysis.analyse`, as JSON), computed once per game and kept in memory;
   with ``?wait=0`` it answers at once: 202 ``{"progress": {"done", "total"}}`` (cards
-  judged so far) while the review is being worked out.
+  judged so far) while the review is being worked out. A review with ranges (positions
+  the node limit left unsettled, Nóló hands mostly) is then worked out again in the
+  background with ``REFINE_FACTOR`` times the node limit; until that is done the first
+  review is served with ``"refining": {"done", "total", "node_limit"}``, then the
+  refined one (without the key).
 - ``POST /api/tables``, ``GET /api/tables/{id}?t=T``, ``GET /api/qr?u=URL``: shared
   tables (:mod:`whistkit.server.shared`; the protocol's docstring describes them).
 - ``WS /ws``: the play protocol of :mod:`whistkit.server.protocol`.
@@ -101,6 +105,23 @@ def _env_number(name: str, default: _N, parse: Callable[[str], _N], kind: str, l
     return value
 
 
+# the background pass over a review with ranges searches each position this many times
+# longer than the first (8 M nodes by default: about 1-4 s per unsettled 13-card misère
+# position); it runs in the review queue like any review, one per game at most
+REFINE_FACTOR = 8
+REFINED = "#refined"  # the refined review's key in the review queue: game id + this
+
+
+def unsettled(review: Mapping[str, Any]) -> bool:
+    """Does a review (as JSON) hold a card or a par the search left as a range?"""
+    for hand in review.get("hands", ()):
+        if hand.get("par_ns") is None and hand.get("par_ns_range") is not None:
+            return True
+        if any(card.get("solved") is False for card in hand.get("cards", ())):
+            return True
+    return False
+
+
 def default_bot_delay() -> float:
     """The bots' pause: ``$WHISTKIT_BOT_DELAY`` seconds if set, else 0.7."""
     return _env_number(BOT_DELAY_ENV, DEFAULT_BOT_DELAY, float, "a number of seconds", 0.0)
@@ -181,7 +202,7 @@ class Server:
             raise failure
         hit = self.analyses.cached(game_id)
         if hit is not None:
-            return hit
+            return self.refined(game_id, record, hit)
         fresh = not self.analyses.in_flight(game_id)
 
         def report(done: int, total: int) -> None:
@@ -205,7 +226,40 @@ class Server:
         if not wait and not task.done():
             return None
         # shielded: a request that goes away does not stop the review for the others
-        return await asyncio.shield(task)
+        return self.refined(game_id, record, await asyncio.shield(task))
+
+    def refined(self, game_id: str, record: str, first: dict[str, Any]) -> dict[str, Any]:
+        """The review to serve: the refined one once it is done, else ``first``, with the
+        refinement's progress while it runs or waits. A review with ranges starts its
+        refinement here (one per game: the queue shares a run per key) when no other
+        review is under way or waiting, so that first reviews go first; else the next
+        request asks again. A failed refinement leaves ``first`` as the review."""
+        key = game_id + REFINED
+        hit = self.analyses.cached(key)
+        if hit is not None:
+            return hit
+        if not unsettled(first):
+            return first
+        limit = self.node_limit * REFINE_FACTOR
+        if not self.analyses.in_flight(key) and not self.analyses.running:
+
+            def report(done: int, total: int) -> None:
+                self.progress[key] = (done, total)
+
+            task = self.analyses.submit(
+                key, lambda: run_in_threadpool(_analyse_json, record, limit, report)
+            )
+            self.progress[key] = (0, 0)
+
+            def settle(t: asyncio.Task[dict[str, Any]]) -> None:
+                self.progress.pop(key, None)
+                if t.cancelled() or t.exception() is not None:
+                    # the first review stands (a refinement is only ever tried once)
+                    self.analyses.cache.put(key, first)
+
+            task.add_done_callback(settle)
+        done, total = self.progress.get(key, (0, 0))
+        return {**first, "refining": {"done": done, "total": total, "node_limit": limit}}
 
     async def close(self) -> None:
         await self.tables.close()
@@ -801,6 +855,7 @@ __all__ = [
     "BOT_DELAY_ENV",
     "IDLE_ENV",
     "NODE_LIMIT_ENV",
+    "REFINE_FACTOR",
     "Connection",
     "Server",
     "create_app",

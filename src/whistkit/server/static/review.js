@@ -181,13 +181,64 @@ async function openReview(id) {
   }
   status.textContent = "";
   if (!$("#dlg-games").open) return; // closed while the review was worked out
+  $("#dlg-review").dataset.game = id;
   renderReview(data);
   openDialog("#dlg-review");
+  if (data.refining) followRefinement(id);
+}
+
+// a review with ranges is worked out again on the server with a larger budget: its
+// progress is shown in the review, and the refined review replaces it when it is done
+async function followRefinement(id) {
+  const dialog = $("#dlg-review");
+  while (dialog.open) {
+    await new Promise((ok) => setTimeout(ok, 1000));
+    if (!dialog.open || dialog.dataset.game !== id) return; // closed, or another review
+    let body;
+    try {
+      const r = await fetch(`/api/games/${id}/analysis?wait=0`);
+      if (r.status !== 200) continue; // busy, or not ready: ask again
+      body = await r.json();
+    } catch {
+      continue;
+    }
+    if (!dialog.open || dialog.dataset.game !== id) return;
+    if (!body.refining) {
+      renderReview(body);
+      return;
+    }
+    showRefining(body.refining);
+  }
+}
+
+function showRefining({ done, total }) {
+  const line = $("#review-body [data-refining]");
+  if (!line) return;
+  const [label, bar] = line.children;
+  if (total) {
+    bar.max = total;
+    bar.value = done;
+    label.textContent = t("review_refining_progress", { done, total });
+  }
 }
 
 export function renderReview(data) {
   const body = $("#review-body");
   body.replaceChildren();
+  if (data.refining) {
+    // the ranges are being settled with a deeper search (followRefinement)
+    const line = document.createElement("p");
+    line.className = "refining";
+    line.dataset.refining = "";
+    const label = document.createElement("span");
+    label.textContent = t("review_refining");
+    const bar = document.createElement("progress");
+    bar.max = 1;
+    bar.value = 0;
+    bar.setAttribute("aria-label", t("review_refining"));
+    line.append(label, " ", bar);
+    body.append(line);
+  }
   const table = document.createElement("table");
   const head = table.createTHead().insertRow();
   const side = t("side_ns").replace("–", "\u2060–\u2060"); // "N–S" is not broken
@@ -231,7 +282,7 @@ export function renderReview(data) {
         trump: SUIT_SYMBOL[h.contract] ? h.contract : null,
         aces_low: h.aces_low,
       })),
-      h.par_ns === null ? unsolvedCell() : String(h.par_ns),
+      h.par_ns !== null ? String(h.par_ns) : h.par_ns_range ? rangeCell(h.par_ns_range) : unsolvedCell(),
       h.tricks_ns === null ? unsolvedCell() : String(h.tricks_ns),
       given,
     ];
@@ -258,6 +309,18 @@ export function renderReview(data) {
     p.textContent = t("review_unsolved", { n: unsolved });
     body.append(p);
   }
+}
+
+// a par the solver proved to lie in a range within its limit (a single value when the
+// position's value settled but not every card's)
+function rangeCell([lo, hi]) {
+  if (lo === hi) return String(lo);
+  const span = document.createElement("span");
+  span.className = "range";
+  span.dataset.range = `${lo}-${hi}`;
+  span.textContent = `${lo}–${hi}`;
+  span.title = t("review_par_range");
+  return span;
 }
 
 // a par the solver did not reach within its limit
