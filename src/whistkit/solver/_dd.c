@@ -831,6 +831,16 @@ static inline u32 top_tag(u64 all, u64 v0, u64 v1) {
     return t;
 }
 
+/* a table entry holds for a position when its tag may match (ptag = top_tag of the
+ * position's code; the tag tells most misses apart cheaply) and its masked code does */
+static inline int tag_may_match(u32 tag, u32 ptag) {
+    return !((ptag ^ tag) & (tag >> 16));
+}
+
+static inline int code_matches(const Entry *e, const u64 code[2]) {
+    return !(((code[0] & e->mask[0]) ^ e->code[0]) | ((code[1] & e->mask[1]) ^ e->code[1]));
+}
+
 /* room for n entries in the pool: an offset, or -1 when the pool is full */
 static int32_t pool_alloc(Ctx *c, int32_t n) {
     while (c->npool + n > c->cap) {
@@ -1887,11 +1897,10 @@ static int ab(Ctx *c, int target, u64 *rw) {
             u32 ptag = top_tag(all, code[0], code[1]);
             for (int32_t i = sl->n - 1; i >= 0; i--) {
                 /* the tag says whether the entry can match at all */
-                if ((ptag ^ tg[i]) & (tg[i] >> 16)) continue;
+                if (!tag_may_match(tg[i], ptag)) continue;
                 const Entry *e = &base[i];
                 c->st_scan++;
-                if (((code[0] & e->mask[0]) ^ e->code[0]) | ((code[1] & e->mask[1]) ^ e->code[1]))
-                    continue;
+                if (!code_matches(e, code)) continue;
                 if (e->lo >= need || e->hi < need) {
                     c->st_hit++;
                     *rw = sig_cards(all, e->mask);

@@ -38,11 +38,9 @@ static int FN(etc_order)(Ctx *c, Move *mv, int n, int target, int maxnode) {
                 u32 *tg = c->tags + sl->off;
                 u32 ptag = top_tag(all, code[0], code[1]);
                 for (int32_t k = sl->n - 1; k >= 0; k--) {
-                    if ((ptag ^ tg[k]) & (tg[k] >> 16)) continue;
+                    if (!tag_may_match(tg[k], ptag)) continue;
                     const Entry *e = &base[k];
-                    if (((code[0] & e->mask[0]) ^ e->code[0]) |
-                        ((code[1] & e->mask[1]) ^ e->code[1]))
-                        continue;
+                    if (!code_matches(e, code)) continue;
                     /* the child's value is >= target (lo) or < target (hi) */
                     if (e->lo >= need) {
                         cut = maxnode;
