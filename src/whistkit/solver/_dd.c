@@ -673,6 +673,8 @@ PyMODINIT_FUNC PyInit__dd(void) {
 #define probe_budget FN(probe_budget)
 #define pool_alloc FN(pool_alloc)
 #define top_tag FN(top_tag)
+#define tag_may_match FN(tag_may_match)
+#define code_matches FN(code_matches)
 #define pool_compact FN(pool_compact)
 #define cmp_off FN(cmp_off)
 #define quick_tricks FN(quick_tricks)
@@ -2591,6 +2593,8 @@ static int run_job(Ctx *c, const Job *j, int mode, int k, Res *r) {
 #undef sure_losers
 #undef top_run
 #undef top_trumps
+#undef tag_may_match
+#undef code_matches
 #undef run_winner
 #undef trick_rank_winner
 #undef tt_reset
