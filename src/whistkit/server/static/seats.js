@@ -55,7 +55,7 @@ export function renderSeats(v) {
     if (seat === v.leader && v.phase === "play") badges.append(badge(t("leads"), "leader")); // leads this trick
     if (committed.has(seat)) badges.append(badge(t("bottom_chosen"), "committed"));
     parts.push(badges);
-    if (pos !== "bottom") parts.push(backs(v.hand_sizes[seat]));
+    if (pos !== "bottom") parts.push(backs(seat, v.hand_sizes[seat]));
     // public cards beside their owner: revealed bottom cards, exposed cards, your own
     // bottom card beside you (the turned-up trump lies by the trump mark)
     for (const [rawKey, value] of Object.entries(v.public || {})) {
@@ -83,8 +83,19 @@ export function renderSeats(v) {
   }
 }
 
-// a hand of ``n`` cards as fanned backs, with the count for the eye and the ear
-function backs(n) {
+// a hand of ``n`` cards as fanned backs, with the count for the eye and the ear; the
+// same node while ``n`` (and the language) stay, so a render makes no new image for it
+const backsMade = new Map();
+function backs(seat, n) {
+  const key = `${n}|${t("cards_left", { n })}`;
+  const made = backsMade.get(seat);
+  if (made && made.key === key) return made.node;
+  const node = makeBacks(n);
+  backsMade.set(seat, { key, node });
+  return node;
+}
+
+function makeBacks(n) {
   const box = document.createElement("div");
   box.className = "backs";
   box.setAttribute("role", "img");
