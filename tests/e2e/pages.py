@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from typing import Any
 
 from playwright.sync_api import Page
@@ -14,11 +16,20 @@ MY_TURN_OR_END = """(last) => {
 }"""
 
 
-def open_page(page: Page, url: str, lang: str = "en", pace: str = "0") -> None:
+def open_page(
+    page: Page, url: str, lang: str = "en", pace: str = "0", games: Sequence[str] = ()
+) -> None:
     """Load the page with a language already chosen, and the bots' pace (``"0"``: every
-    event shown at once, no motion, as the tests want; or slow, normal, fast)."""
+    event shown at once, no motion, as the tests want; or slow, normal, fast). ``games``:
+    stored games this browser took part in (as if played here), for its games list."""
     page.add_init_script(f"localStorage.setItem('whistkit.lang', '{lang}')")
     page.add_init_script(f"localStorage.setItem('whistkit.pace', '{pace}')")
+    if games:
+        page.add_init_script(
+            "const k = 'whistkit.games'; const had = JSON.parse(localStorage.getItem(k) || '{}');"
+            f" for (const g of {json.dumps(list(games))}) if (!(g in had)) had[g] = 'stored';"
+            " localStorage.setItem(k, JSON.stringify(had));"
+        )
     page.goto(url)
     page.wait_for_selector("body[data-ready]")
 

@@ -118,7 +118,7 @@ def test_no_serious_or_critical_violation(
     try:
         page = browser.new_page(viewport=DESKTOP, reduced_motion="reduce")
         axe = Checker(page)
-        open_page(page, server.url)
+        open_page(page, server.url, games=["reviewme"])
         page.wait_for_selector("#dlg-new[open]")  # the new-game dialog greets a first visit
         axe.check("dialog #dlg-new", "#dlg-new")
         axe.dialogs.add("dlg-new")

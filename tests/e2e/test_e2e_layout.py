@@ -315,8 +315,9 @@ def test_new_game_dialog_starts_from_the_command_line(browser: Browser, tmp_path
         page.click("#new-start")
         page.wait_for_selector("#dlg-new[open]", state="detached")
         page.wait_for_function("() => localStorage.getItem('whistkit.game') !== null")
+        game = page.evaluate("() => localStorage.getItem('whistkit.game')")
         page.close()
-        with urllib.request.urlopen(srv.url + "api/games", timeout=5) as r:
+        with urllib.request.urlopen(srv.url + f"api/games?ids={game}", timeout=5) as r:
             games = json.loads(r.read())
         assert [g["variant"] for g in games] == ["swedish"]
     finally:

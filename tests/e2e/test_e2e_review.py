@@ -37,7 +37,7 @@ def test_review_of_a_finished_game(
     server = ServerProcess(db).start()
     try:
         page = browser.new_page(viewport=viewport)
-        open_page(page, server.url)
+        open_page(page, server.url, games=["reviewme"])
         if page.locator("#dlg-new[open]").count():
             page.keyboard.press("Escape")
         page.locator("#btn-games").click()

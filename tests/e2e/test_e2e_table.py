@@ -600,7 +600,7 @@ def test_finding_18_review_progress_coloured_suits_winner_and_unsolved(
     srv = ServerProcess(db).start()
     try:
         page = browser.new_page(viewport=DESKTOP)
-        open_page(page, srv.url)
+        open_page(page, srv.url, games=["reviewme"])
         page.keyboard.press("Escape")
         page.locator("#btn-games").click()
         item = page.locator('#dlg-games li[data-game="reviewme"]')

@@ -210,7 +210,13 @@ def http_requests(
 
     paths = st.one_of(
         st.sampled_from(
-            ["/", "/api/meta", "/api/games", "/api/games?finished=1", "/api/games?finished=x"]
+            [
+                "/",
+                "/api/meta",
+                "/api/games",
+                "/api/games?finished=1",
+                "/api/games?ids=,x,&finished=x",
+            ]
             + ["/static/app.js", "/static/../app.py", "/static/%2e%2e/app.py", "/nowhere"]
             + ["/api/tables", "/api/tables/", "/api/qr", "/api/qr?u=%00"]
         ),

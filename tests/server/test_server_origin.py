@@ -15,7 +15,7 @@ from starlette.testclient import TestClient, WebSocketDenialResponse
 from whistkit.server.app import STATIC_DIR, create_app
 from whistkit.server.security import SECURITY_HEADERS, allowed_hosts, host_name, public_origin
 
-from .helpers import receive_until
+from .helpers import receive_until, server_of
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -48,7 +48,7 @@ def test_a_websocket_from_another_origin_is_refused(client: TestClient) -> None:
 
 
 def test_a_cross_site_post_is_refused(client: TestClient) -> None:
-    before = len(client.get("/api/games").json())
+    before = len(server_of(client).store.list())
     r = new_game(client, origin=EVIL)
     assert r.status_code == 403 and "evil.example" in r.text
     # a "simple" request a form or fetch(no-cors) can send from anywhere
@@ -60,7 +60,7 @@ def test_a_cross_site_post_is_refused(client: TestClient) -> None:
     assert r.status_code == 415 and "application/json" in r.text
     r = new_game(client, **{"sec-fetch-site": "cross-site"})
     assert r.status_code == 403
-    assert len(client.get("/api/games").json()) == before  # nothing was created
+    assert len(server_of(client).store.list()) == before  # nothing was created
     assert new_game(client, origin="http://127.0.0.1").status_code == 200
     assert new_game(client, **{"sec-fetch-site": "same-origin"}).status_code == 200
 

@@ -79,8 +79,9 @@ def test_whole_felagsvist_game_over_websocket(client: TestClient) -> None:
     summary = summarize(replay(loads(record)))
     assert summary["score"] == final["score"] and summary["winner"] == final["winner"]
     # listed as finished and downloadable
-    listed = client.get("/api/games?finished=1").json()
+    listed = client.get(f"/api/games?finished=1&ids={game}").json()
     assert [g["id"] for g in listed] == [game]
+    assert client.get(f"/api/games?finished=0&ids={game}").json() == []
     r = client.get(f"/api/games/{game}/record")
     assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
     assert r.json()["format"] == "whistkit-record/1"
@@ -266,6 +267,27 @@ def test_http_errors(client: TestClient) -> None:
     game = new_game(client)
     r = client.get(f"/api/games/{game}/record")
     assert r.status_code == 409 and "not finished" in r.json()["error"]
+
+
+def test_the_games_list_names_only_the_games_asked_for(client: TestClient) -> None:
+    """Nobody lists the games of others: ``GET /api/games`` answers for the ids named
+    (the page names the games its browser took part in), and refuses a bare list."""
+    mine, theirs = new_game(client), new_game(client)
+    r = client.get("/api/games")
+    assert r.status_code == 400 and "name the games to list" in r.json()["error"]
+    assert [g["id"] for g in client.get(f"/api/games?ids={mine}").json()] == [mine]
+    both = client.get(f"/api/games?ids={mine},{theirs},unknown1").json()
+    assert {g["id"] for g in both} == {mine, theirs}
+    assert client.get("/api/games?ids=").json() == []
+    for ids, text in [
+        ("a b", "'a b', which is not a game id"),
+        (",".join(["x"] * 201), "at most 200 games"),
+        ("x" * 7000, "at most 200 games"),
+    ]:
+        r = client.get("/api/games", params={"ids": ids})
+        assert r.status_code == 400 and text in r.json()["error"], (ids[:20], r.text)
+    r = client.get("/api/games?ids=ok,%ED%A0%80")  # not UTF-8
+    assert r.status_code == 400 and "which is not a game id" in r.json()["error"], r.text
 
 
 # -- catching up and persistence ---------------------------------------------------------------

@@ -6,7 +6,9 @@ Routes:
 - ``GET /api/meta``: the variants with their options, and the bot levels.
 - ``POST /api/games``: a new game ``{"variant", "options", "level", "seed"}``; answers
   ``{"id", "seat", "token"}`` (the token joins that seat).
-- ``GET /api/games``: stored games (``?finished=1`` for the finished ones).
+- ``GET /api/games?ids=ID,ID``: the stored games among those named (at most
+  ``LIST_IDS_MAX``; ``&finished=1`` for the finished ones). Nothing lists the games of
+  others: a browser names the games it took part in (the page keeps their ids).
 - ``GET /api/games/{id}/record``: a finished game's record (docs/records.md) as a download.
 - ``GET /api/games/{id}/analysis``: a finished game's double-dummy review
   (:func:`whistkit.analysis.analyse`, as JSON), computed once per game and kept in memory;
@@ -487,7 +489,10 @@ def create_app(
     async def list_games(request: Request) -> Response:
         flag = request.query_params.get("finished")
         finished = None if flag is None else flag not in ("0", "false", "")
-        rows = server.store.list(finished=finished)
+        ids = _listed_ids(request.query_params.get("ids"))
+        if isinstance(ids, str):
+            return JSONResponse({"error": ids}, 400)
+        rows = server.store.list(finished=finished, ids=ids)
         return JSONResponse(
             [
                 {
@@ -635,6 +640,25 @@ def create_app(
     )
     app.state.server = server
     return app
+
+
+LIST_IDS_MAX = 200  # games named in one GET /api/games
+
+
+def _listed_ids(param: str | None) -> list[str] | str:
+    """The game ids of ``GET /api/games?ids=``, or what is wrong with them."""
+    if param is None:
+        return (
+            "name the games to list: /api/games?ids=ID,ID,... (the server lists no games"
+            " to whoever asks; the page names the games it took part in)"
+        )
+    ids = [i for i in param.split(",") if i] if len(param) <= LIST_IDS_MAX * 33 else None
+    if ids is None or len(ids) > LIST_IDS_MAX:
+        return f"'ids' names at most {LIST_IDS_MAX} games"
+    for i in ids:
+        if not _is_game_id(i):
+            return f"'ids' holds {quote(i[:40])}, which is not a game id"
+    return ids
 
 
 def _is_game_id(value: str) -> bool:

@@ -425,13 +425,29 @@ class Store:
         )
         return [r[0] for r in rows]
 
-    def list(self, *, finished: bool | None = None, limit: int = 100) -> list[StoredGame]:
-        """Games, most recently updated first; only finished (or unfinished) ones if asked."""
+    def list(
+        self,
+        *,
+        finished: bool | None = None,
+        ids: Sequence[str] | None = None,
+        limit: int = 100,
+    ) -> list[StoredGame]:
+        """Games, most recently updated first; only finished (or unfinished) ones if asked,
+        only those among ``ids`` if given."""
         sql = f"SELECT {COLUMNS} FROM games"
+        where: list[str] = []
         args: tuple[Any, ...] = ()
         if finished is not None:
-            sql += " WHERE finished = ?"
+            where.append("finished = ?")
             args = (int(finished),)
+        if ids is not None:
+            if not ids:
+                return []
+            where.append(f"id IN ({','.join('?' * len(ids))})")
+            args = (*args, *ids)
+            limit = max(limit, len(ids))
+        if where:
+            sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY updated DESC LIMIT ?"
         return [_row(r) for r in self._reader().execute(sql, (*args, limit)).fetchall()]
 

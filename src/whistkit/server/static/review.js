@@ -5,20 +5,25 @@ import { startGame } from "./connection.js";
 import { openDialog } from "./sheet.js";
 import { $, app, contractText, gameEntry, knownGames, shortCard, sideOf, withSuits } from "./state.js";
 
-// "Games": the unfinished games started in this browser (Continue), then the finished
-// ones with who won, the record and the review
+// the most games one "Games" asks the server about (its limit): the newest remembered
+const LISTED_MAX = 200;
+
+// "Games": the unfinished games started in this browser (Continue), then its finished
+// ones with who won, the record and the review. The server lists only the games named
+// (the ids this browser keeps), so nobody sees the games of others.
 export async function openGames() {
   openDialog("#dlg-games");
   const body = $("#games-body");
   body.replaceChildren();
   $("#games-status").textContent = "";
-  const [open, done] = await Promise.all([
-    fetch("/api/games?finished=0").then((r) => r.json()),
-    fetch("/api/games?finished=1").then((r) => r.json()),
-  ]);
   const mine = knownGames();
+  const ids = Object.keys(mine).slice(-LISTED_MAX);
+  const listed = ids.length
+    ? await fetch(`/api/games?ids=${encodeURIComponent(ids.join(","))}`).then((r) => r.json())
+    : [];
   const solo = (id) => { const e = gameEntry(id); return Boolean(e && !e.shared); };
-  const unfinished = open.filter((g) => mine[g.id] && solo(g.id));
+  const unfinished = listed.filter((g) => !g.finished && solo(g.id));
+  const done = listed.filter((g) => g.finished);
   const tables = await sharedTables();
   if (tables.length) body.append(heading(t("games_shared")), tableList(tables));
   if (unfinished.length) body.append(heading(t("games_unfinished")), gameList(unfinished, continueButton));
