@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from whistkit.cli import main
 from whistkit.deal import deal_cards
 from whistkit.game import Game
 from whistkit.record import dumps, loads, record_of
-from whistkit.solver import Position, reference, solve_cards
+from whistkit.solver import Bounds, Position, reference, solve_cards
 from whistkit.state import Deal, State, new_game
 
 
@@ -153,6 +154,24 @@ def test_node_limit_leaves_deep_positions_unjudged() -> None:
     ]
     if h.par_ns is None:
         assert "(a range: not settled within the node limit)" in report(a)
+
+
+def test_a_settled_best_value_is_the_par_though_a_card_is_not() -> None:
+    """The opening lead's best value proven exact (lo == hi) while another card's value
+    is still a range: the par is that value, not unknown beside a range of one value."""
+    record = loads(bot_record("felagsvist", seed=5))
+    h = analyse(record, node_limit=200, hands={1}).hands[0]
+    first = h.judgements[0]
+    assert first.trick == 1 and first.seat == h.leader and first.position is not None
+    exact = solve_cards(first.position)
+    best = max(exact.values())
+    bounds = {c: Bounds(exact[c], exact[c]) for c in first.legal}
+    worst = min(first.legal, key=lambda c: exact[c])
+    bounds[worst] = Bounds(exact[worst], best)  # this card not settled
+    h.judgements[0] = replace(first, values=None, bounds=bounds, value_bounds=Bounds(best, best))
+    par = best if first.seat % 2 == 0 else 13 - best
+    assert h.par_ns == par
+    assert h.to_json()["par_ns"] == par and h.to_json()["par_ns_range"] == [par, par]
 
 
 def test_unfinished_game() -> None:

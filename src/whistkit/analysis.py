@@ -142,6 +142,9 @@ class HandAnalysis:
         if first is None or first.trick != 1 or first.seat != self.leader:
             return None
         v = first.best_value
+        b = first.value_bounds
+        if v is None and b is not None and b.lo == b.hi:
+            v = b.lo  # the best value settled, though not every card did
         if v is None:
             return None
         return v if side_of(first.seat) == 0 else 13 - v
