@@ -39,15 +39,21 @@ class _Solver:
         self.misere = misere
         self.aces_low = aces_low
         self.memo: dict[tuple[int, int, int, int, int], int] = {}
+        # the same facts as _strength, _legal and maximiser, looked up rather than worked
+        # out at every node (the oracle's speed is the tests' time)
+        self.strength = [_strength(c, aces_low) for c in range(52)]
+        self.maxi = [self.maximiser(seat) for seat in range(4)]
+        self.cards: dict[int, list[int]] = {}
 
     def winner(self, leader: int, cards: list[int]) -> int:
         """The seat that wins a complete trick led by ``leader``."""
         best = 0
+        strength = self.strength
         for i in range(1, 4):
             c, b = cards[i], cards[best]
             cs, bs = c // 13, b // 13
             if cs == bs:
-                if _strength(c, self.aces_low) > _strength(b, self.aces_low):
+                if strength[c] > strength[b]:
                     best = i
             elif cs == self.trump:
                 best = i
@@ -56,6 +62,17 @@ class _Solver:
     def maximiser(self, seat: int) -> bool:
         """Does this seat's choice maximise NS tricks?"""
         return (seat & 1 == 0) != self.misere
+
+    def legal(self, hand: int, lead_suit: int | None) -> list[int]:
+        """:func:`_legal`, each distinct set of cards listed once per solve."""
+        if lead_suit is not None:
+            follow = hand & _SUIT_MASKS[lead_suit]
+            if follow:
+                hand = follow
+        found = self.cards.get(hand)
+        if found is None:
+            found = self.cards[hand] = cards_of(hand)
+        return found
 
     def value(self, hands: list[int], leader: int) -> int:
         """NS tricks from a trick start with exact play."""
@@ -78,9 +95,9 @@ class _Solver:
             return (1 if w & 1 == 0 else 0) + self.value(hands, w)
         seat = (leader + len(cards)) & 3
         lead_suit = cards[0] // 13 if cards else None
-        maxi = self.maximiser(seat)
+        maxi = self.maxi[seat]
         best = -1 if maxi else 1 << 30
-        for c in _legal(hands[seat], lead_suit):
+        for c in self.legal(hands[seat], lead_suit):
             hands[seat] ^= 1 << c
             cards.append(c)
             v = self.in_trick(hands, leader, cards, alpha, beta)
@@ -89,11 +106,12 @@ class _Solver:
             if maxi:
                 if v > best:
                     best = v
-                alpha = max(alpha, v)
-            else:
-                if v < best:
-                    best = v
-                beta = min(beta, v)
+                    if v > alpha:
+                        alpha = v
+            elif v < best:
+                best = v
+                if v < beta:
+                    beta = v
             if alpha >= beta:
                 break
         return best
