@@ -34,9 +34,11 @@ Printed, over the measured window (after the warm-up):
   10 ms sleeps wake: the client's own delays, which are in its acks too);
 - before the load: RSS per idle game (G games created, nobody joined) and per connection
   (C sockets open, each answered one ping), from the server's RSS before and after;
-- the server's garbage collections over the window: how many of each generation (young,
-  middle, full), the milliseconds spent in each and the longest pause (measured by the
-  benchmark's own ``gc.callbacks`` hook in the server process, so any checkout alike);
+- the server's garbage collections over the window, per generation (young, middle,
+  full): how many, the milliseconds the event loop stood still in them (and the CPU
+  milliseconds, less the machine's share), the longest pause and the pauses over 20 ms
+  (measured by the benchmark's own ``gc.callbacks`` hook in the server process, so any
+  checkout alike);
 - the machine's load average at the start and the end (the machine is shared).
 
 ``--against TREE`` runs TREE's server and this one alternately (``--rounds`` pairs) and
@@ -82,20 +84,27 @@ def gc_figures():
     # the garbage collector's collections and pauses, printed as a JSON line (and reset)
     # on SIGUSR2: this script's, so that any checkout's server is measured alike
     import gc, json, signal, time
-    figures = {"collections": [0, 0, 0], "seconds": [0.0, 0.0, 0.0], "max": 0.0}
-    started = [0.0]
+    # per generation: collections, wall seconds (the loop's pause), CPU seconds (the
+    # thread's: less the machine's share), the longest pause and pauses over 20 ms
+    def fresh():
+        return {k: [0, 0, 0] if k in ("collections", "over_20ms") else [0.0, 0.0, 0.0]
+                for k in ("collections", "seconds", "cpu_seconds", "max", "over_20ms")}
+    figures = fresh()
+    started = [0.0, 0.0]
     def timed(phase, info):
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         if phase == "start":
-            started[0] = now
+            started[:] = now, cpu
             return
         g, pause = info["generation"], now - started[0]
         figures["collections"][g] += 1
         figures["seconds"][g] += pause
-        figures["max"] = max(figures["max"], pause)
+        figures["cpu_seconds"][g] += cpu - started[1]
+        figures["max"][g] = max(figures["max"][g], pause)
+        figures["over_20ms"][g] += pause > 0.02
     def report(*_):
         print(json.dumps(figures), flush=True)
-        figures.update(collections=[0, 0, 0], seconds=[0.0, 0.0, 0.0], max=0.0)
+        figures.update(fresh())
     gc.callbacks.append(timed)
     signal.signal(signal.SIGUSR2, report)
 gc_figures()
@@ -494,7 +503,9 @@ async def run(args: argparse.Namespace, port: int, proc: subprocess.Popen[str]) 
         "rss_per_connection_kib": per_conn,
         "gc_collections": gc["collections"],
         "gc_ms": [1000 * x for x in gc["seconds"]],
-        "gc_max_ms": 1000 * gc["max"],
+        "gc_cpu_ms": [1000 * x for x in gc["cpu_seconds"]],
+        "gc_max_ms": [1000 * x for x in gc["max"]],
+        "gc_over_20ms": gc["over_20ms"],
     }
 
 
@@ -662,12 +673,12 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         f"  client loop lag    p99 {out['client_lag_p99_ms']:.1f}  max"
         f" {out['client_lag_max_ms']:.1f} ms  (late wake-ups of the client's loop, in its"
         " acks too)",
-        "  server GC          collections {} (young, middle, full), {:.0f} ms in all ({}),"
-        " longest pause {:.1f} ms".format(
-            "/".join(str(n) for n in out["gc_collections"]),
-            sum(out["gc_ms"]),
-            " / ".join(f"{ms:.0f}" for ms in out["gc_ms"]),
-            out["gc_max_ms"],
+        "  server GC          young / middle / full: collections {}, pause ms {} (CPU {}),"
+        " longest {}, over 20 ms {}".format(
+            *(
+                " / ".join(f"{x:.0f}" for x in out[key])
+                for key in ("gc_collections", "gc_ms", "gc_cpu_ms", "gc_max_ms", "gc_over_20ms")
+            )
         ),
         f"  server RSS         {out['server_rss_mib']:.0f} MiB",
         f"  RSS per idle game  {out['rss_per_idle_game_kib']:.1f} KiB",

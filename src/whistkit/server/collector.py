@@ -22,8 +22,8 @@ import gc
 from .limits import Limits
 
 # full collections by CPython's own trigger after this many middle ones (a backstop: at
-# the default thresholds that is 5,000 x 10 x 1,000 = 50 million objects allocated and
-# kept, over an hour under the load of 1,000 games; the timer comes first)
+# the default thresholds that is 10,000 x 50 x 1,000 = 500 million objects allocated and
+# kept, days under the load of 1,000 games; the timer comes first)
 FULL_BACKSTOP = 1000
 
 

@@ -89,9 +89,9 @@ class Limits:
     review_cache: int = _limit(64, "finished games' reviews kept in memory", 0)
     # the garbage collector (server.collector; docs/web.md, "Garbage collection")
     gc_young: int = _limit(
-        5000, "objects allocated and kept between young garbage collections", 100
+        10_000, "objects allocated and kept between young garbage collections", 100
     )
-    gc_middle: int = _limit(10, "young garbage collections per middle one")
+    gc_middle: int = _limit(50, "young garbage collections per middle one")
     gc_full_seconds: int = _limit(
         600, "seconds between full garbage collections (the longest cyclic garbage lives)"
     )
