@@ -3,15 +3,16 @@
 Measured at 1,000 concurrent games (``benchmarks/server_load.py``): the cyclic garbage a
 server makes is a few objects per closed TCP connection (asyncio's socket transport
 holds a bound method of itself) and the imports' leftovers at startup, while CPython's
-default thresholds (700, 10, 10) run a full collection whenever the live heap (every
-game's events, every connection's asyncio and WebSocket objects: about 250,000
-objects) has grown by a quarter, each one pausing the event loop for 50 ms to a second
-to find almost nothing. So :func:`apply` collects once and freezes what startup made
-(modules, the app: never scanned again), makes young collections rarer (a young
-collection costs in proportion to the objects alive in it, a millisecond or two at
-these thresholds), and leaves the full collections to a timer (:func:`full_collections`,
-every ``gc_full_seconds``), which bounds how long cyclic garbage lives, with CPython's
-own trigger kept as a backstop for a process that allocates far faster than this one.
+default thresholds (700, 10, 10) ran a full collection whenever the live heap (mostly
+the connections' asyncio, uvicorn and WebSocket objects: about 250,000 objects) had
+grown by a quarter, each one pausing the event loop for 50 ms to a second to find almost
+nothing; and most young objects live as long as a bot's pause, so small thresholds
+scanned each of them twice. So :func:`apply` collects once and freezes what startup made
+(modules, the app: never scanned again), makes young collections rarer (past the bots'
+pauses most objects die before one sees them: a tenth of the collector's CPU, in fewer
+and longer pauses, about 60 ms at 1,000 games) and leaves the full collections to a
+timer (:func:`full_collections`, every ``gc_full_seconds``), which bounds how long
+cyclic garbage lives, with CPython's own trigger kept as a backstop.
 """
 
 from __future__ import annotations
