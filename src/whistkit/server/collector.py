@@ -9,7 +9,7 @@ grown by a quarter, each one pausing the event loop for 50 ms to a second to fin
 nothing; and most young objects live as long as a bot's pause, so small thresholds
 scanned each of them twice. So :func:`apply` collects once and freezes what startup made
 (modules, the app: never scanned again), makes young collections rarer (past the bots'
-pauses most objects die before one sees them: a tenth of the collector's CPU, in fewer
+pauses most objects die before one sees them: the collector's CPU down to a sixth, in fewer
 and longer pauses, about 60 ms at 1,000 games) and leaves the full collections to a
 timer (:func:`full_collections`, every ``gc_full_seconds``), which bounds how long
 cyclic garbage lives, with CPython's own trigger kept as a backstop.
