@@ -34,6 +34,11 @@ Printed, over the measured window (after the warm-up):
   10 ms sleeps wake: the client's own delays, which are in its acks too);
 - before the load: RSS per idle game (G games created, nobody joined) and per connection
   (C sockets open, each answered one ping), from the server's RSS before and after;
+- the server's garbage collections over the window, per generation (young, middle,
+  full): how many, the milliseconds the event loop stood still in them (and the CPU
+  milliseconds, less the machine's share), the longest pause and the pauses over 20 ms
+  (measured by the benchmark's own ``gc.callbacks`` hook in the server process, so any
+  checkout alike);
 - the machine's load average at the start and the end (the machine is shared).
 
 ``--against TREE`` runs TREE's server and this one alternately (``--rounds`` pairs) and
@@ -75,6 +80,34 @@ import sys
 from whistkit.server import serve
 def ready(where):
     print(where.port, flush=True)
+def gc_figures():
+    # the garbage collector's collections and pauses, printed as a JSON line (and reset)
+    # on SIGUSR2: this script's, so that any checkout's server is measured alike
+    import gc, json, signal, time
+    # per generation: collections, wall seconds (the loop's pause), CPU seconds (the
+    # thread's: less the machine's share), the longest pause and pauses over 20 ms
+    def fresh():
+        return {k: [0, 0, 0] if k in ("collections", "over_20ms") else [0.0, 0.0, 0.0]
+                for k in ("collections", "seconds", "cpu_seconds", "max", "over_20ms")}
+    figures = fresh()
+    started = [0.0, 0.0]
+    def timed(phase, info):
+        now, cpu = time.perf_counter(), time.thread_time()
+        if phase == "start":
+            started[:] = now, cpu
+            return
+        g, pause = info["generation"], now - started[0]
+        figures["collections"][g] += 1
+        figures["seconds"][g] += pause
+        figures["cpu_seconds"][g] += cpu - started[1]
+        figures["max"][g] = max(figures["max"][g], pause)
+        figures["over_20ms"][g] += pause > 0.02
+    def report(*_):
+        print(json.dumps(figures), flush=True)
+        figures.update(fresh())
+    gc.callbacks.append(timed)
+    signal.signal(signal.SIGUSR2, report)
+gc_figures()
 def run():
     serve(sys.argv[1], host="127.0.0.1", port=0, bot_delay=float(sys.argv[2]), ready=ready)
 if len(sys.argv) > 3:  # --profile: the event loop's thread under cProfile
@@ -389,7 +422,17 @@ async def loop_lag(seconds: float, tick: float = 0.01) -> list[float]:
     return sorted(lags)
 
 
-async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
+async def gc_figures(proc: subprocess.Popen[str]) -> dict[str, Any]:
+    """The server's garbage collections since the last call (its SIGUSR2 answer)."""
+    assert proc.stdout is not None
+    proc.send_signal(signal.SIGUSR2)
+    line = await asyncio.to_thread(proc.stdout.readline)
+    figures: dict[str, Any] = json.loads(line)
+    return figures
+
+
+async def run(args: argparse.Namespace, port: int, proc: subprocess.Popen[str]) -> dict[str, Any]:
+    pid = proc.pid
     base = f"http://127.0.0.1:{port}"
     url = f"ws://127.0.0.1:{port}/ws"
     limits = httpx.Limits(max_connections=50, max_keepalive_connections=50)
@@ -413,9 +456,11 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
         cpu0, client0, t0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
         loop0 = loop_cpu_seconds(pid)
         wait0 = wait_seconds(pid)
+        await gc_figures(proc)  # from now on
         stats.measuring = True
         lags = await loop_lag(args.seconds)
         stats.measuring = False
+        gc = await gc_figures(proc)
         elapsed = time.perf_counter() - t0
         cpu = (cpu_seconds(pid) - cpu0) / elapsed
         loop_cpu = (loop_cpu_seconds(pid) - loop0) / elapsed
@@ -456,6 +501,11 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
         "server_rss_mib": rss,
         "rss_per_idle_game_kib": per_game,
         "rss_per_connection_kib": per_conn,
+        "gc_collections": gc["collections"],
+        "gc_ms": [1000 * x for x in gc["seconds"]],
+        "gc_cpu_ms": [1000 * x for x in gc["cpu_seconds"]],
+        "gc_max_ms": [1000 * x for x in gc["max"]],
+        "gc_over_20ms": gc["over_20ms"],
     }
 
 
@@ -574,7 +624,7 @@ def measure(args: argparse.Namespace, src: str | None) -> dict[str, Any]:
         load_start = loadavg()
         proc, port = start_server(args, src, Path(tmp) / "games.sqlite3")
         try:
-            out = asyncio.run(run(args, port, proc.pid))
+            out = asyncio.run(run(args, port, proc))
         finally:
             proc.terminate()
             try:
@@ -623,6 +673,13 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         f"  client loop lag    p99 {out['client_lag_p99_ms']:.1f}  max"
         f" {out['client_lag_max_ms']:.1f} ms  (late wake-ups of the client's loop, in its"
         " acks too)",
+        "  server GC          young / middle / full: collections {}, pause ms {} (CPU {}),"
+        " longest {}, over 20 ms {}".format(
+            *(
+                " / ".join(f"{x:.0f}" for x in out[key])
+                for key in ("gc_collections", "gc_ms", "gc_cpu_ms", "gc_max_ms", "gc_over_20ms")
+            )
+        ),
         f"  server RSS         {out['server_rss_mib']:.0f} MiB",
         f"  RSS per idle game  {out['rss_per_idle_game_kib']:.1f} KiB",
         f"  RSS per connection {out['rss_per_connection_kib']:.1f} KiB",

@@ -9,7 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from whistkit.cards import SUIT_MASKS, card_name, iter_cards, parse_card
-from whistkit.server.table import HUMAN, Table
+from whistkit.server.table import HUMAN, Table, event_public
 from whistkit.variants.laws import Expose
 
 from .helpers import receive_until, server_of
@@ -108,8 +108,8 @@ def test_revoke_corrected_and_a_revoke_claimed(client: TestClient) -> None:
         assert card_name(bad) in view["hand"] and card_name(good) not in view["hand"]
         assert {"seat": "S", "card": card_name(good)} in view["trick"] or view["last_trick"]
         # everyone saw the correction as it was made
-        event = t.table.events[-1]
-        assert event.public is not None and event.public["action"] == fix["action"]
+        event = event_public(t.table.events[-1])
+        assert event is not None and event["action"] == fix["action"]
 
         # later in the hand E revokes and nobody corrects it
         while (chance := t.revoke_chance("E")) is None:

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import uvicorn
 from starlette.testclient import TestClient
 
 from whistkit.server import app as app_module
+from whistkit.server import collector, serve
 from whistkit.server import table as table_module
 from whistkit.server.app import Server, create_app
 from whistkit.server.limits import LRU, Busy, Limits, Outbox, WorkQueue, default_max_connections
@@ -57,6 +60,72 @@ def test_the_connection_limit_leaves_file_descriptors() -> None:
     assert 8 <= limits.connections <= 10_000
     assert limits.connections == default_max_connections(limits.backlog)
     assert Limits(max_connections=5).connections == 5
+
+
+# -- the garbage collector --------------------------------------------------------------
+
+
+def test_serve_applies_the_garbage_collection_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: dict[str, Any] = {}
+
+    def run(self: uvicorn.Server, sockets: Any = None) -> None:  # instead of serving
+        seen.update(
+            threshold=gc.get_threshold(),
+            frozen=gc.get_freeze_count() > 0,
+            period=self.config.app.state.full_gc_seconds,
+        )
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    old = gc.get_threshold()
+    try:
+        limits = Limits(gc_young=1234, gc_middle=7, gc_full_seconds=42)
+        serve(tmp_path / "g.db", port=0, limits=limits)
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*old)
+    assert seen == {"threshold": (1234, 7, collector.FULL_BACKSTOP), "frozen": True, "period": 42}
+    assert Limits.from_env({"WHISTKIT_GC_YOUNG": "500"}).gc_young == 500
+    with pytest.raises(ValueError, match="WHISTKIT_GC_YOUNG must be at least 100"):
+        Limits.from_env({"WHISTKIT_GC_YOUNG": "5"})
+
+
+def test_the_lifespan_runs_full_collections_on_the_timer(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    periods: list[float] = []
+    cancelled = threading.Event()
+
+    async def fake(seconds: float) -> None:
+        periods.append(seconds)
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    monkeypatch.setattr(app_module, "full_collections", fake)
+    app = create_app(db_path)
+    with TestClient(app):  # no period set (not served by serve()): no timer
+        pass
+    assert periods == []
+    app.state.full_gc_seconds = 42
+    with TestClient(app):
+        pass
+    assert periods == [42] and cancelled.is_set()
+
+    collections: list[int] = []
+    monkeypatch.setattr(collector.gc, "collect", lambda: collections.append(1))
+
+    async def three() -> None:
+        task = asyncio.create_task(collector.full_collections(0.001))
+        while len(collections) < 3:
+            await asyncio.sleep(0.001)
+        task.cancel()
+
+    asyncio.run(asyncio.wait_for(three(), 30))
+    assert len(collections) >= 3
 
 
 # -- the outgoing queue -------------------------------------------------------------------

@@ -20,7 +20,7 @@ from starlette.testclient import TestClient, WebSocketTestSession
 from whistkit.cards import parse_card
 from whistkit.server.app import create_app
 from whistkit.server.log import loads_action
-from whistkit.server.table import SECRET_BYTES, Table
+from whistkit.server.table import SECRET_BYTES, Table, event_public
 
 from .helpers import has_view, server_of
 
@@ -100,7 +100,7 @@ def test_rejoin_trial_loses_no_acknowledged_card(db_path: Path, second_client: b
                         assert other["code"] in ("not_your_turn", "illegal"), other
                 # every acknowledged card is in the store's log
                 stored = json.dumps(
-                    [e.public for e in tables.loaded(game["id"]).events if e.public]
+                    [event_public(e) for e in tables.loaded(game["id"]).events if event_public(e)]
                 )
                 logged = [loads_action(t) for t in store.actions(game["id"])]
                 for card in acked:
@@ -227,7 +227,7 @@ def test_deals_come_from_the_os_and_the_secret_never_leaves(client: TestClient) 
             assert '"seed"' not in text and '"secret"' not in text
             assert json.loads(text).get("view", {}).get("seeded", False) is False
     # two unseeded games are dealt differently (the chance they are not: 1 in 10^28)
-    first_deals = [tables.get(g["id"]).events[0].private for g in games]
+    first_deals = [tables.get(g["id"]).events[0][1] for g in games]
     assert first_deals[0] != first_deals[1]
 
 

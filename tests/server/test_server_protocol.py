@@ -16,7 +16,7 @@ from whistkit.cards import card_name, parse_card
 from whistkit.record import loads, replay, summarize
 from whistkit.seats import parse_seat
 from whistkit.server.app import create_app
-from whistkit.server.table import HUMAN, TableError
+from whistkit.server.table import HUMAN, TableError, event_public
 from whistkit.variants import VARIANTS
 from whistkit.variants.swedish import reveal
 
@@ -386,7 +386,7 @@ def test_no_hidden_card_reaches_a_seat(db_path: Path, variant: str) -> None:
     actions = 0
     south = parse_seat("S")
     for event in table.events:
-        pub = event.public or {}
+        pub = event_public(event) or {}
         if pub.get("type") == "deal":
             hand_index += 1
             hand = record["hands"][hand_index]

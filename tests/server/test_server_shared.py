@@ -22,6 +22,7 @@ from whistkit.cards import SUIT_MASKS, card_name, iter_cards, parse_card
 from whistkit.seats import parse_seat
 from whistkit.server.protocol import ProtocolError, read_chat, read_name
 from whistkit.server.shared import CHAT_LINES, SharedTable
+from whistkit.server.table import event_public
 from whistkit.variants.laws import Expose
 
 from .helpers import receive_until
@@ -323,7 +324,7 @@ def test_an_absent_person_comes_back_on_another_device_at_the_same_card(db_path:
         north = parse_seat("N")
 
         def plays_of_n() -> int:
-            return sum(1 for e in table.events if (e.public or {}).get("seat") == "N")
+            return sum(1 for e in table.events if (event_public(e) or {}).get("seat") == "N")
 
         await play_out(table, [s, n], [], random.Random(2), until=lambda t: t.version >= 6)
         n.drain()

@@ -16,8 +16,9 @@ import pytest
 from whistkit.cards import card_name, parse_card
 from whistkit.record import loads
 from whistkit.seats import parse_seat
+from whistkit.server import table as table_module
 from whistkit.server.shared import SharedTable
-from whistkit.server.table import Event, Table
+from whistkit.server.table import Event, Table, event_public
 
 from .helpers import card_codes
 from .shared_helpers import Client, make_server, new_table, play_out
@@ -55,7 +56,7 @@ class Knowledge:
         hand_index, bottoms = -1, 0
         hand: dict[str, Any] = {}
         for event in table.events:
-            pub = event.public or {}
+            pub = event_public(event) or {}
             kind = pub.get("type")
             if kind == "deal":
                 hand_index += 1
@@ -190,15 +191,16 @@ def test_the_check_finds_an_injected_leak(
         monkeypatch.setattr(SharedTable, "watcher_view", leaky)
         victim = WATCH
     elif leak == "event to a seat":
-        original_for_seat = Event.for_seat
+        original_for_seat = table_module.event_for_seat
 
-        def leaky_for_seat(self: Event, seat: int) -> dict[str, Any] | None:
-            out = original_for_seat(self, seat)
-            if seat == 1 and self.private.get(2):  # E gets S's private part too
-                return {**(out or {}), "partner": dict(self.private[2])}
+        def leaky_for_seat(event: Event, seat: int) -> dict[str, Any] | None:
+            out = original_for_seat(event, seat)
+            private = event[1] or {}
+            if seat == 1 and private.get(2):  # E gets S's private part too
+                return {**(out or {}), "partner": dict(private[2])}
             return out
 
-        monkeypatch.setattr(Event, "for_seat", leaky_for_seat)
+        monkeypatch.setattr(table_module, "event_for_seat", leaky_for_seat)
         victim = "E"
     else:  # a card of S's hand in the watcher's public information
         original = SharedTable.watcher_view

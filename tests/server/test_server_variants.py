@@ -10,6 +10,7 @@ from starlette.testclient import TestClient
 
 from whistkit.cards import card_name
 from whistkit.record import loads, replay, summarize
+from whistkit.server.table import event_public
 from whistkit.variants import VARIANTS
 
 from .helpers import play_actions, play_game, receive_until, server_of
@@ -120,6 +121,8 @@ def test_turned_card_is_public_until_played(client: TestClient) -> None:
         code = card_name(table.state.turned)
         view = msg["view"]
         assert view["public"].get("turned") == code or any(t["card"] == code for t in view["trick"])
-        deal_events = [e for e in table.events if (e.public or {}).get("type") == "deal"]
-        assert deal_events[0].public["turned"] == code
+        deal_events = [
+            e for e in map(event_public, table.events) if (e or {}).get("type") == "deal"
+        ]
+        assert deal_events[0]["turned"] == code
         assert view["contract"]["trump"] == code[1]

@@ -57,10 +57,13 @@ def serve(
     uvicorn gets the limits that are its to apply: the WebSocket frame size, the listen
     backlog, ``limit_concurrency`` (a 503 beyond the connection limit) and an HTTP
     protocol that refuses connections over the limits at accept
-    (:func:`whistkit.server.security.gated_protocol`).
+    (:func:`whistkit.server.security.gated_protocol`). The process's garbage collector
+    gets the policy of :mod:`whistkit.server.collector` (startup frozen, the thresholds
+    and the period of full collections from ``limits``).
     """
     import uvicorn
 
+    from . import collector
     from .app import create_app
     from .lan import WILDCARD_HOSTS, network_url
     from .security import gated_protocol
@@ -80,6 +83,9 @@ def serve(
             limits=limits,
             lan_url=lan_url,
         )
+        # the garbage collector's policy (server.collector), its timer run by the lifespan
+        collector.apply(limits)
+        app.state.full_gc_seconds = limits.gc_full_seconds
         if ready is not None:
             ready(Listening(host, port))
         config = uvicorn.Config(

@@ -56,6 +56,7 @@ from ..seats import SOUTH, Seat, seat_name
 from ..state import Action
 from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_variant
 from . import shared
+from .collector import full_collections
 from .limits import Busy, Limits, Outbox, WorkQueue
 from .protocol import (
     ProtocolError,
@@ -614,7 +615,12 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         quiet_accept_failures(asyncio.get_running_loop())
+        # serve() sets the period of full garbage collections (server.collector)
+        seconds = getattr(app.state, "full_gc_seconds", None)
+        collecting = None if seconds is None else asyncio.create_task(full_collections(seconds))
         yield
+        if collecting is not None:
+            collecting.cancel()
         await server.close()
 
     app = Starlette(

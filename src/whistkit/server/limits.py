@@ -87,6 +87,14 @@ class Limits:
     review_workers: int = _limit(1, "reviews worked out at the same time")
     review_queue: int = _limit(8, "reviews waiting for a worker; more are refused (503)", 0)
     review_cache: int = _limit(64, "finished games' reviews kept in memory", 0)
+    # the garbage collector (server.collector; docs/web.md, "Garbage collection")
+    gc_young: int = _limit(
+        10_000, "objects allocated and kept between young garbage collections", 100
+    )
+    gc_middle: int = _limit(50, "young garbage collections per middle one")
+    gc_full_seconds: int = _limit(
+        600, "seconds between full garbage collections (the longest cyclic garbage lives)"
+    )
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

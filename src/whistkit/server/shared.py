@@ -51,7 +51,17 @@ from .protocol import (
     view_json,
 )
 from .store import Op, Store
-from .table import BOT_PREFIX, HUMAN, Subscriber, Table, TableError, Tables
+from .table import (
+    BOT_PREFIX,
+    HUMAN,
+    Subscriber,
+    Table,
+    TableError,
+    Tables,
+    event_for_seat,
+    event_public,
+    event_type,
+)
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS shared_tables (game TEXT PRIMARY KEY, config TEXT NOT NULL)"
 TIMEOUTS = (0, 30, 60, 120)  # the turn times a table may have (seconds; 0: off)
@@ -331,13 +341,13 @@ class SharedTable(Table):
             new = self.events[first_new:]
             view = self.watcher_view()
             for i, e in enumerate(new):
-                msg: dict[str, Any] = {"type": "event", "v": e.version, "event": e.for_seat(-1)}
+                msg: dict[str, Any] = {"type": "event", "v": e[0], "event": event_for_seat(e, -1)}
                 if i == len(new) - 1:
                     msg["view"] = view
                 for queue in self.watchers:
                     queue.put_nowait(msg)
-                if self.shared.watch_hands and (e.public or {}).get("type") == "hand_end":
-                    hands = self.dealt_hands(e.version)
+                if self.shared.watch_hands and event_type(e) == "hand_end":
+                    hands = self.dealt_hands(e[0])
                     if hands is not None:
                         for queue in self.watchers:
                             queue.put_nowait(hands)
@@ -346,12 +356,14 @@ class SharedTable(Table):
     def dealt_hands(self, version: int) -> dict[str, Any] | None:
         """The ``hands`` message of the hand that ended at event ``version``."""
         for e in reversed(self.events[:version]):
-            pub = e.public or {}
+            pub, private = event_public(e) or {}, e[1]
             if pub.get("type") == "deal":
                 return {
                     "type": "hands",
                     "hand_number": pub.get("hand_number"),
-                    "hands": {seat_name(s): list(p["hand"]) for s, p in sorted(e.private.items())},
+                    "hands": {
+                        seat_name(s): list(p["hand"]) for s, p in sorted((private or {}).items())
+                    },
                 }
         return None
 
@@ -362,7 +374,7 @@ class SharedTable(Table):
         out: list[dict[str, Any]] = []
         if since > 0 and self.version - since <= 200:
             out = [
-                {"type": "event", "v": e.version, "event": e.for_seat(-1)}
+                {"type": "event", "v": e[0], "event": event_for_seat(e, -1)}
                 for e in self.events[since:]
             ]
         out.append({"type": "state", "v": self.version, "view": self.watcher_view()})

@@ -32,7 +32,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..bots import DEFAULT_LEVEL, LEVELS, make_bot, play_level
@@ -101,22 +100,37 @@ class TableError(ValueError):
         self.message = message
 
 
-@dataclass(frozen=True)
-class Event:
-    """One numbered event: what everyone sees (``public``) and what only some seats see.
+# One numbered event, a flat tuple: (version, private, key, value, key, value...), the
+# keys and values what everyone sees, or (version, private, None) when the other seats
+# may see nothing of it but its number; ``private`` is what only some seats see (None:
+# nothing). Flat, of strings and numbers, so that the garbage collector stops tracking a
+# card's event the first time it looks at it (an object holding a dict, or a tuple
+# holding tuples, stays tracked for one or more collections): a game in play keeps all
+# its events, and tracked they were scanned again in every later collection
+# (docs/web.md, "Garbage collection").
+Event = tuple[Any, ...]
 
-    ``public`` is None when the other seats may see nothing of it but its number.
-    """
 
-    version: int
-    public: Mapping[str, Any] | None
-    private: Mapping[Seat, Mapping[str, Any]] = field(default_factory=dict)
+def event_public(event: Event) -> dict[str, Any] | None:
+    """What everyone sees of the event (None: only its number)."""
+    if len(event) == 3 and event[2] is None:
+        return None
+    pairs = iter(event[2:])
+    return dict(zip(pairs, pairs, strict=True))
 
-    def for_seat(self, seat: Seat) -> dict[str, Any] | None:
-        """The event as ``seat`` may see it, or None (only the version)."""
-        if seat in self.private:
-            return {**(self.public or {}), **self.private[seat]}
-        return None if self.public is None else dict(self.public)
+
+def event_for_seat(event: Event, seat: Seat) -> dict[str, Any] | None:
+    """The event as ``seat`` may see it, or None (only the version)."""
+    public, private = event_public(event), event[1]
+    if private is not None and seat in private:
+        return {**(public or {}), **private[seat]}
+    return public
+
+
+def event_type(event: Event) -> Any:
+    """The ``type`` of what everyone sees of the event (None: they see nothing)."""
+    public = event_public(event)
+    return None if public is None else public.get("type")
 
 
 Subscriber = asyncio.Queue[dict[str, Any]]
@@ -381,7 +395,7 @@ class Table:
     def events_since(self, seat: Seat, since: int) -> list[dict[str, Any]]:
         """Event messages after version ``since`` as ``seat`` may see them."""
         return [
-            {"type": "event", "v": e.version, "event": e.for_seat(seat)}
+            {"type": "event", "v": e[0], "event": event_for_seat(e, seat)}
             for e in self.events[since:]
         ]
 
@@ -566,7 +580,10 @@ class Table:
         public: Mapping[str, Any] | None,
         private: Mapping[Seat, Mapping[str, Any]] | None = None,
     ) -> None:
-        self.events.append(Event(len(self.events) + 1, public, dict(private or {})))
+        flat: tuple[Any, ...] = (None,)
+        if public is not None:
+            flat = tuple(x for pair in public.items() for x in pair)
+        self.events.append((len(self.events) + 1, dict(private) if private else None, *flat))
 
     def _deal_if_needed(self) -> None:
         if not self.state.needs_deal:
@@ -651,7 +668,7 @@ class Table:
         for seat, queue in self.subscribers:
             view = self.view_of(seat)
             for i, e in enumerate(new):
-                msg: dict[str, Any] = {"type": "event", "v": e.version, "event": e.for_seat(seat)}
+                msg: dict[str, Any] = {"type": "event", "v": e[0], "event": event_for_seat(e, seat)}
                 if i == len(new) - 1:
                     msg["view"] = view
                 queue.put_nowait(msg)
@@ -871,4 +888,15 @@ class Tables:
                 await t.close()
 
 
-__all__ = ["BOT_PREFIX", "HUMAN", "Event", "Table", "TableError", "Tables", "choose"]
+__all__ = [
+    "BOT_PREFIX",
+    "HUMAN",
+    "Event",
+    "Table",
+    "TableError",
+    "Tables",
+    "choose",
+    "event_for_seat",
+    "event_public",
+    "event_type",
+]
