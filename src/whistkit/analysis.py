@@ -142,6 +142,9 @@ class HandAnalysis:
         if first is None or first.trick != 1 or first.seat != self.leader:
             return None
         v = first.best_value
+        if v is None and first.value_bounds is not None and first.value_bounds.exact:
+            # the position's value is proven though some card is not: that is the par
+            v = first.value_bounds.lo
         if v is None:
             return None
         return v if side_of(first.seat) == 0 else 13 - v
