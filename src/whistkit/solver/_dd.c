@@ -1114,7 +1114,10 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                                (((lho & sm) == 0 && (lho & SUIT(trump))) ||
                                 ((rho & sm) == 0 && (rho & SUIT(trump))));
                 if ((own >> top) & 1) {
-                    sc = 60 + r; /* cash a winner (the run holds the top card) */
+                    /* a winner (the run holds the top card): no bonus of its own (60 before;
+                     * the strong-suit bonus below covers the good cases; -10 measured
+                     * -8.5% nodes in NT, -12% with trumps, 13-card value, seeds 11/31/12) */
+                    sc = -10 + r;
                 } else if ((pard >> top) & 1) {
                     sc = 45 - r; /* low towards partner's top card */
                 } else {
@@ -1130,6 +1133,34 @@ static void order_moves(const Ctx *c, Move *mv, int n, int hint) {
                      * medians -15% NT, -33% spades) */
                     if (as2 && ((lho >> top) & 1) && ((pard >> HIBIT(as2)) & 1)) sc += 60;
                     if (((rho >> top) & 1) && POPC(rho & sm) > 1) sc -= 10;
+                }
+                {
+                    /* bridge-solver's lead categories (measured on 13-card deals of seeds
+                     * 11, 31 and 12, value: -22% nodes in NT, -13% with trumps):
+                     * - NT: more finesses against LHO through partner (partner's ace
+                     *   against LHO's king with partner's queen or our queen and jack;
+                     *   partner's king against LHO's queen with partner's jack or our
+                     *   jack and ten), partner and LHO holding two cards or more;
+                     * - a strong suit (both opponents follow, our side holds two of the
+                     *   top three cards) early;
+                     * - a card from the middle of the suit (neither the bottom nor in
+                     *   the run that holds the top) late */
+                    u64 ps = pard & sm, os = (own | pard) & sm, x = as;
+                    u64 t5[5];
+                    for (int q = 0; q < 5; q++) {
+                        t5[q] = x ? 1ull << HIBIT(x) : 0;
+                        x &= ~t5[q];
+                    }
+                    if (trump < 0 && POPC(ps) >= 2 && POPC(lho & sm) >= 2 &&
+                        (((pard & t5[0]) && (lho & t5[1]) &&
+                          ((pard & t5[2]) || ((os & t5[2]) && (os & t5[3])))) ||
+                         ((pard & t5[1]) && (lho & t5[2]) &&
+                          ((pard & t5[3]) || ((os & t5[3]) && (os & t5[4]))))))
+                        sc += 60;
+                    if ((lho & sm) && (rho & sm) &&
+                        !!(os & t5[0]) + !!(os & t5[1]) + !!(os & t5[2]) >= 2)
+                        sc += 70;
+                    if (card != CTZ(own & sm) && (as & ~((2ull << card) - 1) & ~own)) sc -= 20;
                 }
                 if (opp_ruff) sc -= 80;
                 if (trump >= 0 && s == trump) {
