@@ -25,12 +25,17 @@ def _strength(card: int, aces_low: bool) -> int:
     return (r + 1) % 13 if aces_low else r
 
 
-def _legal(hand: int, lead_suit: int | None) -> list[int]:
+def _playable(hand: int, lead_suit: int | None) -> int:
+    """The cards of ``hand`` that may be played to a trick led in ``lead_suit``."""
     if lead_suit is not None:
         follow = hand & _SUIT_MASKS[lead_suit]
         if follow:
-            hand = follow
-    return cards_of(hand)
+            return follow
+    return hand
+
+
+def _legal(hand: int, lead_suit: int | None) -> list[int]:
+    return cards_of(_playable(hand, lead_suit))
 
 
 class _Solver:
@@ -65,13 +70,10 @@ class _Solver:
 
     def legal(self, hand: int, lead_suit: int | None) -> list[int]:
         """:func:`_legal`, each distinct set of cards listed once per solve."""
-        if lead_suit is not None:
-            follow = hand & _SUIT_MASKS[lead_suit]
-            if follow:
-                hand = follow
-        found = self.cards.get(hand)
+        cards = _playable(hand, lead_suit)
+        found = self.cards.get(cards)
         if found is None:
-            found = self.cards[hand] = cards_of(hand)
+            found = self.cards[cards] = cards_of(cards)
         return found
 
     def value(self, hands: list[int], leader: int) -> int:
