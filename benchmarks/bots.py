@@ -150,11 +150,19 @@ def print_ladder(pairs: list[tuple[str, str]], deals: int, seed: int, jobs: int)
     print("| N-S | E-W | deals | points/hand N-S minus E-W | 95% CI | tricks/hand | seconds |")
     print("|---|---|---|---|---|---|---|")
     tricks: dict[tuple[str, str], float] = {}
+    by_contract: list[str] = []
     for ns, ew in pairs:
         start = time.perf_counter()
         result = run_match("felagsvist", ns=ns, ew=ew, deals=deals, seed=seed, jobs=jobs)
         tricks[(ns, ew)] = result.mean_diff / 2
         print(ladder_row(result, time.perf_counter() - start), flush=True)
+        contracts = sorted(result.by_contract().items())
+        by_contract.append(
+            f"{ns} - {ew}: " + ", ".join(f"{k} {m:+.2f} ({n})" for k, (n, m) in contracts)
+        )
+    print("\nPoints per hand by contract (deals):")
+    for line in by_contract:
+        print(f"- {line}")
     if ("expert", "club") in tricks and ("oracle", "club") in tricks:
         gap = tricks[("oracle", "club")]
         closed = tricks[("expert", "club")] / gap if gap else float("nan")
