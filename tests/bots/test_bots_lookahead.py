@@ -293,23 +293,32 @@ def test_rollout_values_are_club_play_then_the_solver(variant: str) -> None:
     assert compared > 40
 
 
-def test_expert_searches_misere_from_the_first_trick() -> None:
-    # Nóló at trick 1: the rollouts (not the club rules) decide, in every scheduled
-    # world, and a seed fixes the card
-    from whistkit.bots.pimc import WORLDS_MISERE
+def test_misere_first_tricks_club_rules_by_default_rollouts_when_scheduled() -> None:
+    # Nóló at tricks 1-2: by default the club rules decide (no world searched); with
+    # rollout worlds scheduled at 12-13 tricks left, the rollouts decide in every scheduled
+    # world; either way a seed fixes the card
+    from whistkit.bots.pimc import default_worlds
     from whistkit.deal import deal_cards
     from whistkit.state import Deal, new_game
 
+    def rollouts(tricks_left: int, misere: bool) -> int:
+        return 8 if misere and tricks_left > 11 else default_worlds(tricks_left, misere)
+
+    assert default_worlds(13, True) == 0 and default_worlds(12, True) == 0
     for k in (1,):
         state = new_game("felagsvist", dealer=k, hand_number=6)
         state = state.apply(Deal(deal_cards(random.Random(k), state.dealer).hands))
         assert state.contract is not None and state.contract.misere
-        bot = ExpertBot()
+        chose = 0
         for _ in range(2):  # the lead and the second hand
             view = state.view(state.to_play)
-            card = bot.choose(view, random.Random(k))
-            assert card in view.legal
-            if len(view.legal) > 1:
-                assert bot.last_worlds == WORLDS_MISERE[13]
-            assert ExpertBot().choose(view, random.Random(k)) == card
+            for make, worlds in ((ExpertBot, 0), (lambda: ExpertBot(worlds=rollouts), 8)):
+                bot = make()
+                card = bot.choose(view, random.Random(k))
+                assert card in view.legal
+                if len(view.legal) > 1:
+                    chose += 1
+                    assert bot.last_worlds == worlds
+                assert make().choose(view, random.Random(k)) == card
             state = state.apply(card)
+        assert chose > 0

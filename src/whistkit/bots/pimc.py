@@ -45,11 +45,15 @@ BIDDING = ("simulate", "red", "black")
 # machine (docs/bots.md). A world whose search needs more than NODE_LIMIT nodes (about
 # 0.2 s) is left out; with fewer than MIN_SOLVED worlds solved the club rules decide. A
 # misère deal with more than SOLVE_MISERE_FROM tricks left almost never fits the budget
-# (budgeted bounds at 13 tricks span 6-7 tricks even with 1 M nodes), so there each
-# candidate card is played out in WORLDS_MISERE[tricks left] worlds by the club rules to
-# ROLLOUT_TO tricks left and solved from there within ROLLOUT_NODES nodes.
+# (budgeted bounds at 13 tricks span 6-7 tricks even with 1 M nodes), so there the club
+# rules decide. ROLLOUT_WORLDS[tricks left] > 0 plays each candidate card out instead, in
+# that many worlds, by the club rules to ROLLOUT_TO tricks left, solved from there within
+# ROLLOUT_NODES nodes: measured and not the default (on the 400-deal ladder, 8 worlds at
+# 12-13 tricks left took Nóló's expert - club from +2.05 to +0.98 points per hand;
+# docs/bots.md).
 WORLDS_NORMAL = {13: 16, 12: 24, 11: 32, 10: 48, 9: 64}
-WORLDS_MISERE = {13: 8, 12: 8, 11: 16, 10: 24, 9: 48, 8: 64}
+WORLDS_MISERE = {11: 16, 10: 24, 9: 48, 8: 64}
+ROLLOUT_WORLDS: dict[int, int] = {}
 WORLDS_DEFAULT = 96
 SOLVE_MISERE_FROM = 11
 NODE_LIMIT = 2_000_000
@@ -448,8 +452,11 @@ def default_lookahead(tricks_left: int, misere: bool) -> int:
 
 def default_worlds(tricks_left: int, misere: bool) -> int:
     """The most worlds per decision (0: decide by the club rules instead). Misère with
-    more than ``SOLVE_MISERE_FROM`` tricks left: the worlds of the club-rule rollouts."""
+    more than ``SOLVE_MISERE_FROM`` tricks left: the worlds of the club-rule rollouts
+    (``ROLLOUT_WORLDS``, none by default)."""
     if misere:
+        if tricks_left > SOLVE_MISERE_FROM:
+            return ROLLOUT_WORLDS.get(tricks_left, 0)
         return WORLDS_MISERE.get(tricks_left, WORLDS_DEFAULT)
     return WORLDS_NORMAL.get(tricks_left, WORLDS_DEFAULT)
 
@@ -462,6 +469,7 @@ __all__ = [
     "OBSERVE",
     "ROLLOUT_NODES",
     "ROLLOUT_TO",
+    "ROLLOUT_WORLDS",
     "SOLVE_MISERE_FROM",
     "WORLDS_DEFAULT",
     "WORLDS_MISERE",
