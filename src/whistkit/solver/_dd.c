@@ -211,8 +211,9 @@ static void ctx_free(Ctx *c) {
     c->tags = NULL;
 }
 
-/* The search core below is compiled twice: once for any x86-64 (or other) CPU, and
- * once with popcnt/lzcnt/bmi instructions, chosen at import time. */
+/* The search core below is compiled three times: once for any x86-64 (or other) CPU,
+ * once with popcnt/lzcnt/bmi instructions and pext/pdep (bmi2), and once with the same
+ * but no pext/pdep (for processors where those are slow), chosen at import time. */
 #define FN(x) x##_base
 #include "_dd.c"
 #undef FN
@@ -232,11 +233,23 @@ static void ctx_free(Ctx *c) {
 #undef FN
 #if defined(__clang__)
 #pragma clang attribute pop
+#pragma clang attribute push(__attribute__((target("popcnt,lzcnt,bmi"))), apply_to = function)
+#else
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("popcnt,lzcnt,bmi")
+#endif
+#define FN(x) x##_mid
+#include "_dd.c"
+#undef FN
+#if defined(__clang__)
+#pragma clang attribute pop
 #else
 #pragma GCC pop_options
 #endif
 #endif
 
+/* which core runs: 0 the portable one, 1 popcnt/lzcnt/bmi with pext, 2 the same without */
 static int g_fast = 0;
 
 #ifdef DD_HAVE_FAST
@@ -258,7 +271,8 @@ static int slow_pext(void) {
 
 static int run_job(Ctx *c, const Job *j, int mode, int k, Res *r) {
 #ifdef DD_HAVE_FAST
-    if (g_fast && !(g_flags & 2048)) return run_job_fast(c, j, mode, k, r);
+    if (g_fast == 1 && !(g_flags & 2048)) return run_job_fast(c, j, mode, k, r);
+    if (g_fast == 2 && !(g_flags & 2048)) return run_job_mid(c, j, mode, k, r);
 #endif
     return run_job_base(c, j, mode, k, r);
 }
@@ -657,8 +671,9 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_dd",
 PyMODINIT_FUNC PyInit__dd(void) {
 #ifdef DD_HAVE_FAST
     __builtin_cpu_init();
-    g_fast = __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") &&
-             __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt") && !slow_pext();
+    if (__builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") &&
+        __builtin_cpu_supports("lzcnt"))
+        g_fast = __builtin_cpu_supports("bmi2") && !slow_pext() ? 1 : 2;
 #endif
     PyObject *m = PyModule_Create(&module);
     if (m && PyModule_AddIntConstant(m, "FAST", g_fast) < 0) {
