@@ -250,13 +250,13 @@ static void ctx_free(Ctx *c) {
 #endif
 
 /* which core runs: 0 the portable one, 1 popcnt/lzcnt/bmi with pext, 2 the same without */
-static int g_fast = 0;
+static int g_core = 0;
 
 #ifdef DD_HAVE_FAST
 #include <cpuid.h>
 /* pext/pdep are microcoded on AMD (and Hygon) processors before Zen 3 (family 0x19):
- * hundreds of cycles each, so there the portable core is the faster one (1.45 times at
- * 13 cards, measured on a Zen 2 EPYC, family 0x17) */
+ * hundreds of cycles each, so there the core without them runs (the core with them was
+ * 1.45 times slower than even the portable one at 13 cards on a Zen 2 EPYC, family 0x17) */
 static int slow_pext(void) {
     unsigned a, b, c, d;
     if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
@@ -269,12 +269,19 @@ static int slow_pext(void) {
 }
 #endif
 
-static int run_job(Ctx *c, const Job *j, int mode, int k, Res *r) {
+/* a call into the build of the core that runs (flag 2048: the portable one) */
 #ifdef DD_HAVE_FAST
-    if (g_fast == 1 && !(g_flags & 2048)) return run_job_fast(c, j, mode, k, r);
-    if (g_fast == 2 && !(g_flags & 2048)) return run_job_mid(c, j, mode, k, r);
+#define CORE_CALL(fn, ...)                                                                 \
+    (g_flags & 2048 ? fn##_base(__VA_ARGS__)                                               \
+     : g_core == 1  ? fn##_fast(__VA_ARGS__)                                               \
+     : g_core == 2  ? fn##_mid(__VA_ARGS__)                                                \
+                    : fn##_base(__VA_ARGS__))
+#else
+#define CORE_CALL(fn, ...) fn##_base(__VA_ARGS__)
 #endif
-    return run_job_base(c, j, mode, k, r);
+
+static int run_job(Ctx *c, const Job *j, int mode, int k, Res *r) {
+    return CORE_CALL(run_job, c, j, mode, k, r);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -673,10 +680,10 @@ PyMODINIT_FUNC PyInit__dd(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") &&
         __builtin_cpu_supports("lzcnt"))
-        g_fast = __builtin_cpu_supports("bmi2") && !slow_pext() ? 1 : 2;
+        g_core = __builtin_cpu_supports("bmi2") && !slow_pext() ? 1 : 2;
 #endif
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "FAST", g_fast) < 0) {
+    if (m && PyModule_AddIntConstant(m, "FAST", g_core) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -26,14 +26,7 @@ static PyObject *py_solve_split(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     c0 = ctx_take();
     c1 = ctx_take();
-    if (c0 && c1) {
-#ifdef DD_HAVE_FAST
-        if (g_fast && !(g_flags & 2048))
-            split_value_fast(c0, c1, &j, &lo, &hi, nodes, probes);
-        else
-#endif
-            split_value_base(c0, c1, &j, &lo, &hi, nodes, probes);
-    }
+    if (c0 && c1) CORE_CALL(split_value, c0, c1, &j, &lo, &hi, nodes, probes);
     if (c0) ctx_give(c0);
     if (c1) ctx_give(c1);
     Py_END_ALLOW_THREADS
