@@ -103,3 +103,54 @@ def test_same_seed_same_deal_on_any_machine() -> None:
 
 
 FROZEN_DEAL_12345 = "N:63.KQ32.K732.A63 KT974.84.Q865.Q2 52.AJ96.AJT9.JT4 AQJ8.T75.4.K9875"
+
+
+@given(st.integers(min_value=0, max_value=(1 << 52) - 1))
+def test_cards_in_reads_the_tables_as_the_bits_say(hand: int) -> None:
+    from whistkit.cards import cards_in, iter_cards
+
+    walked = []
+    rest = hand
+    while rest:
+        low = rest & -rest
+        walked.append(low.bit_length() - 1)
+        rest ^= low
+    assert cards_in(hand) == tuple(walked)
+    assert list(iter_cards(hand)) == walked
+
+
+def test_cards_in_refuses_what_is_no_hand() -> None:
+    from whistkit.cards import cards_in
+
+    for bad in (1 << 52, -1):
+        with pytest.raises(ValueError, match="not a hand of cards"):
+            cards_in(bad)
+
+
+def test_card_tables_are_never_seen_half_built() -> None:
+    import sys
+    import threading
+
+    from whistkit import cards
+
+    seen: list[object] = []
+
+    def read() -> None:
+        try:
+            seen.append(len(cards.cards_in((1 << 52) - 1)))
+        except Exception as e:  # a thread's error must reach the test
+            seen.append(e)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch often, inside the tables' building
+    try:
+        for _ in range(20):
+            cards.SUIT_CARDS.clear()
+            threads = [threading.Thread(target=read) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert seen == [52] * 80

@@ -27,7 +27,16 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, Union, runtime_checkable
 
 from ._checks import is_whole, kind_of
-from .cards import FULL_DECK, SUIT_MASKS, Card, Hand, card_name, iter_cards
+from .cards import (
+    FULL_DECK,
+    SUIT_CARDS,
+    SUIT_MASKS,
+    Card,
+    Hand,
+    card_name,
+    iter_cards,
+    suit_tables,
+)
 from .seats import Seat, as_seat, left, seat_name
 
 DEAL, BID, PLAY, OVER = "deal", "bid", "play", "over"
@@ -36,20 +45,6 @@ DEAL, BID, PLAY, OVER = "deal", "bid", "play", "over"
 # the ace drops below the two. These keys compare cards of the same suit.
 RANK_KEY_HIGH = tuple(range(52))
 RANK_KEY_ACES_LOW = tuple((c // 13) * 13 + (c % 13 + 1) % 13 for c in range(52))
-
-
-# _SUIT_CARDS[suit][bits]: the cards of a 13-bit rank pattern in one suit, lowest first;
-# built on first use so that importing whistkit stays cheap
-_SUIT_CARDS: list[tuple[tuple[Card, ...], ...]] = []
-
-
-def _suit_cards() -> list[tuple[tuple[Card, ...], ...]]:
-    if not _SUIT_CARDS:
-        ranks = [tuple(r for r in range(13) if bits >> r & 1) for bits in range(8192)]
-        for suit in range(4):
-            base = 13 * suit
-            _SUIT_CARDS.append(tuple(tuple(base + r for r in rs) for rs in ranks))
-    return _SUIT_CARDS
 
 
 class IllegalAction(ValueError):
@@ -264,7 +259,7 @@ class State:
         if self.phase == PLAY:
             if self.variant.laws:
                 return self.variant.play_actions(self)
-            table = _SUIT_CARDS or _suit_cards()
+            table = SUIT_CARDS or suit_tables()
             hand = self.holdings[self.to_play]
             if self.trick:
                 led = self.trick[0] // 13

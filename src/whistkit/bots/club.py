@@ -21,16 +21,36 @@ Félagsvist forbids signals, so it makes only natural inferences.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
-from ..cards import SUIT_MASKS, Card, Hand, iter_cards
+from ..cards import SUIT_MASKS, Card, Hand, cards_in, iter_cards
 from ..seats import partner
 from ..state import Action, Contract, View, trick_winner_index
 from .bottom import club_bottom, is_bottom_choice
-from .knowledge import Knowledge, higher_in, lower_in, rank_keys
+from .knowledge import Knowledge, outranking, rank_keys
 
 
 def _cards(m: Hand) -> list[Card]:
-    return list(iter_cards(m))
+    return list(cards_in(m))
+
+
+# per (aces low, trump suit): the rank keys, an order for lowest/highest (rank, trumps
+# above the other suits, then the card) and the masks of the cards above and below each
+_Tables = tuple[tuple[int, ...], tuple[int, ...], tuple[Hand, ...], tuple[Hand, ...]]
+_TABLES: dict[tuple[bool, int | None], _Tables] = {}
+
+
+def _tables(contract: Contract) -> _Tables:
+    key = (contract.aces_low, contract.trump)
+    got = _TABLES.get(key)
+    if got is None:
+        keys = rank_keys(contract)
+        order = tuple(
+            (keys[c] % 13 + (13 if c // 13 == contract.trump else 0)) * 64 + c for c in range(52)
+        )
+        above, below = outranking(keys)
+        got = _TABLES[key] = (keys, order, above, below)
+    return got
 
 
 class ClubBot:
@@ -76,7 +96,7 @@ class _Decision:
         for c in cards:
             self.legal |= 1 << c
         self.know = Knowledge.from_view(view) if know is None else know
-        self.keys = rank_keys(self.contract)
+        self.keys, self.order, self.above, self.below = _tables(self.contract)
         self.trump = self.contract.trump
         self.me = view.seat
         self.pard = partner(view.seat)
@@ -88,16 +108,26 @@ class _Decision:
 
     def is_boss(self, c: Card) -> bool:
         """No card anyone else may hold in the suit outranks ``c``."""
-        return higher_in(self.know.unseen, c, self.keys) == 0
+        return not self.know.unseen & self.above[c]
 
-    def lowest(self, cs: list[Card]) -> Card:
-        return min(cs, key=lambda c: (self.rank(c) + (13 if c // 13 == self.trump else 0), c))
+    def lowest(self, cs: Sequence[Card]) -> Card:
+        """By rank, any trump above the other suits; of equal ranks the lowest card."""
+        return min(cs, key=self.order.__getitem__)
 
-    def highest(self, cs: list[Card]) -> Card:
-        return max(cs, key=lambda c: (self.rank(c) + (13 if c // 13 == self.trump else 0), c))
+    def highest(self, cs: Sequence[Card]) -> Card:
+        return max(cs, key=self.order.__getitem__)
 
-    def suit_cards(self, suit: int) -> list[Card]:
-        return _cards(self.legal & SUIT_MASKS[suit])
+    def suit_cards(self, suit: int) -> tuple[Card, ...]:
+        return cards_in(self.legal & SUIT_MASKS[suit])
+
+    def beating(self) -> list[Card]:
+        """Our cards that would win the trick so far (as ``trick_winner_index`` rules)."""
+        trick = self.view.trick
+        win = trick[trick_winner_index(trick, self.contract)]
+        suit, key, keys, trump = win // 13, self.keys[win], self.keys, self.trump
+        if suit == trump:
+            return [c for c in self.cards if c // 13 == suit and keys[c] > key]
+        return [c for c in self.cards if (c // 13 == suit and keys[c] > key) or c // 13 == trump]
 
     def equivalent_low(self, c: Card) -> Card:
         """The lowest of our cards touching ``c`` (no unseen card between them)."""
@@ -193,7 +223,7 @@ class _Decision:
         winner_seat = (self.view.leader + win_i) & 3
         win_card = trick[win_i]
         led = trick[0] // 13
-        beats = [c for c in self.cards if trick_winner_index((*trick, c), self.contract) == pos]
+        beats = self.beating()
         following = bool(self.legal & SUIT_MASKS[led])
         partner_winning = winner_seat == self.pard
         if partner_winning and self.partner_sure(win_card, pos):
@@ -246,7 +276,7 @@ class _Decision:
         """Could the last player (an opponent when we are third) beat ``card``?"""
         last = (self.view.leader + 3) & 3
         led = self.view.trick[0] // 13
-        higher_out = higher_in(self.know.unseen, card, self.keys) > 0
+        higher_out = bool(self.know.unseen & self.above[card])
         if card // 13 == led:
             if self.may_hold(last, led) and higher_out:
                 return True
@@ -263,21 +293,25 @@ class _Decision:
         """A card from the weakest suit: worthless singletons first, never a trump if avoidable."""
         hand = self.know.hand
         side = [c for c in self.cards if c // 13 != self.trump] or self.cards
+        suits: dict[int, tuple[Card, int]] = {}  # suit: (its lowest card, its worth)
 
         def cost(c: Card) -> tuple[int, int, int]:
             s = c // 13
-            mine = _cards(hand & SUIT_MASKS[s])
-            bosses = sum(1 for x in mine if self.is_boss(x))
-            length = len(mine)
-            low = self.lowest(mine)
-            if c != low:
+            got = suits.get(s)
+            if got is None:
+                mine = cards_in(hand & SUIT_MASKS[s])
+                bosses = sum(1 for x in mine if self.is_boss(x))
+                length = len(mine)
+                # a suit with boss cards or long enough to establish is worth keeping
+                worth = 10 * bosses + (length if length >= 4 else 0)
+                if length == 1 and not bosses:
+                    worth -= 5
+                if length == 2 and any(self.rank(x) >= 10 for x in mine):
+                    worth += 4  # an honour's guard
+                got = suits[s] = (self.lowest(mine), worth)
+            if c != got[0]:
                 return (100, 0, 0)
-            # a suit with boss cards or long enough to establish is worth keeping
-            worth = 10 * bosses + (length if length >= 4 else 0)
-            if length == 1 and not bosses:
-                worth -= 5
-            honour_guard = any(self.rank(x) >= 10 for x in mine) and length == 2
-            return (worth + (4 if honour_guard else 0), self.rank(c), c)
+            return (got[1], self.rank(c), c)
 
         return min(side, key=cost)
 
@@ -285,12 +319,12 @@ class _Decision:
 
     def danger(self, c: Card) -> int:
         """How many cards others may play under ``c`` in its suit (they can duck it)."""
-        return lower_in(self.know.unseen, c, self.keys)
+        return (self.know.unseen & self.below[c]).bit_count()
 
     def misere_lead(self) -> Card:
         def risk(c: Card) -> tuple[int, int, int]:
             s = c // 13
-            higher = higher_in(self.know.unseen, c, self.keys)
+            higher = (self.know.unseen & self.above[c]).bit_count()
             if not higher:
                 return (1, 0, c)  # sure to win this trick
             # fewer opponents' cards below ours = safer; prefer suits they still hold
@@ -309,7 +343,8 @@ class _Decision:
         if not following:
             # shed the card others can most easily duck under
             return max(self.cards, key=lambda c: (self.danger(c), self.rank(c), c))
-        losers = [c for c in self.cards if trick_winner_index((*trick, c), self.contract) != pos]
+        beats = self.beating()
+        losers = [c for c in self.cards if c not in beats]
         if losers:
             return self.highest(losers)
         if pos == 3 or self.sure_to_win(self.lowest(self.cards)):
@@ -320,6 +355,6 @@ class _Decision:
     def sure_to_win(self, card: Card) -> bool:
         """No player after us can beat ``card`` (misère has no trumps)."""
         after = range(len(self.view.trick) + 1, 4)
-        higher = higher_in(self.know.unseen, card, self.keys) > 0
+        higher = bool(self.know.unseen & self.above[card])
         led = self.view.trick[0] // 13
         return not higher or all(self.know.is_void((self.view.leader + i) & 3, led) for i in after)

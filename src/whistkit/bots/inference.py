@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..cards import SUIT_MASKS, Card, Hand, iter_cards
+from ..cards import SUIT_MASKS, Card, Hand, cards_in, iter_cards
 from ..seats import SEATS, Seat
 from ..state import Contract, View, trick_winner_index
 from .bottom import club_wants_red, earlier_seats
@@ -299,7 +299,7 @@ def policy_weight(
                     ok = True  # one legal card: no choice to explain
                 else:
                     know = m.know.with_hand(hand, m.know.unseen & ~hand)
-                    choice = club_card(m.view, list(iter_cards(legal)), know)
+                    choice = club_card(m.view, list(cards_in(legal)), know)
                     ok = choice == m.card or _same_value(choice, m.card, hand, m.before, keys)
                 seen[hand] = ok
             if not ok:

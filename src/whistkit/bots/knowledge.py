@@ -108,17 +108,12 @@ class Knowledge:
     def with_hand(self, hand: Hand, unseen: Hand) -> Knowledge:
         """The same public knowledge for a seat holding ``hand`` (the policy model's
         what-if; faster than :func:`dataclasses.replace`)."""
-        return Knowledge(
-            self.seat,
-            hand,
-            unseen,
-            self.voids,
-            self.held,
-            self.played_by,
-            self.led_by,
-            self.first_lead,
-            self.sizes,
-        )
+        new = object.__new__(Knowledge)  # a frozen dataclass's __init__ is slow
+        fields = new.__dict__
+        fields.update(self.__dict__)
+        fields["hand"] = hand
+        fields["unseen"] = unseen
+        return new
 
     def is_void(self, seat: Seat, suit: int) -> bool:
         """True when ``seat`` surely holds no card of ``suit`` (shown out, or it is us)."""
@@ -163,6 +158,11 @@ def _tables(keys: tuple[int, ...]) -> tuple[tuple[Hand, ...], tuple[Hand, ...]]:
     if keys is RANK_KEY_ACES_LOW:
         return _ACES_LOW
     return _outranking(keys)
+
+
+def outranking(keys: tuple[int, ...]) -> tuple[tuple[Hand, ...], tuple[Hand, ...]]:
+    """For each card, the mask of the cards of its suit above it and the mask below it."""
+    return _tables(keys)
 
 
 def higher_in(cards: Hand, card: Card, keys: tuple[int, ...]) -> int:

@@ -108,6 +108,10 @@ class DealSampler:
                 )
             by_allowed.setdefault(allowed, []).extend(cards)
         self.classes = sorted(by_allowed.items())
+        # each class's cards as one-bit masks (shuffled in their place: the same
+        # permutation, and a hand is then the sum of its share)
+        self._bits = [tuple(1 << c for c in cards) for _, cards in self.classes]
+        self._totals: dict[tuple[int, int, int, int], int] = {}
         if sum(len(c) for _, c in self.classes) != sum(self.needs):
             raise InconsistentView(
                 f"{counted(free.bit_count(), 'hidden card')} to deal but the other"
@@ -156,22 +160,26 @@ class DealSampler:
         for i, s in enumerate(self.hidden):
             hands[s] = self.pinned[i]
         r = self.needs
-        for k, (_, cards) in enumerate(self.classes):
+        for k, bits in enumerate(self._bits):
             options = self._weighted_splits(k, r)
-            pick = rng.randrange(sum(w for _, w in options))
+            key = (k, *r)
+            total = self._totals.get(key)
+            if total is None:
+                total = self._totals[key] = sum(w for _, w in options)
+            pick = rng.randrange(total)
             x = options[-1][0]
             for split, w in options:
                 if pick < w:
                     x = split
                     break
                 pick -= w
-            shuffled = list(cards)
+            shuffled = list(bits)
             rng.shuffle(shuffled)
             at = 0
             for i, s in enumerate(self.hidden):
-                for c in shuffled[at : at + x[i]]:
-                    hands[s] |= 1 << c
-                at += x[i]
+                if x[i]:
+                    hands[s] |= sum(shuffled[at : at + x[i]])
+                    at += x[i]
             r = (r[0] - x[0], r[1] - x[1], r[2] - x[2])
         return (hands[0], hands[1], hands[2], hands[3])
 
