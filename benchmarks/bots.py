@@ -29,6 +29,7 @@ import statistics
 import time
 from collections.abc import Callable
 
+import machine  # benchmarks/machine.py, beside this script
 from whistkit.bots import make_bot
 from whistkit.deal import deal_cards
 from whistkit.match import MatchResult, run_match
@@ -247,6 +248,7 @@ def main() -> None:
         help="CPU time of the expert at Nóló tricks 1-2 against Hearts trick 1 (anchor)",
     )
     args = parser.parse_args()
+    print(machine.describe(), flush=True)
     has_solver = importlib.util.find_spec("whistkit.solver") is not None
     levels = ["beginner", "club"] + (["expert"] if has_solver else [])
     pairs = [("club", "beginner")]

@@ -20,6 +20,7 @@ import random
 import statistics
 import time
 
+import machine  # benchmarks/machine.py, beside this script
 import whistkit.solver as solver
 from whistkit.solver import Position
 
@@ -55,6 +56,7 @@ def main() -> None:
     )
     ap.add_argument("--threads", type=int, default=1, choices=(1, 2))
     args = ap.parse_args()
+    print(machine.describe(), flush=True)
     deals = make_deals(13, args.deals, args.seed)
     positions = [Position(h, (), i % 4, None, True) for i, h in enumerate(deals)]
     widths, times = [], []

@@ -17,6 +17,7 @@ import argparse
 import statistics
 import time
 
+import machine  # benchmarks/machine.py, beside this script
 import whistkit.solver as solver
 from misere import make_deals
 from whistkit.solver import Position, _dd  # type: ignore[attr-defined]
@@ -52,6 +53,7 @@ def main() -> None:
     ap.add_argument("--cap", type=int, default=0, help="node cap per solve (0: none)")
     ap.add_argument("--normal", action="store_true", help="also normal no trump")
     args = ap.parse_args()
+    print(machine.describe(), flush=True)
     _dd.set_flags(args.flags)
     for n in [int(x) for x in args.sizes.split(",")]:
         kinds = [True, False] if args.normal else [True]

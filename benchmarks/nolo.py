@@ -30,6 +30,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+import machine  # benchmarks/machine.py, beside this script
 from whistkit.deal import deal_cards
 from whistkit.match import make_player
 from whistkit.state import BID, PLAY, Deal, new_game
@@ -119,6 +120,7 @@ def main() -> None:
         "--pair", nargs=2, metavar=("NEW", "OLD"), help="only compare two runs' files"
     )
     args = parser.parse_args()
+    print(machine.describe(), flush=True)
     if args.pair:
         pair(*args.pair)
         return

@@ -15,6 +15,7 @@ import argparse
 import statistics
 import time
 
+import machine  # benchmarks/machine.py, beside this script
 import whistkit.solver as solver
 from solver import make_deals
 from whistkit.solver import Position, _dd  # type: ignore[attr-defined]
@@ -33,6 +34,7 @@ def main() -> None:
     ap.add_argument("--every-card", action="store_true", help="every card's value")
     ap.add_argument("--flags", type=int, default=0)
     args = ap.parse_args()
+    print(machine.describe(), flush=True)
     _dd.set_flags(args.flags)
     deals = make_deals(args.cards, args.deals, args.seed)
     fn = solver.solve_cards if args.every_card else solver.solve

@@ -13,6 +13,7 @@ import argparse
 import random
 import time
 
+import machine  # benchmarks/machine.py, beside this script
 from whistkit.cards import SUIT_MASKS
 from whistkit.deal import deal_cards
 from whistkit.state import Deal, new_game
@@ -79,6 +80,7 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    print(machine.describe(), flush=True)
     public_api(200, args.seed)  # warm up
     api = public_api(args.hands, args.seed)
     raw = raw_ints(args.hands, args.seed)

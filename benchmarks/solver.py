@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import machine  # benchmarks/machine.py, beside this script
 import whistkit.solver as solver
 from whistkit.solver import Position
 from whistkit.solver.dds import cards_of, solve_board
@@ -184,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = ap.parse_args(argv)
+    print(machine.describe(), flush=True)
     if not solver.has_core():
         print("the compiled core whistkit.solver._dd is missing", file=sys.stderr)
         return 1

@@ -106,6 +106,18 @@ def has_core() -> bool:
     return _load_core() is not None
 
 
+CORE_BUILDS = ("portable", "BMI2 with pext/pdep", "popcnt/lzcnt/BMI1, no pext")
+
+
+def core_build() -> str:
+    """Which build of the compiled core runs on this processor (``_dd.FAST`` named), or
+    "none" without the core: speed figures depend on it (docs/solver.md, "Speed")."""
+    core = _load_core()
+    if core is None:
+        return "none (the pure-Python oracle)"
+    return CORE_BUILDS[int(getattr(core, "FAST", 0))]
+
+
 def _args(pos: Position) -> tuple[Any, ...]:
     return (
         pos.hands,
@@ -425,6 +437,7 @@ __all__ = [
     "Bounds",
     "Position",
     "can_take",
+    "core_build",
     "has_core",
     "position_for",
     "solve",
