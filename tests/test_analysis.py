@@ -128,7 +128,7 @@ def test_laws_game_leaves_the_irregular_cards_unjudged() -> None:
 
 def test_node_limit_leaves_deep_positions_unjudged() -> None:
     record = loads(bot_record("felagsvist", seed=5))
-    a = analyse(record, node_limit=200, hands={1})
+    a = analyse(record, node_limit=200, normal_retry=1, hands={1})
     assert [h.number for h in a.hands] == [1]
     unsolved = [j for j in a.hands[0].judgements if not j.solved]
     assert unsolved and all(j.position is not None for j in unsolved)
@@ -154,6 +154,28 @@ def test_node_limit_leaves_deep_positions_unjudged() -> None:
     ]
     if h.par_ns is None:
         assert "(a range: not settled within the node limit)" in report(a)
+
+
+def test_normal_play_left_unsettled_is_searched_again_with_more_nodes() -> None:
+    record = loads(bot_record("felagsvist", seed=5))  # hand 1: hearts trump
+    once = analyse(record, node_limit=2_000, normal_retry=1, hands={1}).hands[0]
+    again = analyse(record, node_limit=2_000, hands={1}).hands[0]
+    assert not once.misere
+    before = [j for j in once.judgements if not j.solved]
+    after = [j for j in again.judgements if not j.solved]
+    assert before and len(after) < len(before)
+    for j, k in zip(once.judgements, again.judgements, strict=True):
+        if j.solved:
+            assert k.values == j.values  # the settled ones are untouched
+        elif k.solved:
+            assert k.values is not None and j.bounds is not None
+            assert all(k.values[c] in j.bounds[c] for c in j.legal)
+    # misère keeps its ranges: no second search
+    nolo = analyse(record, node_limit=2_000, hands={6}).hands[0]
+    nolo_once = analyse(record, node_limit=2_000, normal_retry=1, hands={6}).hands[0]
+    assert nolo.misere and nolo.judgements == nolo_once.judgements
+    with pytest.raises(ValueError, match="normal_retry must be at least 1, not 0"):
+        analyse(record, normal_retry=0)
 
 
 def test_a_settled_best_value_is_the_par_though_a_card_is_not() -> None:

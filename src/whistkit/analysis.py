@@ -39,6 +39,11 @@ from .state import BID, PLAY, Deal, State, new_game
 # at most half a second per position on the project's 2-core machine: a whole Félagsvist
 # game in 8-10 s of CPU time (docs/solver.md), every hand with a par, exact or a range
 NODE_LIMIT = 1_000_000
+# normal-play positions not settled within the node limit are searched again with this
+# many times the limit (on 12-hand games of the club bots, 8 of about 480 positions, all
+# settled, in about a second more; docs/solver.md); misère keeps its ranges
+NORMAL_RETRY = 10
+_LIMIT_MAX = 2**62
 SHOW_BEST = 5  # best cards listed per mistake in the text report
 MISERE_NAMES = {"NOLO": "Nóló", "NOLLSPEL": "nollspel"}  # the report's short names
 
@@ -357,24 +362,33 @@ def analyse(
     record: Record | State,
     *,
     node_limit: int = NODE_LIMIT,
+    normal_retry: int = NORMAL_RETRY,
     hands: Collection[int] | None = None,
     threads: int = 2,
     progress: Callable[[int, int], None] | None = None,
 ) -> GameAnalysis:
     """Judge every card of a game played from a choice (``hands``: only those hand
     numbers); the game is a :class:`~whistkit.record.Record` or a
-    :class:`~whistkit.state.State`.
+    :class:`~whistkit.state.State`. Each position gets ``node_limit`` search nodes; a
+    normal-play position (not misère) left unsettled is searched again with
+    ``normal_retry`` times as many (1: not again).
 
     Raises :class:`~whistkit.record.RecordError` for an invalid record, ``TypeError`` for
     an argument of the wrong type, ``ValueError`` for a bad value and ``RuntimeError``
     without the solver's compiled core (the pure-Python solver would take hours on
     whole hands)."""
     final = game_of(record, "analyse", "a Record (from loads or load) or a State")
-    for name, value in (("node_limit", node_limit), ("threads", threads)):
+    for name, value in (
+        ("node_limit", node_limit),
+        ("normal_retry", normal_retry),
+        ("threads", threads),
+    ):
         if not is_whole(value):
             raise TypeError(f"{name} must be a whole number, not {kind_of(value)}")
     if node_limit < 1:
         raise ValueError(f"the node limit must be at least 1, not {node_limit}")
+    if normal_retry < 1:
+        raise ValueError(f"normal_retry must be at least 1, not {normal_retry}")
     if threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
     if not solver.has_core():
@@ -439,6 +453,22 @@ def analyse(
     for items in pending.values():
         batch = [j.position for _, j in items]
         results = solver.solve_batch(batch, cards=True, threads=threads, node_limit=node_limit)
+        # normal play left unsettled (a few opening positions of a trump hand) is settled
+        # with a larger budget: such a search rarely needs more than a few million nodes
+        again = [
+            i
+            for i, (vb, every) in enumerate(results)
+            if not items[i][1].misere and not (vb.exact and all(b.exact for b in every.values()))
+        ]
+        if again and normal_retry > 1:
+            retried = solver.solve_batch(
+                [batch[i] for i in again],
+                cards=True,
+                threads=threads,
+                node_limit=min(node_limit * normal_retry, _LIMIT_MAX),
+            )
+            for i, result in zip(again, retried, strict=True):
+                results[i] = result
         for (h, j), (vb, every) in zip(items, results, strict=True):
             if vb.exact and all(every[c].exact for c in j.legal):
                 h.judgements.append(replace(j, values={c: every[c].lo for c in j.legal}))
@@ -511,6 +541,7 @@ def report(a: GameAnalysis) -> str:
 
 __all__ = [
     "NODE_LIMIT",
+    "NORMAL_RETRY",
     "GameAnalysis",
     "HandAnalysis",
     "Judgement",

@@ -565,7 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--compact", action="store_true", help="one line of JSON")
     rep.set_defaults(func=cmd_replay)
 
-    from .analysis import NODE_LIMIT
+    from .analysis import NODE_LIMIT, NORMAL_RETRY
 
     ana = sub.add_parser(
         "analyse",
@@ -584,8 +584,10 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=NODE_LIMIT,
         metavar="N",
-        help=f"search nodes per position; positions needing more are left unjudged, with"
-        f" the proven range of their values (default {NODE_LIMIT:,}, under half a second)",
+        help=f"search nodes per position (default {NODE_LIMIT:,}, under half a second);"
+        f" normal play needing more is searched again with {NORMAL_RETRY} times as many,"
+        " then positions still unsettled are left unjudged, with the proven range of"
+        " their values",
     )
     ana.add_argument("--json", action="store_true", help="print the analysis as JSON")
     ana.add_argument("--compact", action="store_true", help="with --json: one line")
