@@ -79,7 +79,10 @@ def club_card(view: View, cards: list[Card], know: Knowledge) -> Card:
 
     ``view`` supplies only the trick, its leader and the contract; the hand and card
     counting come from ``know``. The policy model (:mod:`whistkit.bots.inference`) asks
-    this for the same past moment in many sampled worlds, building ``know`` once.
+    this for the same past moment in many sampled worlds, building ``know`` once, and
+    relies on this: when the seat follows suit, the choice depends on its hand only
+    through its cards of the led suit and of trumps (``tests/bots/test_bots_club.py``
+    checks it).
     """
     return _Decision(view, cards, know).choose()
 

@@ -283,14 +283,20 @@ def policy_weight(
         return None
     keys = rank_keys(contract)
     # whether the club rules explain a moment's card depends only on the seat's hand
-    # then: worlds drawn for one decision share many such hands, so each is judged once
+    # then: worlds drawn for one decision share many such hands, so each is judged once.
+    # A seat that followed suit is judged by its cards of the led suit and of trumps
+    # alone (the club rules read nothing else of the hand when following: club_card),
+    # so hands that differ only in the other suits share a judgement.
     explained: list[dict[Hand, bool]] = [{} for _ in moments]
+    trumps = 0 if contract.trump is None else SUIT_MASKS[contract.trump]
+    kept = [SUIT_MASKS[m.led] | trumps if m.led >= 0 else 0 for m in moments]
 
     def weight(world: tuple[Hand, ...], floor: float = 0.0) -> float:
         w = 1.0
-        for m, seen in zip(moments, explained, strict=True):
+        for m, seen, keep in zip(moments, explained, kept, strict=True):
             hand = world[m.seat] | m.later
-            ok = seen.get(hand)
+            key = hand & keep if hand & keep & SUIT_MASKS[m.led] else hand
+            ok = seen.get(key)
             if ok is None:
                 legal = hand
                 if m.led >= 0 and hand & SUIT_MASKS[m.led]:
@@ -301,7 +307,7 @@ def policy_weight(
                     know = m.know.with_hand(hand, m.know.unseen & ~hand)
                     choice = club_card(m.view, list(cards_in(legal)), know)
                     ok = choice == m.card or _same_value(choice, m.card, hand, m.before, keys)
-                seen[hand] = ok
+                seen[key] = ok
             if not ok:
                 w *= miss if (m.seat ^ view.seat) & 1 else partner_miss
                 if w < floor:
