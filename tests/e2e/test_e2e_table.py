@@ -253,8 +253,10 @@ def test_finding_06_cards_travel_and_a_trick_is_gathered(
     page.wait_for_function("() => window.gathers.length > 0")
     classes = str(page.evaluate("window.gathers[0]"))
     assert any(f"gather-{p}" in classes for p in ("top", "left", "right", "bottom"))
-    # a card played travels: an animation runs on it in the trick
-    assert wait_my_turn(page, "")
+    # a card played travels: an animation runs on it in the trick (S's next turn: with
+    # "" the wait could return before the last click was taken, and the card read
+    # then was the one already played)
+    assert wait_my_turn(page, last)
     card = legal_cards(page)[0]
     page.locator(f'#hand [data-card="{card}"]').click()
     page.wait_for_function(
