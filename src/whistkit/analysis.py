@@ -40,10 +40,9 @@ from .state import BID, PLAY, Deal, State, new_game
 # game in 8-10 s of CPU time (docs/solver.md), every hand with a par, exact or a range
 NODE_LIMIT = 1_000_000
 # normal-play positions not settled within the node limit are searched again with this
-# many times the limit (on 12-hand games of the club bots, 8 of about 480 positions, all
-# settled, in about a second more; docs/solver.md); misère keeps its ranges
+# many times the limit (on 8 club-bot Félagsvist games, 3-10 of about 480 positions a
+# game, all settled, in 0.3-1.5 s more; docs/solver.md); misère keeps its ranges
 NORMAL_RETRY = 10
-_LIMIT_MAX = 2**62
 SHOW_BEST = 5  # best cards listed per mistake in the text report
 MISERE_NAMES = {"NOLO": "Nóló", "NOLLSPEL": "nollspel"}  # the report's short names
 
@@ -458,19 +457,19 @@ def analyse(
         again = [
             i
             for i, (vb, every) in enumerate(results)
-            if not items[i][1].misere and not (vb.exact and all(b.exact for b in every.values()))
+            if not items[i][1].misere and not _settled(vb, every, items[i][1].legal)
         ]
         if again and normal_retry > 1:
             retried = solver.solve_batch(
                 [batch[i] for i in again],
                 cards=True,
                 threads=threads,
-                node_limit=min(node_limit * normal_retry, _LIMIT_MAX),
+                node_limit=min(node_limit * normal_retry, solver.NODE_LIMIT_MAX),
             )
             for i, result in zip(again, retried, strict=True):
                 results[i] = result
         for (h, j), (vb, every) in zip(items, results, strict=True):
-            if vb.exact and all(every[c].exact for c in j.legal):
+            if _settled(vb, every, j.legal):
                 h.judgements.append(replace(j, values={c: every[c].lo for c in j.legal}))
             else:
                 bounds = {c: every[c] for c in j.legal}
@@ -481,6 +480,13 @@ def analyse(
     return GameAnalysis(
         variant=final.variant.name, title=final.variant.title, node_limit=node_limit, hands=out
     )
+
+
+def _settled(
+    value: solver.Bounds, every: Mapping[Card, solver.Bounds], legal: Collection[Card]
+) -> bool:
+    """The search settled the position: its value and each legal card's, exactly."""
+    return value.exact and all(every[c].exact for c in legal)
 
 
 def _par_text(h: HandAnalysis) -> str:

@@ -23,16 +23,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..cards import SUIT_MASKS, Card, Hand, cards_in, iter_cards
+from ..cards import SUIT_MASKS, Card, Hand, cards_in, cards_of, iter_cards
 from ..seats import partner
 from ..state import Action, Contract, View, trick_winner_index
 from .bottom import club_bottom, is_bottom_choice
 from .knowledge import Knowledge, outranking, rank_keys
-
-
-def _cards(m: Hand) -> list[Card]:
-    return list(cards_in(m))
-
 
 # per (aces low, trump suit): the rank keys, an order for lowest/highest (rank, trumps
 # above the other suits, then the card) and the masks of the cards above and below each
@@ -135,7 +130,7 @@ class _Decision:
     def equivalent_low(self, c: Card) -> Card:
         """The lowest of our cards touching ``c`` (no unseen card between them)."""
         mine = sorted(
-            _cards(self.know.hand & SUIT_MASKS[c // 13]), key=lambda x: self.keys[x], reverse=True
+            cards_of(self.know.hand & SUIT_MASKS[c // 13]), key=lambda x: self.keys[x], reverse=True
         )
         i = mine.index(c)
         best = c

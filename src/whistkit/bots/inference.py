@@ -289,18 +289,17 @@ def policy_weight(
     # so hands that differ only in the other suits share a judgement.
     explained: list[dict[Hand, bool]] = [{} for _ in moments]
     trumps = 0 if contract.trump is None else SUIT_MASKS[contract.trump]
-    kept = [SUIT_MASKS[m.led] | trumps if m.led >= 0 else 0 for m in moments]
+    led_suits = [SUIT_MASKS[m.led] if m.led >= 0 else 0 for m in moments]  # 0: a lead
 
     def weight(world: tuple[Hand, ...], floor: float = 0.0) -> float:
         w = 1.0
-        for m, seen, keep in zip(moments, explained, kept, strict=True):
+        for m, seen, led in zip(moments, explained, led_suits, strict=True):
             hand = world[m.seat] | m.later
-            key = hand & keep if hand & keep & SUIT_MASKS[m.led] else hand
+            following = hand & led
+            key = hand & (led | trumps) if following else hand
             ok = seen.get(key)
             if ok is None:
-                legal = hand
-                if m.led >= 0 and hand & SUIT_MASKS[m.led]:
-                    legal = hand & SUIT_MASKS[m.led]
+                legal = following or hand
                 if not legal & (legal - 1):
                     ok = True  # one legal card: no choice to explain
                 else:

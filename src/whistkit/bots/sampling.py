@@ -111,7 +111,6 @@ class DealSampler:
         # each class's cards as one-bit masks (shuffled in their place: the same
         # permutation, and a hand is then the sum of its share)
         self._bits = [tuple(1 << c for c in cards) for _, cards in self.classes]
-        self._totals: dict[tuple[int, int, int, int], int] = {}
         if sum(len(c) for _, c in self.classes) != sum(self.needs):
             raise InconsistentView(
                 f"{counted(free.bit_count(), 'hidden card')} to deal but the other"
@@ -162,11 +161,7 @@ class DealSampler:
         r = self.needs
         for k, bits in enumerate(self._bits):
             options = self._weighted_splits(k, r)
-            key = (k, *r)
-            total = self._totals.get(key)
-            if total is None:
-                total = self._totals[key] = sum(w for _, w in options)
-            pick = rng.randrange(total)
+            pick = rng.randrange(self._f(k, r))  # the options' weights summed (memoised)
             x = options[-1][0]
             for split, w in options:
                 if pick < w:

@@ -67,7 +67,7 @@ _core_checked = False
 
 
 # the core counts nodes in a signed 64-bit integer
-_NODE_LIMIT_MAX = 2**62
+NODE_LIMIT_MAX = 2**62  # the largest node budget a search takes
 
 
 def _check_position(pos: object) -> None:
@@ -111,7 +111,8 @@ CORE_BUILDS = ("portable", "BMI2 with pext/pdep", "popcnt/lzcnt/BMI1, no pext")
 
 def core_build() -> str:
     """Which build of the compiled core runs on this processor (``_dd.FAST`` named), or
-    "none" without the core: speed figures depend on it (docs/solver.md, "Speed")."""
+    "none" without the core: speed figures depend on it (docs/solver.md, "Speed").
+    ``_dd.set_flags(2048)`` runs the portable build whatever this says."""
     core = _load_core()
     if core is None:
         return "none (the pure-Python oracle)"
@@ -133,9 +134,9 @@ def _check_budget(node_limit: object, time_limit: object) -> None:
     if node_limit is not None:
         if not is_whole(node_limit):
             raise TypeError(f"node_limit must be a whole number, got {node_limit!r}")
-        if not 1 <= node_limit <= _NODE_LIMIT_MAX:
+        if not 1 <= node_limit <= NODE_LIMIT_MAX:
             raise ValueError(
-                f"node_limit must be between 1 and {_NODE_LIMIT_MAX:,}, not {node_limit:,}"
+                f"node_limit must be between 1 and {NODE_LIMIT_MAX:,}, not {node_limit:,}"
             )
     if time_limit is not None:
         if isinstance(time_limit, bool) or not isinstance(time_limit, int | float):
@@ -415,10 +416,8 @@ def solve_batch_limited(
     _check_batch(positions, threads)
     if not is_whole(node_limit):
         raise TypeError(f"node_limit must be a whole number, got {node_limit!r}")
-    if not 1 <= node_limit <= _NODE_LIMIT_MAX:
-        raise ValueError(
-            f"node_limit must be between 1 and {_NODE_LIMIT_MAX:,}, not {node_limit:,}"
-        )
+    if not 1 <= node_limit <= NODE_LIMIT_MAX:
+        raise ValueError(f"node_limit must be between 1 and {NODE_LIMIT_MAX:,}, not {node_limit:,}")
     core = _load_core()
     if core is None:
         if cards:
@@ -434,6 +433,7 @@ def solve_batch_limited(
 
 
 __all__ = [
+    "NODE_LIMIT_MAX",
     "Bounds",
     "Position",
     "can_take",
