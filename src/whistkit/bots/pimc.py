@@ -35,7 +35,7 @@ from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
 from .inference import MISS, PARTNER_MISS, policy_weight, world_weight
 from .lookahead import Lookahead, check_observe, check_respond
-from .sampling import World, sampler_for
+from .sampling import World, WorldChain, sampler_for
 
 Scorer = Callable[[int], float]
 BIDDING = ("simulate", "red", "black")
@@ -60,9 +60,14 @@ NODE_LIMIT = 2_000_000
 ROLLOUT_TO = 8
 ROLLOUT_NODES = 50_000
 MIN_SOLVED = 3
-# Draws per world in the rejection sampling of the inferred worlds (then the likeliest
-# drawn stands in); 30 left the sampled worlds further from the model's distribution.
-MAX_TRIES = 100
+# Draws per world in the rejection sampling of the inferred worlds. Where they find no
+# world, a Metropolis chain over the deals (started from the likeliest world drawn) draws
+# the rest of the decision's worlds: CHAIN_BURN steps before the first, CHAIN_THIN
+# between worlds (docs/bots.md, "Drawing the worlds"; CHAIN_THIN 0: the likeliest of
+# each MAX_TRIES draws stands in instead, as before the chain).
+MAX_TRIES = 30
+CHAIN_BURN = 50
+CHAIN_THIN = 10
 # Own moves held consistent across the worlds by tricks left (whistkit.bots.lookahead);
 # elsewhere 1, plain PIMC. The worlds are grouped by a coarse view of the other seats'
 # cards (OBSERVE); with exact cards the look-ahead from 8 tricks left played worse.
@@ -222,6 +227,8 @@ class ExpertBot:
         threads: int = 2,
         infer: bool = True,
         max_tries: int = MAX_TRIES,
+        chain_burn: int = CHAIN_BURN,
+        chain_thin: int = CHAIN_THIN,
         bidding: str = "simulate",
         bid_worlds: int = 24,
         node_limit: int | None = NODE_LIMIT,
@@ -244,6 +251,8 @@ class ExpertBot:
         self.threads = threads
         self.infer = infer
         self.max_tries = max_tries
+        self.chain_burn = chain_burn
+        self.chain_thin = chain_thin
         self.bidding = bidding
         self.bid_worlds = bid_worlds
         # a deterministic bound on each world's search (solvers with a node budget only)
@@ -355,26 +364,39 @@ class ExpertBot:
             policy_weight(view, self.miss, self.partner_miss) if self.infer and self.model else None
         )
 
+        def likelihood(w: World, floor: float) -> float:
+            wt = 1.0 if weight is None else weight(w)
+            if policy is not None and wt > floor:
+                wt *= policy(w, floor / wt)
+            return wt
+
+        chain: WorldChain | None = None
+
         def pick() -> World:
             # rejection sampling: exact for the weighted distribution (weights <= 1),
             # with a cap on the tries for views that break many facts in most worlds;
-            # then the likeliest world tried stands in
+            # once a world is not found within it, a Metropolis chain over the deals
+            # (started from the likeliest world tried) draws this decision's worlds
+            nonlocal chain
             if weight is None and policy is None:
                 return sampler.sample(rng)
+            if chain is not None:
+                return chain.draw(self.chain_thin)
             best: World | None = None
             best_wt = -1.0
             for _ in range(self.max_tries):
                 w = sampler.sample(rng)
                 u = rng.random()
-                wt = 1.0 if weight is None else weight(w)
-                if policy is not None and wt > u:
-                    wt *= policy(w, u / wt)
+                wt = likelihood(w, u)
                 if wt > u:
                     return w
                 if wt > best_wt:
                     best, best_wt = w, wt
             assert best is not None
-            return best
+            if self.chain_thin <= 0:
+                return best  # the likeliest world tried stands in
+            chain = WorldChain(sampler, likelihood, best, rng)
+            return chain.draw(self.chain_burn)
 
         def draw() -> list[int]:
             w = list(pick())
@@ -462,6 +484,8 @@ def default_worlds(tricks_left: int, misere: bool) -> int:
 
 
 __all__ = [
+    "CHAIN_BURN",
+    "CHAIN_THIN",
     "LOOKAHEAD",
     "MAX_TRIES",
     "MIN_SOLVED",

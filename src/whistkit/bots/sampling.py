@@ -179,6 +179,96 @@ class DealSampler:
         return (hands[0], hands[1], hands[2], hands[3])
 
 
+Likelihood = Callable[[World, float], float]
+
+
+class WorldChain:
+    """A Metropolis chain over the consistent deals of one view, at rest in proportion to
+    a likelihood: for the views where rejection sampling accepts almost nothing.
+
+    ``likelihood(world, floor)`` is a weight in [0, 1] that may stop early, returning a
+    value below ``floor``, once it knows the weight is below it (as
+    :func:`whistkit.bots.inference.policy_weight` does). A step proposes one of two moves:
+    with probability ``fresh`` a new uniform deal from the sampler (an independence
+    proposal, which reaches every consistent deal even where voids cut the swaps apart),
+    else two hidden cards drawn at random change places, when they lie with different
+    seats and each may lie with the other (a symmetric proposal). The move is taken with
+    probability ``min(1, new / current)``, decided with the floor ``u * current``, so the
+    likelihood need not be finished where it falls short. Deterministic for a seeded
+    ``rng``.
+    """
+
+    def __init__(
+        self,
+        sampler: DealSampler,
+        likelihood: Likelihood,
+        start: World,
+        rng: random.Random,
+        *,
+        fresh: float = 0.1,
+    ) -> None:
+        self.sampler = sampler
+        self.likelihood = likelihood
+        self.rng = rng
+        self.fresh = fresh
+        self.world = list(start)
+        self.weight = likelihood(start, 0.0)
+        # the cards that can move: each with the seats (by number) it may lie with
+        self._cards = [c for _, cards in sampler.classes for c in cards]
+        self._allowed = {
+            c: sum(1 << sampler.hidden[i] for i in allowed)
+            for allowed, cards in sampler.classes
+            for c in cards
+        }
+        self.steps = 0
+        self.moves = 0  # steps taken (accepted)
+
+    def _owner(self, card: int) -> int:
+        bit = 1 << card
+        for s in range(4):
+            if self.world[s] & bit:
+                return s
+        raise AssertionError(f"card {card} is in no hand")
+
+    def step(self) -> None:
+        rng = self.rng
+        self.steps += 1
+        if rng.random() < self.fresh:
+            hands = list(self.sampler.sample(rng))
+            own = self.sampler.seat
+            hands[own] = self.world[own]  # the seat's own hand, as the chain was given it
+            new = (hands[0], hands[1], hands[2], hands[3])
+        else:
+            n = len(self._cards)
+            if n < 2:
+                return
+            i = rng.randrange(n)
+            j = rng.randrange(n - 1)
+            j += j >= i
+            a, b = self._cards[i], self._cards[j]
+            sa, sb = self._owner(a), self._owner(b)
+            if sa == sb or not (self._allowed[a] >> sb & 1 and self._allowed[b] >> sa & 1):
+                return
+            hands = list(self.world)
+            swap = 1 << a | 1 << b
+            hands[sa] ^= swap
+            hands[sb] ^= swap
+            new = (hands[0], hands[1], hands[2], hands[3])
+        floor = rng.random() * self.weight
+        wt = self.likelihood(new, floor)
+        if wt > floor or (wt == floor and self.weight == 0.0):
+            self.world = list(new)
+            self.weight = wt
+            self.moves += 1
+
+    def draw(self, steps: int) -> World:
+        """The world after ``steps`` more steps."""
+        for _ in range(steps):
+            self.step()
+        w = self.world
+        return (w[0], w[1], w[2], w[3])
+
+
 def sampler_for(view: View) -> DealSampler:
     """The sampler of a view; where the voids shown cannot all be true (a revoke in laws
     mode: a player who showed out still holds the suit), voids are ignored."""
@@ -234,7 +324,9 @@ def sample_deals(
 __all__ = [
     "DealSampler",
     "InconsistentView",
+    "Likelihood",
     "World",
+    "WorldChain",
     "count_deals",
     "sample_deals",
     "sampler_for",
