@@ -21,7 +21,14 @@ def open_page(
 ) -> None:
     """Load the page with a language already chosen, and the bots' pace (``"0"``: every
     event shown at once, no motion, as the tests want; or slow, normal, fast). ``games``:
-    stored games this browser took part in (as if played here), for its games list."""
+    stored games this browser took part in (as if played here), for its games list.
+
+    At pace 0 the page also asks for reduced motion, which stills the CSS transitions
+    too (a card lifting under the pointer): a click waits until its card stands still,
+    and waited for that lift at most of S's turns.
+    """
+    if pace == "0":
+        page.emulate_media(reduced_motion="reduce")
     page.add_init_script(f"localStorage.setItem('whistkit.lang', '{lang}')")
     page.add_init_script(f"localStorage.setItem('whistkit.pace', '{pace}')")
     if games:

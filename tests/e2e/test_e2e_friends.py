@@ -17,17 +17,27 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from .conftest import DESKTOP, PHONE, ServerProcess
 from .pages import hand_cards, open_page
 
-# what one page shows, read in one call: whose turn, what may be clicked
-LOOK = """() => {
+# what one page shows, read in one call: whose turn, what may be clicked; with a number
+# n, also where a click reaches the legal card n (modulo their number), if one does
+LOOK = """(n) => {
   const t = document.querySelector('#table');
-  const legal = [...document.querySelectorAll('#hand [data-legal="true"]')].map(e => e.dataset.card);
+  const cards = [...document.querySelectorAll('#hand [data-legal="true"]')];
+  const legal = cards.map(e => e.dataset.card);
   const actions = [...document.querySelectorAll('#actions button[data-action]')]
     .filter(b => !b.dataset.pick).map(b => b.dataset.action);
+  let target = null;
+  if (Number.isInteger(n) && cards.length) {
+    const card = cards[n % cards.length], r = card.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const hit = r.width > 0 && r.height > 0 && x >= 0 && y >= 0 && x < innerWidth
+      && y < innerHeight ? document.elementFromPoint(x, y) : null;
+    if (hit && card.contains(hit)) target = [x, y];
+  }
   return {
     over: document.querySelector('#result-banner[data-result]') !== null,
     mine: t.dataset.myTurn === 'true',
     version: t.dataset.version || '',
-    legal, actions,
+    legal, actions, target,
   };
 }"""
 
@@ -124,7 +134,7 @@ def act(p: Person, claim: bool = False, until: str | None = None) -> str | None:
     """If it is ``p``'s turn at a version it has not acted at: click a legal card, or the
     decision asked of them (a claim first when ``claim``). What was clicked, None, or
     :data:`STOP` when ``until`` is among the decisions offered (nothing clicked)."""
-    look = p.page.evaluate(LOOK)
+    look = p.page.evaluate(LOOK, p.clicks)
     if look["over"] or not look["mine"]:
         return None
     if until is not None and until in look["actions"]:
@@ -134,7 +144,10 @@ def act(p: Person, claim: bool = False, until: str | None = None) -> str | None:
         return None
     if look["legal"]:
         what = look["legal"][p.clicks % len(look["legal"])]
-        p.page.locator(f'#hand [data-card="{what}"]').click(force=True)
+        if look["target"] is not None:  # the mouse where the look found the card uncovered
+            p.page.mouse.click(*look["target"])
+        else:
+            p.page.locator(f'#hand [data-card="{what}"]').click(force=True)
     elif look["actions"]:
         actions = look["actions"]
         what = "ClaimRevoke" if claim and "ClaimRevoke" in actions else actions[0]

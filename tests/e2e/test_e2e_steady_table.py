@@ -28,7 +28,7 @@ from whistkit.analysis import positions
 from whistkit.record import loads
 
 from .conftest import DESKTOP, PHONE, ServerProcess
-from .pages import open_page, start_by_keyboard, version, wait_my_turn
+from .pages import open_page, start_by_keyboard
 from .test_e2e_layout import check_game_over_on_a_phone
 
 
@@ -90,14 +90,34 @@ STEADY = {
 # horizontal line crosses all its items (on a phone the tools are a row of their own)
 HEADER = {"header": "#bar .info > *, #bar > :not(.info)", "tools": "#tools > *"}
 
-LOOK = """async ([items, steady, header]) => {
-  // let finite transitions and animations (a card travelling, a trick gathered) end
+LOOK = """async ([items, steady, header, last, timeout]) => {
+  // with `last` (a table version), first wait (polled each frame, as Playwright's
+  // wait_for_function) until S is to act at another version with a legal card, or the
+  // game is over: the wait and the look in one call, not four
+  if (last !== null) {
+    const table = document.querySelector('#table');
+    const deadline = performance.now() + timeout;
+    const ready = () => document.querySelector('[data-result]') !== null
+      || (table.dataset.turn === 'S' && table.dataset.version !== last
+          && document.querySelector('#hand [data-legal="true"]') !== null);
+    while (!ready()) {
+      if (performance.now() > deadline)
+        return {timedOut: true, turn: table.dataset.turn, version: table.dataset.version};
+      await new Promise(r => requestAnimationFrame(r));
+    }
+    if (document.querySelector('[data-result]') !== null) return {over: true};
+  }
+  // let finite transitions and animations (a card travelling, a trick gathered) end,
+  // and their end be rendered (the layout is CSS alone: with nothing running, the boxes
+  // read below are already those of the page at rest)
   const running = document.getAnimations().filter(a => {
     const t = a.effect && a.effect.getComputedTiming();
     return t && Number.isFinite(t.endTime);
   });
-  await Promise.all(running.map(a => a.finished.catch(() => null)));
-  await new Promise(r => requestAnimationFrame(r));
+  if (running.length) {
+    await Promise.all(running.map(a => a.finished.catch(() => null)));
+    await new Promise(r => requestAnimationFrame(r));
+  }
   const shown = el => {
     if (el.closest('[hidden]') || el.closest('dialog')) return null;
     const s = getComputedStyle(el);
@@ -159,6 +179,7 @@ LOOK = """async ([items, steady, header]) => {
   }
   return {
     target,
+    version: document.querySelector('#table').dataset.version || '',
     hand: document.querySelector('[data-hand]').dataset.hand,
     cards: document.querySelectorAll('#hand [data-card]').length,
     legal: document.querySelectorAll('#hand [data-legal="true"]').length,
@@ -172,8 +193,17 @@ LOOK = """async ([items, steady, header]) => {
 
 
 def look(page: Page) -> dict[str, Any]:
-    found: dict[str, Any] = page.evaluate(LOOK, [ITEMS, STEADY, HEADER])
+    """The page as it is now."""
+    found: dict[str, Any] = page.evaluate(LOOK, [ITEMS, STEADY, HEADER, None, 0])
     return found
+
+
+def look_at_my_turn(page: Page, last: str, timeout: float = 30_000) -> dict[str, Any] | None:
+    """As :func:`pages.wait_my_turn` then :func:`look`, in one call: the look once S is to
+    act at a version after ``last``; None once the game is over."""
+    found: dict[str, Any] = page.evaluate(LOOK, [ITEMS, STEADY, HEADER, last, timeout])
+    assert not found.get("timedOut"), f"S not to act after version {last!r} in time: {found}"
+    return None if found.get("over") else found
 
 
 def check_look(seen: dict[str, Any], where: str) -> None:
@@ -245,13 +275,15 @@ def test_whole_game_steady_table(browser: Browser, server: ServerProcess, lang: 
     moves: list[str] = []
     last = ""
     shots: set[str] = set()
-    while wait_my_turn(page, last):
-        last = version(page)
+    seen = look_at_my_turn(page, last)
+    while seen is not None:
+        last = seen["version"]
         # both sizes at every turn, the size the page is at first (one resize a turn)
-        for size in sizes:
-            if page.viewport_size != SIZES[size]:
+        for i, size in enumerate(sizes):
+            if i:
                 page.set_viewport_size(SIZES[size])
-            seen = look(page)
+                seen = look(page)
+            assert page.viewport_size == SIZES[size]
             hand, trick = int(seen["hand"]), 14 - seen["cards"]
             where = f"{size}/{lang} hand {hand} trick {trick}"
             check_look(seen, where)
@@ -270,6 +302,7 @@ def test_whole_game_steady_table(browser: Browser, server: ServerProcess, lang: 
                 shots.add(size)
         sizes.reverse()
         play_one(page, seen, last)
+        seen = look_at_my_turn(page, last)
     assert not moves, f"{len(moves)} moves, the first: {moves[:5]}"
     # S's turns in every hand (a single legal card the page plays by itself)
     hands = {h for h, _ in shown_tricks}

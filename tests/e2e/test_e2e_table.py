@@ -137,20 +137,27 @@ def test_finding_03_and_04_hand_end_panel_and_a_clean_new_game(
 ) -> None:
     page = browser.new_page(viewport=PHONE)
     # at a pace the end of a hand holds the next deal back until a click, as a player
-    # meets it (at pace 0 the panel goes with the next card, whoever plays it)
-    open_page(page, server.url, pace="fast")
+    # meets it (at pace 0 the panel goes with the next card, whoever plays it). The
+    # first tricks at pace 0, the last three at the fast pace (the page reads the pace
+    # as it shows each event): the hand's end is met at a pace, a minute sooner
+    open_page(page, server.url)
     start_by_keyboard(page, seed=3)
     panel = page.locator("#hand-end")
     turn_or_panel = (
         f"(last) => !document.querySelector('#hand-end').hidden || ({MY_TURN_OR_END})(last)"
     )
     last = ""
+    paced = False
     while True:
         page.wait_for_function(turn_or_panel, arg=last, timeout=60_000)
         if panel.is_visible():
             break
         last = version(page)
+        if not paced and len(hand_cards(page)) <= 3:
+            page.evaluate("localStorage.setItem('whistkit.pace', 'fast')")
+            paced = True
         page.locator('#hand [data-legal="true"]').first.click()
+    assert paced, "the end of the hand came before the pace was set"
     # the end of hand 1: contract, tricks, points and totals of both sides, labelled
     assert panel.get_attribute("data-ended") == "1"
     text = panel.inner_text()
@@ -228,6 +235,16 @@ def test_finding_05_a_steady_layout(browser: Browser, server: ServerProcess) -> 
         page.close()
 
 
+# the cards in which a CSS transition starts, noted as they start
+NOTE_TRANSITIONS = """() => {
+  window.transitions = [];
+  document.addEventListener('transitionrun', (e) => {
+    const card = e.target.closest('[data-card]');
+    if (card) window.transitions.push(card.dataset.card);
+  });
+}"""
+
+
 def test_finding_06_cards_travel_and_a_trick_is_gathered(
     browser: Browser, server: ServerProcess
 ) -> None:
@@ -258,6 +275,10 @@ def test_finding_06_cards_travel_and_a_trick_is_gathered(
     # then was the one already played)
     assert wait_my_turn(page, last)
     card = legal_cards(page)[0]
+    # and the legal card under the pointer lifts, in a short transition
+    page.evaluate(NOTE_TRANSITIONS)
+    page.locator(f'#hand [data-card="{card}"]').hover()
+    page.wait_for_function("(c) => window.transitions.includes(c)", arg=card)
     page.locator(f'#hand [data-card="{card}"]').click()
     page.wait_for_function(
         """(c) => {
@@ -272,12 +293,27 @@ def test_finding_06_cards_travel_and_a_trick_is_gathered(
     open_page(page, server.url, pace="fast")
     start_by_keyboard(page, seed=5)
     last = ""
+    page.evaluate(NOTE_TRANSITIONS)
     for _ in range(3):
         assert wait_my_turn(page, last)
         last = version(page)
         assert page.evaluate("document.getAnimations().length") == 0
         assert page.locator("[data-trick].gather").count() == 0
-        page.locator('#hand [data-legal="true"]').first.click()
+        # the legal card under the pointer lifts at once: no transition, even a short one
+        card = legal_cards(page)[0]
+        page.locator(f'#hand [data-card="{card}"]').hover()
+        lifted = page.evaluate(
+            """async (c) => {
+              // two frames: a transition started by the hover has been announced by then
+              for (let i = 0; i < 2; i++) await new Promise(r => requestAnimationFrame(r));
+              const el = document.querySelector(`#hand [data-card='${c}']`);
+              return el.matches(':hover') && getComputedStyle(el).transform !== 'none';
+            }""",
+            card,
+        )
+        assert lifted, f"{card} under the pointer is not lifted"
+        assert page.evaluate("window.transitions") == []
+        page.locator(f'#hand [data-card="{card}"]').click()
     page.close()
 
 
