@@ -199,8 +199,11 @@ class ExpertBot:
     set, stops adding batches when the next one would likely overrun it (judged by the
     last batch), at the cost of determinism. With ``infer`` the worlds
     follow what the other seats' plays imply (:mod:`whistkit.bots.inference`): a world is
-    kept with probability equal to its weight, up to ``max_tries`` draws (then the
-    likeliest drawn stands in). The weight comes from the policy model (``model``: the
+    kept with probability equal to its weight, up to ``max_tries`` draws; where none is
+    kept, a Metropolis chain over the deals (:class:`~whistkit.bots.sampling.WorldChain`,
+    started from the likeliest drawn) gives the decision's other worlds, ``chain_burn``
+    steps before the first and ``chain_thin`` between them (``chain_thin=0``: the
+    likeliest of each ``max_tries`` draws stands in instead). The weight comes from the policy model (``model``: the
     club rules replayed in the world, a factor ``miss`` per opponent's card they would
     not play and ``partner_miss`` per partner's), or with ``model=False`` from rule-based
     facts. ``lookahead(tricks_left, misere)`` gives the own moves held consistent across
