@@ -202,3 +202,12 @@ def test_the_expert_draws_consistent_worlds_from_the_chain(
     # may come from the rejection tries before one fails)
     assert all(c.steps >= CHAIN_BURN and (c.steps - CHAIN_BURN) % CHAIN_THIN == 0 for c in chains)
     assert any(c.steps == CHAIN_BURN + 11 * CHAIN_THIN for c in chains)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("max_tries", 0), ("chain_burn", -1), ("chain_thin", -5), ("chain_thin", 2.5)],
+)
+def test_the_expert_refuses_a_bad_sampling_setting(name: str, value: object) -> None:
+    with pytest.raises(ValueError, match=f"{name} must be a whole number of at least"):
+        ExpertBot(**{name: value})  # type: ignore[arg-type]

@@ -203,10 +203,10 @@ class ExpertBot:
     kept, a Metropolis chain over the deals (:class:`~whistkit.bots.sampling.WorldChain`,
     started from the likeliest drawn) gives the decision's other worlds, ``chain_burn``
     steps before the first and ``chain_thin`` between them (``chain_thin=0``: the
-    likeliest of each ``max_tries`` draws stands in instead). The weight comes from the policy model (``model``: the
-    club rules replayed in the world, a factor ``miss`` per opponent's card they would
-    not play and ``partner_miss`` per partner's), or with ``model=False`` from rule-based
-    facts. ``lookahead(tricks_left, misere)`` gives the own moves held consistent across
+    likeliest of each ``max_tries`` draws stands in instead). The weight comes from the
+    policy model (``model``: the club rules replayed in the world, a factor ``miss`` per
+    opponent's card they would not play and ``partner_miss`` per partner's), or with
+    ``model=False`` from rule-based facts. ``lookahead(tricks_left, misere)`` gives the own moves held consistent across
     the worlds (1: plain PIMC; see :func:`default_lookahead`), which group the worlds by
     what the expert would see, ``observe`` (``"coarse"`` or ``"cards"``,
     :mod:`whistkit.bots.lookahead`); ``respond`` says how the other seats answer there
@@ -245,6 +245,15 @@ class ExpertBot:
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
+        for name, value, least in (
+            ("max_tries", max_tries, 1),
+            ("chain_burn", chain_burn, 0),
+            ("chain_thin", chain_thin, 0),
+        ):
+            if type(value) is not int or value < least:
+                raise ValueError(
+                    f"{name} must be a whole number of at least {least}, not {value!r}"
+                )
         self.solver: Any = default_solver() if solver is None else solver
         self.worlds = worlds or default_worlds
         self.batch = batch

@@ -256,6 +256,7 @@ class WorldChain:
             new = (hands[0], hands[1], hands[2], hands[3])
         floor = rng.random() * self.weight
         wt = self.likelihood(new, floor)
+        # from a world of weight 0 (a caller's miss=0, say) every move is taken
         if wt > floor or (wt == floor and self.weight == 0.0):
             self.world = list(new)
             self.weight = wt
