@@ -32,7 +32,10 @@ export function onKey(e) {
     return;
   }
   const target = e.target;
-  if (target instanceof HTMLSelectElement || target instanceof HTMLInputElement) return;
+  // a field takes its own keys; one left in a dialog just closed is not one (Chromium
+  // keeps the focus there until its next frame, and a quick N after Escape was lost)
+  const field = target instanceof HTMLSelectElement || target instanceof HTMLInputElement;
+  if (field && !target.closest("dialog:not([open])")) return;
   const key = e.key;
   const upper = key.length === 1 ? key.toUpperCase() : key;
   const now = Date.now();
