@@ -322,3 +322,20 @@ def test_misere_first_tricks_club_rules_by_default_rollouts_when_scheduled() -> 
                 assert make().choose(view, random.Random(k)) == card
             state = state.apply(card)
         assert chose > 0
+
+
+def test_the_rollouts_leave_the_rules_card_only_for_a_clear_gain() -> None:
+    # world by world: another card than the rules' (3) is played only when its mean gain
+    # exceeds `se` standard errors of the paired difference; then the best such card
+    from whistkit.bots.pimc import _beats_by
+
+    noisy = {3: [0.0, 4.0, 0.0, 4.0], 5: [4.0, 0.0, 4.0, 2.0], 9: [0.0, 4.0, 0.0, 4.0]}
+    assert _beats_by(noisy, 3, 2.5) == 3  # 5 gains 0.5 a world, with an SE of 1.55
+    assert _beats_by(noisy, 3, 0.0) == 5  # without the gate: the best sum, as before
+    steady = {3: [0.0, 4.0, 2.0, 6.0], 5: [2.0, 6.0, 4.0, 8.0], 9: [1.0, 5.0, 3.0, 7.5]}
+    assert _beats_by(steady, 3, 2.5) == 5  # +2 in every world: no doubt at all
+    close = {3: [0.0, 0.0, 0.0, 0.0], 5: [2.0, 2.0, 2.0, -2.0], 9: [1.0, 1.0, 1.0, 1.0]}
+    assert _beats_by(close, 3, 2.5) == 9  # 5 gains more on average, 9 surely
+    assert _beats_by(close, 3, 0.5) == 5  # with a looser gate the larger mean gain
+    worse = {3: [2.0, 2.0], 5: [0.0, 0.0]}
+    assert _beats_by(worse, 3, 0.0) == 3

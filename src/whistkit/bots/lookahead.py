@@ -144,6 +144,19 @@ class Lookahead:
         ``node_limit`` nodes (None: exactly); a range the budget leaves open counts at the
         mean of the scores of its two ends. For positions too deep to solve (misère with 12-13 tricks
         left): the club rules stand in for the opening tricks, the solver for the rest."""
+        rows = self.rollout_rows(worlds, cards, stop, node_limit)
+        return {c: sum(row) for c, row in rows.items()}
+
+    def rollout_rows(
+        self,
+        worlds: Sequence[Sequence[int]],
+        cards: Iterable[Card],
+        stop: int,
+        node_limit: int | None,
+    ) -> dict[Card, list[float]]:
+        """Each card's score in each world, in the worlds' order, as :meth:`rollout_values`
+        sums them (for a paired comparison of two cards world by world)."""
+        cards = list(cards)
         view = self.view
         root = [
             _Line((w[0], w[1], w[2], w[3]), tuple(view.trick), view.leader, 0, ()) for w in worlds
@@ -189,12 +202,12 @@ class Lookahead:
             if side_of(line.leader) != self.side:
                 lo, hi = n - hi, n - lo
             per_line.append((score(line.won + lo) + score(line.won + hi)) / 2)
-        values: dict[Card, float] = {}
+        rows: dict[Card, list[float]] = {}
         for k, group in enumerate(groups):
-            value = sum(per_line[k * len(root) : (k + 1) * len(root)])
+            row = per_line[k * len(root) : (k + 1) * len(root)]
             for c in group:
-                values[c] = value
-        return {c: values[c] for c in cards}
+                rows[c] = row
+        return {c: rows[c] for c in cards}
 
     @staticmethod
     def _settled(line: _Line, stop: int) -> bool:

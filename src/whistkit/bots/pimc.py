@@ -48,9 +48,10 @@ BIDDING = ("simulate", "red", "black")
 # (budgeted bounds at 13 tricks span 6-7 tricks even with 1 M nodes), so there the club
 # rules decide. ROLLOUT_WORLDS[tricks left] > 0 plays each candidate card out instead, in
 # that many worlds, by the club rules to ROLLOUT_TO tricks left, solved from there within
-# ROLLOUT_NODES nodes: measured and not the default (on the 400-deal ladder, 8 worlds at
-# 12-13 tricks left took Nóló's expert - club from +2.05 to +0.98 points per hand;
-# docs/bots.md).
+# ROLLOUT_NODES nodes, and plays another card than the club rules' only where it gains
+# by ROLLOUT_SE standard errors of the paired difference over the worlds (the best
+# card of 8 worlds' sums, taken as it was, took Nóló's expert - club from +2.05 to +0.98
+# points per hand on the 400-deal ladder; docs/bots.md).
 WORLDS_NORMAL = {13: 16, 12: 24, 11: 32, 10: 48, 9: 64}
 WORLDS_MISERE = {11: 16, 10: 24, 9: 48, 8: 64}
 ROLLOUT_WORLDS: dict[int, int] = {}
@@ -59,6 +60,7 @@ SOLVE_MISERE_FROM = 11
 NODE_LIMIT = 2_000_000
 ROLLOUT_TO = 8
 ROLLOUT_NODES = 50_000
+ROLLOUT_SE = 2.5
 MIN_SOLVED = 3
 # Draws per world in the rejection sampling of the inferred worlds. Where they find no
 # world, a Metropolis chain over the deals (started from the likeliest world drawn) draws
@@ -139,6 +141,24 @@ def _club_card(view: View, rng: random.Random) -> Card:
     card = ClubBot().choose(view, rng)
     assert type(card) is int
     return card
+
+
+def _beats_by(rows: dict[Card, list[float]], base: Card, se: float) -> Card:
+    """The card with the best mean gain over ``base`` world by world among those whose
+    gain exceeds ``se`` standard errors of its paired difference; ``base`` if none does.
+    Noisy values (a few worlds, each played out by rules) rank the cards at random where
+    they differ little, and a card picked at random loses to the rules' own."""
+    best, gain = base, 0.0
+    for card, row in rows.items():
+        diffs = [a - b for a, b in zip(row, rows[base], strict=True)]
+        n = len(diffs)
+        mean = sum(diffs) / n
+        if mean <= gain:
+            continue
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else math.inf
+        if mean > se * math.sqrt(var / n):
+            best, gain = card, mean
+    return best
 
 
 def _tie_break(view: View, best: list[Card], rng: random.Random) -> Card:
@@ -453,13 +473,12 @@ class ExpertBot:
         try:
             ahead = Lookahead(self.solver, view, score, self.threads, self.observe, "club")
             limit = ROLLOUT_NODES if self.node_limit is not None else None
-            totals = ahead.rollout_values(worlds, cards, ROLLOUT_TO, limit)
+            rows = ahead.rollout_rows(worlds, cards, ROLLOUT_TO, limit)
         except ValueError:
             # laws mode: a revoke in the current trick is no double-dummy position
             return _club_card(view, rng)
         self.last_worlds = len(worlds)
-        top = max(totals.values())
-        return _tie_break(view, [c for c in cards if totals[c] >= top - 1e-9], rng)
+        return _beats_by(rows, _club_card(view, rng), ROLLOUT_SE)
 
     def _decided(
         self, rows: list[dict[int, float]], totals: dict[int, float], cards: list[Card]
