@@ -125,9 +125,14 @@ class ServerProcess:
                 self.kill()
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerProcess]:
-    srv = ServerProcess(tmp_path / "games.sqlite3").start()
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One server for a module's tests (a start costs about 2 s; there were 53 a run). The
+    tests stay independent: each opens its own page (a new browser context, its own
+    localStorage) and plays its own games, and a page's games list holds only the games
+    played in it. A test that needs a server of its own (a killed server, other options,
+    a prepared database) starts one."""
+    srv = ServerProcess(tmp_path_factory.mktemp("server") / "games.sqlite3").start()
     yield srv
     srv.stop()
 

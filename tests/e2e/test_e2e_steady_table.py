@@ -34,8 +34,10 @@ from .test_e2e_layout import check_game_over_on_a_phone
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerProcess]:
-    """The game server with club bots: the layout does not depend on the bots' strength,
-    and club bots answer at once where the expert thinks for a fifth of a second a card."""
+    """The game server with club bots, the web game's default level (``DEFAULT_LEVEL``),
+    named so that a stronger default would not slow this test: the layout does not depend
+    on the bots' strength, and club bots answer at once where the expert thinks for a
+    fifth of a second a card."""
     srv = ServerProcess(tmp_path / "games.sqlite3", args=["--level", "club"]).start()
     yield srv
     srv.stop()

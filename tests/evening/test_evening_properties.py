@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from evening_checks import check_all, check_rotation_literal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -92,6 +93,7 @@ def players(draw: st.DrawFn, hands: int, *, extras: bool) -> tuple[Player, ...]:
     return tuple(out)
 
 
+@pytest.mark.slow  # about 50 s: started first when run on several cores
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_every_evening_keeps_the_rules(data: st.DataObject) -> None:

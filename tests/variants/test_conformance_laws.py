@@ -198,6 +198,7 @@ def check_hand_end(s: State, r: Any, ledger: Ledger, options: dict[str, Any]) ->
         )
 
 
+@pytest.mark.slow  # 20-45 s a configuration: started first when run on several cores
 @pytest.mark.parametrize(("variant", "options"), CONFIGS, ids=[f"{v}-{o}" for v, o in CONFIGS])
 def test_laws_conformance(variant: str, options: dict[str, Any]) -> None:
     total_hands = 0
