@@ -8,12 +8,11 @@ from typing import Any
 
 from playwright.sync_api import Page
 
-# 'end' once the game ended, 'turn' when S is to act at a version after ``last``, else false
 MY_TURN_OR_END = """(last) => {
-  if (document.querySelector('[data-result]')) return 'end';
+  if (document.querySelector('[data-result]')) return true;
   const t = document.querySelector('#table');
   return t.dataset.turn === 'S' && t.dataset.version !== String(last)
-    && document.querySelector('#hand [data-legal="true"]') !== null && 'turn';
+    && document.querySelector('#hand [data-legal="true"]') !== null;
 }"""
 
 
@@ -94,13 +93,9 @@ def version(page: Page) -> str:
 
 
 def wait_my_turn(page: Page, last_version: str, timeout: float = 30_000) -> bool:
-    """Wait until S is to act at a version after ``last_version``; False once the game ended.
-
-    One call to the browser: the wait's handle holds which came (its preview, ``str()``,
-    is the string returned), where a second call asked the page whether the game ended."""
-    came = str(page.wait_for_function(MY_TURN_OR_END, arg=last_version, timeout=timeout))
-    assert came in ("turn", "end"), came
-    return came == "turn"
+    """Wait until S is to act at a version after ``last_version``; False once the game ended."""
+    page.wait_for_function(MY_TURN_OR_END, arg=last_version, timeout=timeout)
+    return page.locator("[data-result]").count() == 0
 
 
 def hand_cards(page: Page) -> list[str]:
