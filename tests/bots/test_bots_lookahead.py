@@ -293,18 +293,19 @@ def test_rollout_values_are_club_play_then_the_solver(variant: str) -> None:
     assert compared > 40
 
 
-def test_misere_first_tricks_club_rules_by_default_rollouts_when_scheduled() -> None:
-    # Nóló at tricks 1-2: by default the club rules decide (no world searched); with
-    # rollout worlds scheduled at 12-13 tricks left, the rollouts decide in every scheduled
-    # world; either way a seed fixes the card
-    from whistkit.bots.pimc import default_worlds
+def test_misere_first_tricks_searched_by_the_rollouts_or_the_club_rules() -> None:
+    # Nóló at tricks 1-2: by default the rollouts decide in every scheduled world; with
+    # no rollout world scheduled at 12-13 tricks left, the club rules decide (no world
+    # searched); either way a seed fixes the card
+    from whistkit.bots.pimc import ROLLOUT_WORLDS, default_worlds
     from whistkit.deal import deal_cards
     from whistkit.state import Deal, new_game
 
-    def rollouts(tricks_left: int, misere: bool) -> int:
-        return 8 if misere and tricks_left > 11 else default_worlds(tricks_left, misere)
+    def rules(tricks_left: int, misere: bool) -> int:
+        return 0 if misere and tricks_left > 11 else default_worlds(tricks_left, misere)
 
-    assert default_worlds(13, True) == 0 and default_worlds(12, True) == 0
+    assert default_worlds(13, True) == ROLLOUT_WORLDS[13] == 16
+    assert default_worlds(12, True) == ROLLOUT_WORLDS[12] == 16
     for k in (1,):
         state = new_game("felagsvist", dealer=k, hand_number=6)
         state = state.apply(Deal(deal_cards(random.Random(k), state.dealer).hands))
@@ -312,7 +313,7 @@ def test_misere_first_tricks_club_rules_by_default_rollouts_when_scheduled() -> 
         chose = 0
         for _ in range(2):  # the lead and the second hand
             view = state.view(state.to_play)
-            for make, worlds in ((ExpertBot, 0), (lambda: ExpertBot(worlds=rollouts), 8)):
+            for make, worlds in ((lambda: ExpertBot(worlds=rules), 0), (ExpertBot, 16)):
                 bot = make()
                 card = bot.choose(view, random.Random(k))
                 assert card in view.legal

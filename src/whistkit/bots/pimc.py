@@ -45,16 +45,17 @@ BIDDING = ("simulate", "red", "black")
 # machine (docs/bots.md). A world whose search needs more than NODE_LIMIT nodes (about
 # 0.2 s) is left out; with fewer than MIN_SOLVED worlds solved the club rules decide. A
 # misère deal with more than SOLVE_MISERE_FROM tricks left almost never fits the budget
-# (budgeted bounds at 13 tricks span 6-7 tricks even with 1 M nodes), so there the club
-# rules decide. ROLLOUT_WORLDS[tricks left] > 0 plays each candidate card out instead, in
-# that many worlds, by the club rules to ROLLOUT_TO tricks left, solved from there within
-# ROLLOUT_NODES nodes, and plays another card than the club rules' only where it gains
-# by ROLLOUT_SE standard errors of the paired difference over the worlds (the best
-# card of 8 worlds' sums, taken as it was, took Nóló's expert - club from +2.05 to +0.98
-# points per hand on the 400-deal ladder; docs/bots.md).
+# (budgeted bounds at 13 tricks span 6-7 tricks even with 1 M nodes), so there each
+# candidate card is played out in ROLLOUT_WORLDS[tricks left] worlds, by the club rules
+# to ROLLOUT_TO tricks left, solved from there within ROLLOUT_NODES nodes, and a card
+# other than the club rules' is played only where it gains by ROLLOUT_SE standard
+# errors of the paired difference over the worlds (the best card of 8 worlds' sums,
+# taken as it was, took Nóló's expert - club from +2.05 to +0.98 points per hand on the
+# 400-deal ladder; with the gate, 133 Nóló deals paired against the club rules there:
+# -0.08 [-0.44, +0.27]; docs/bots.md). No ROLLOUT_WORLDS entry: the club rules decide.
 WORLDS_NORMAL = {13: 16, 12: 24, 11: 32, 10: 48, 9: 64}
 WORLDS_MISERE = {11: 16, 10: 24, 9: 48, 8: 64}
-ROLLOUT_WORLDS: dict[int, int] = {}
+ROLLOUT_WORLDS = {13: 16, 12: 16}
 WORLDS_DEFAULT = 96
 SOLVE_MISERE_FROM = 11
 NODE_LIMIT = 2_000_000
@@ -506,7 +507,7 @@ def default_lookahead(tricks_left: int, misere: bool) -> int:
 def default_worlds(tricks_left: int, misere: bool) -> int:
     """The most worlds per decision (0: decide by the club rules instead). Misère with
     more than ``SOLVE_MISERE_FROM`` tricks left: the worlds of the club-rule rollouts
-    (``ROLLOUT_WORLDS``, none by default)."""
+    (``ROLLOUT_WORLDS``)."""
     if misere:
         if tricks_left > SOLVE_MISERE_FROM:
             return ROLLOUT_WORLDS.get(tricks_left, 0)
