@@ -267,8 +267,8 @@ def test_rollout_values_are_club_play_then_the_solver(variant: str) -> None:
         score = hand_scorer(view.variant, view.contract, side, view.tricks)
         ahead = Lookahead(solver, view, score, respond="club")
         for stop in (0, 3):
-            got = ahead.rollout_values([list(state.holdings)], cards, stop, None)
-            budget = ahead.rollout_values([list(state.holdings)], cards, stop, 10**8)
+            got = ahead.rollout_rows([list(state.holdings)], cards, stop, None)
+            budget = ahead.rollout_rows([list(state.holdings)], cards, stop, 10**8)
             assert budget == got
             for card in cards:
                 real, won = _club_playout(state, card, stop)
@@ -288,7 +288,7 @@ def test_rollout_values_are_club_play_then_the_solver(variant: str) -> None:
                     v = solver.solve(pos)
                     n = real.holdings[0].bit_count()
                     future = won + (v if side_of(real.leader) == side else n - v)
-                assert got[card] == score(future), f"{variant} {card} stop {stop}"
+                assert got[card] == [score(future)], f"{variant} {card} stop {stop}"
                 compared += 1
     assert compared > 40
 

@@ -131,22 +131,6 @@ class Lookahead:
                 values[c] = value
         return {c: values[c] for c in cards}
 
-    def rollout_values(
-        self,
-        worlds: Sequence[Sequence[int]],
-        cards: Iterable[Card],
-        stop: int,
-        node_limit: int | None,
-    ) -> dict[Card, float]:
-        """Summed score over the worlds of each card when, after it, every seat (the
-        expert too) plays by the club rules until at most ``stop`` tricks are left at the
-        start of a trick, and that position is then solved double-dummy within
-        ``node_limit`` nodes (None: exactly); a range the budget leaves open counts at the
-        mean of the scores of its two ends. For positions too deep to solve (misère with 12-13 tricks
-        left): the club rules stand in for the opening tricks, the solver for the rest."""
-        rows = self.rollout_rows(worlds, cards, stop, node_limit)
-        return {c: sum(row) for c, row in rows.items()}
-
     def rollout_rows(
         self,
         worlds: Sequence[Sequence[int]],
@@ -154,8 +138,13 @@ class Lookahead:
         stop: int,
         node_limit: int | None,
     ) -> dict[Card, list[float]]:
-        """Each card's score in each world, in the worlds' order, as :meth:`rollout_values`
-        sums them (for a paired comparison of two cards world by world)."""
+        """Each card's score in each world (in the worlds' order, for a paired comparison
+        of two cards world by world) when, after it, every seat (the expert too) plays by
+        the club rules until at most ``stop`` tricks are left at the start of a trick, and
+        that position is then solved double-dummy within ``node_limit`` nodes (None:
+        exactly); a range the budget leaves open counts at the mean of the scores of its
+        two ends. For positions too deep to solve (misère with 12-13 tricks left): the
+        club rules stand in for the opening tricks, the solver for the rest."""
         cards = list(cards)
         view = self.view
         root = [

@@ -8,7 +8,10 @@ Worlds come in batches until the schedule's number of worlds is reached, the bes
 leads the second by three standard errors, or the time budget is spent. Cards whose means
 are equal are split by the club rules (the conventional card, the lowest of equals).
 With few tricks left the expert also holds its own next move consistent across the worlds
-(:mod:`whistkit.bots.lookahead`), so it does not count on guessing right later.
+(:mod:`whistkit.bots.lookahead`), so it does not count on guessing right later. Misère
+with 12-13 tricks left, too deep to solve, is searched by rollouts instead: each card
+played out by the club rules and solved from 8 tricks left, the club rules' own card kept
+unless another clearly gains on it.
 
 The oracle is a measurement tool: it reads the full state, so it is never offered to
 players (it is not in :data:`whistkit.bots.LEVELS`; matches build it).
@@ -144,6 +147,17 @@ def _club_card(view: View, rng: random.Random) -> Card:
     return card
 
 
+def _clear_gain(diffs: list[float], se: float) -> bool:
+    """Is the mean of the paired differences ``diffs`` (one per world) above ``se``
+    standard errors of it? Never with fewer than two worlds (no spread to judge by)."""
+    n = len(diffs)
+    if n < 2:
+        return False
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean > se * math.sqrt(var / n)
+
+
 def _beats_by(rows: dict[Card, list[float]], base: Card, se: float) -> Card:
     """The card with the best mean gain over ``base`` world by world among those whose
     gain exceeds ``se`` standard errors of its paired difference; ``base`` if none does.
@@ -152,12 +166,8 @@ def _beats_by(rows: dict[Card, list[float]], base: Card, se: float) -> Card:
     best, gain = base, 0.0
     for card, row in rows.items():
         diffs = [a - b for a, b in zip(row, rows[base], strict=True)]
-        n = len(diffs)
-        mean = sum(diffs) / n
-        if mean <= gain:
-            continue
-        var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else math.inf
-        if mean > se * math.sqrt(var / n):
+        mean = sum(diffs) / len(diffs)
+        if mean > gain and _clear_gain(diffs, se):
             best, gain = card, mean
     return best
 
@@ -467,10 +477,11 @@ class ExpertBot:
         worlds: list[list[int]],
         score: Scorer,
     ) -> Card:
-        """The card with the best summed score when every seat then plays by the club
-        rules down to ``ROLLOUT_TO`` tricks left and the solver takes over within
-        ``ROLLOUT_NODES`` nodes (:meth:`Lookahead.rollout_values`): misère positions
-        too deep to solve."""
+        """Misère positions too deep to solve: each card's score in each world when
+        every seat then plays by the club rules down to ``ROLLOUT_TO`` tricks left and
+        the solver takes over within ``ROLLOUT_NODES`` nodes
+        (:meth:`Lookahead.rollout_rows`); the club rules' card unless another gains on it
+        by ``ROLLOUT_SE`` standard errors (:func:`_beats_by`)."""
         try:
             ahead = Lookahead(self.solver, view, score, self.threads, self.observe, "club")
             limit = ROLLOUT_NODES if self.node_limit is not None else None
@@ -493,10 +504,7 @@ class ExpertBot:
                 break
         else:
             return True  # every card is worth the same in every world
-        n = len(diffs)
-        mean = sum(diffs) / n
-        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-        return mean > self.stop_se * math.sqrt(var / n)
+        return _clear_gain(diffs, self.stop_se)
 
 
 def default_lookahead(tricks_left: int, misere: bool) -> int:
