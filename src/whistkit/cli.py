@@ -331,6 +331,8 @@ def cmd_match(args: argparse.Namespace) -> int:
             # a new folder per run: the same match played again keeps the earlier records
             base = default_data_dir() / "matches"
             name = f"{args.variant}-{args.ns}-vs-{args.ew}-{args.deals}-seed{args.seed}"
+            if args.contracts:
+                name += "-" + "-".join(args.contracts)
             records, k = base / name, 1
             while match_records(records):
                 k += 1
@@ -345,6 +347,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             records=records,
             progress=terminal_progress(f"{args.ns} vs {args.ew}"),
+            contracts=args.contracts,
         )
     except (ValueError, RuntimeError) as e:  # unknown variant, option, level; no solver
         print(f"whistkit match: {e}", file=sys.stderr)
@@ -550,6 +553,13 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument(
         "--records",
         help="a new or empty folder for the records (default: a new one under the user data dir)",
+    )
+    match.add_argument(
+        "--contracts",
+        type=lambda text: [c.strip().upper() for c in text.split(",")],
+        metavar="CODES",
+        help="the N-S level plays only the cards of these contracts (e.g. NOLO or NT,NOLO;"
+        " the E-W level plays all else at every seat) and only those deals are reported",
     )
     match.set_defaults(func=cmd_match)
 

@@ -12,6 +12,12 @@ cycle evenly (each of the six kinds twice per twelve deals), the dealer rotates 
 rules say and each table's game is a valid record that ``whistkit replay`` accepts.
 Variants without a hand cycle play each deal as the first hand of its own game.
 
+**One kind of contract.** With ``contracts`` (``whistkit match --contracts NOLO``) the
+``ns`` level plays only the cards of hands in those contracts; all else, the bidding and
+the other hands, is the ``ew`` level's at all four seats of both tables. Those hands are
+then played alike at both tables and score nothing, and the result holds the deals of the
+chosen contracts only: how much better one level plays, say, Nóló.
+
 Every random thing is seeded: the cards of deal ``i`` by ``(seed, i)``, each bot's RNG
 by ``(seed, i, seat)`` (the same at both tables), the first dealer of game ``g`` by
 ``(seed, g)``. Games are independent, so ``jobs`` processes give the same result as one.
@@ -25,7 +31,7 @@ import os
 import random
 import statistics
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +66,21 @@ class ViewPlayer:
 
     def act(self, state: State, seat: Seat, rng: random.Random) -> Action:
         return self.bot.choose(state.view(seat), rng)
+
+
+class _OnlyIn:
+    """A seat that plays as ``own`` only the cards of hands in ``contracts``; every other
+    decision, the bidding included, is ``other``'s."""
+
+    def __init__(self, own: Player, other: Player, contracts: Collection[str]) -> None:
+        self.own, self.other, self.contracts = own, other, contracts
+        self.name = own.name
+
+    def act(self, state: State, seat: Seat, rng: random.Random) -> Action:
+        contract = state.contract
+        if state.phase == PLAY and contract is not None and contract.code in self.contracts:
+            return self.own.act(state, seat, rng)
+        return self.other.act(state, seat, rng)
 
 
 def _view_player(make: Callable[[], Bot]) -> Callable[[], Player]:
@@ -130,6 +151,7 @@ class MatchResult:
     seed: int
     deals: list[DealResult] = field(repr=False)
     records: Path | None = None
+    contracts: tuple[str, ...] | None = None  # the ns level played only these
 
     @property
     def scores(self) -> list[float]:
@@ -162,6 +184,7 @@ class MatchResult:
             "variant": self.variant,
             "seed": self.seed,
             "deals": len(self.deals),
+            "contracts": None if self.contracts is None else list(self.contracts),
             "ns": self.ns,
             "ew": self.ew,
             "mean_diff": self.mean_diff,
@@ -192,6 +215,13 @@ class MatchResult:
             f"Duplicate match, {self.variant}, {len(self.deals)} deals"
             f" ({2 * len(self.deals)} hands), seed {self.seed}",
             f"  N-S {self.ns} vs E-W {self.ew}",
+        ]
+        if self.contracts is not None:
+            lines.append(
+                f"  {self.ns} played only {', '.join(self.contracts)}; {self.ew} played"
+                " the rest at every seat (alike at both tables, left out)"
+            )
+        lines += [
             f"  mean points per hand, {self.ns} minus {self.ew}: {self.mean_diff:+.3f}"
             f"  (95% CI {lo:+.3f} .. {hi:+.3f})",
             "  by contract: "
@@ -213,6 +243,7 @@ class _GameSpec:
     first_deal: int
     n_deals: int
     records: str | None
+    contracts: tuple[str, ...] | None = None
 
 
 def _play_table(
@@ -242,6 +273,11 @@ def _play_game(spec: _GameSpec) -> list[DealResult]:
     for table in TABLES:
         first, second = (spec.ns, spec.ew) if table == "a" else (spec.ew, spec.ns)
         a, b = make_player(first), make_player(second)
+        if spec.contracts is not None:  # the ns level plays these contracts' cards only
+            if table == "a":
+                a = _OnlyIn(a, b, spec.contracts)
+            else:
+                b = _OnlyIn(b, a, spec.contracts)
         players: dict[Seat, Player] = {0: a, 1: b, 2: a, 3: b}
         state = _play_table(variant, players, spec)
         states.append(state)
@@ -274,6 +310,7 @@ def _specs(
     deals: int,
     seed: int,
     records: Path | None,
+    contracts: tuple[str, ...] | None,
 ) -> Iterator[_GameSpec]:
     per_game = deals_per_game(variant)
     for g, first in enumerate(range(0, deals, per_game)):
@@ -287,6 +324,7 @@ def _specs(
             first_deal=first,
             n_deals=min(per_game, deals - first),
             records=None if records is None else str(records),
+            contracts=contracts,
         )
 
 
@@ -317,15 +355,19 @@ def run_match(
     jobs: int = 1,
     records: str | os.PathLike[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    contracts: Collection[str] | None = None,
 ) -> MatchResult:
     """Play a duplicate match of ``deals`` deals of ``variant`` between the levels ``ns``
     and ``ew`` (:func:`match_levels`), in ``jobs`` processes; write every game's record to
     the folder ``records`` (none by default).
 
-    ``progress(done, total)`` is called as deals finish. Raises ``TypeError`` for an
+    ``progress(done, total)`` is called as deals finish. With ``contracts`` (record
+    codes, e.g. ``["NOLO"]``) the ``ns`` level plays only the cards of those contracts'
+    hands and the result holds only those deals (the module's docstring). Raises ``TypeError`` for an
     argument of the wrong type (``deals=12.5``), ``ValueError`` naming a bad value
-    (unknown variant or level, fewer than 2 deals, fewer than 1 job, a records folder
-    that already holds match records) and ``RuntimeError`` if a level needs the solver
+    (unknown variant, level or contract, fewer than 2 deals, fewer than 1 job, a records
+    folder that already holds match records, fewer than 2 deals of ``contracts``
+    played) and ``RuntimeError`` if a level needs the solver
     and it is missing.
 
     >>> result = run_match(ns="club", ew="beginner", deals=2, seed=1)
@@ -350,6 +392,7 @@ def run_match(
         if level not in levels:
             raise ValueError(f"unknown level {level!r} for {side}; known: {', '.join(levels)}")
     _whole("deals", deals, 2, " (a confidence interval needs two deals)")
+    only = None if contracts is None else _contract_codes(v, contracts)
     _whole("jobs", jobs, 1)
     for level in (ns, ew):
         make_player(level)  # fail before any play (e.g. a level that needs the solver)
@@ -369,7 +412,7 @@ def run_match(
                 f" {counted(earlier, 'match record')};"
                 " give --records a new or empty folder"
             )
-    specs = list(_specs(v, options or {}, ns, ew, deals, seed, folder))
+    specs = list(_specs(v, options or {}, ns, ew, deals, seed, folder, only))
     results: list[list[DealResult]] = []
     done = 0
     if jobs == 1 or len(specs) == 1:
@@ -386,7 +429,35 @@ def run_match(
                 if progress:
                     progress(done, deals)
     flat = [d for game in results for d in game]
-    return MatchResult(variant=v.name, ns=ns, ew=ew, seed=seed, deals=flat, records=folder)
+    if only is not None:
+        flat = [d for d in flat if d.contract in only]
+        if len(flat) < 2:
+            found = "none" if not flat else "only 1"
+            raise ValueError(
+                f"{found} of the {deals} deals played was in {', '.join(only)};"
+                " a confidence interval needs two: play more deals"
+            )
+    return MatchResult(
+        variant=v.name, ns=ns, ew=ew, seed=seed, deals=flat, records=folder, contracts=only
+    )
+
+
+def _contract_codes(variant: Variant, contracts: object) -> tuple[str, ...]:
+    """``contracts`` as the variant's record codes, in the variant's order; a
+    ``TypeError`` or ``ValueError`` naming what is wrong."""
+    if isinstance(contracts, (str, bytes)) or not isinstance(contracts, Collection):
+        raise TypeError(
+            f"contracts must be a collection of contract codes, got {kind_of(contracts)}"
+        )
+    known = variant.contract_codes
+    for code in contracts:
+        if code not in known:
+            raise ValueError(
+                f"unknown contract {code!r} for {variant.name}; its contracts: {', '.join(known)}"
+            )
+    if not contracts:
+        raise ValueError(f"contracts names none; {variant.name}'s: {', '.join(known)}")
+    return tuple(c for c in known if c in contracts)
 
 
 def terminal_progress(label: str) -> Callable[[int, int], None]:

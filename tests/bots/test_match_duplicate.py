@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,7 +70,9 @@ def test_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         "by_contract",
         "records",
         "per_deal",
+        "contracts",
     }
+    assert out["contracts"] is None
     assert out["deals"] == 12 and out["ns"] == "club" and out["ew"] == "beginner"
     assert out["variant"] == "felagsvist" and out["seed"] == 2
     assert out["records"] == str(tmp_path)
@@ -98,6 +101,18 @@ def test_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         ),
         (["--ns", "club", "--ew", "club", "--deals", "4", "--variant", "poker"], "poker"),
         (["--ns", "club", "--ew", "club", "--deals", "4", "--seed", "-5"], "--seed must be"),
+        (
+            ["--ns", "club", "--ew", "club", "--deals", "4", "--contracts", "spel"],
+            "unknown contract 'SPEL' for felagsvist; its contracts: H, S, NT, D, C, NOLO",
+        ),
+        (
+            ["--ns", "club", "--ew", "club", "--deals", "5", "--contracts", "nolo"],
+            "none of the 5 deals played was in NOLO; a confidence interval needs two",
+        ),
+        (
+            ["--ns", "club", "--ew", "club", "--deals", "6", "--contracts", "nolo"],
+            "only 1 of the 6 deals played was in NOLO",
+        ),
     ],
 )
 def test_cli_errors_name_the_problem(
@@ -105,6 +120,45 @@ def test_cli_errors_name_the_problem(
 ) -> None:
     assert main(["match", *args, "--records", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err
+
+
+def played(folder: Path, game: int, table: str) -> list[tuple[object, list[int]]]:
+    """Every hand of a match record: its bottom cards (Swedish) and the cards played."""
+    record = loads((folder / f"game{game:04d}{table}.json").read_text())
+    return [(h.bottom, h.play) for h in record.hands]
+
+
+def test_contracts_the_ns_level_plays_only_their_cards(tmp_path: Path) -> None:
+    full = run_match(ns="club", ew="beginner", deals=24, seed=3)
+    only = run_match(
+        ns="club", ew="beginner", deals=24, seed=3, contracts=["NOLO", "NT"], records=tmp_path
+    )
+    # the chosen contracts are played as in the whole match (the cards, the bots' seeds,
+    # the leader do not depend on the hands before), and only they are reported
+    assert only.deals == [d for d in full.deals if d.contract in ("NT", "NOLO")]
+    assert only.contracts == ("NT", "NOLO") and len(only.deals) == 8
+    assert "club played only NT, NOLO; beginner played the rest" in only.report()
+    # every other hand: the E-W level at all four seats, card for card alike at both
+    # tables; Grand (hands 3, 9) and Nóló (6, 12) are played apart
+    for game in (0, 1):
+        a, b = played(tmp_path, game, "a"), played(tmp_path, game, "b")
+        alike = [x == y for x, y in zip(a, b, strict=True)]
+        assert alike == [number % 3 != 0 for number in range(1, 13)], game
+
+
+def test_contracts_in_swedish_leave_the_bidding_to_the_ew_level(tmp_path: Path) -> None:
+    kwargs: dict[str, Any] = {"ns": "club", "ew": "beginner", "deals": 8, "seed": 2}
+    only = run_match("swedish", **kwargs, contracts=["SPEL"], records=tmp_path / "only")
+    run_match("swedish", **kwargs, records=tmp_path / "full")
+    assert {d.contract for d in only.deals} == {"SPEL"} and len(only.deals) >= 2
+
+    def bottoms(match: str, table: str) -> list[object]:
+        return [played(tmp_path / match, game, table)[0][0] for game in range(8)]
+
+    # the two levels commit other bottom cards on some of these deals, but with
+    # contracts the E-W level bids at every seat of both tables
+    assert bottoms("full", "a") != bottoms("full", "b")
+    assert bottoms("only", "a") == bottoms("only", "b")
 
 
 def test_short_ladder_club_beats_beginner() -> None:
@@ -181,6 +235,13 @@ def test_records_are_never_overwritten_or_mixed(
         ({"records": 5}, TypeError, "records must be a folder's path, got an int"),
         ({"progress": "bar"}, TypeError, "progress must be a function of (done, total), got a str"),
         ({"variant": "poker"}, ValueError, "unknown variant 'poker'"),
+        (
+            {"contracts": "NOLO"},
+            TypeError,
+            "contracts must be a collection of contract codes, got a str",
+        ),
+        ({"contracts": []}, ValueError, "contracts names none; felagsvist's: H, S, NT, D, C"),
+        ({"contracts": ["nolo"]}, ValueError, "unknown contract 'nolo' for felagsvist"),
     ],
 )
 def test_run_match_names_a_bad_argument(

@@ -70,6 +70,8 @@ def check_common(state: State) -> None:
         assert hand.hands[0] | hand.hands[1] | hand.hands[2] | hand.hands[3] == FULL_DECK
         assert sum(result.tricks) == 13
         assert result.dealer == hand.dealer
+        # what `whistkit match --contracts` names a variant's contracts by
+        assert result.contract.code in state.variant.contract_codes
     # the deal passes to the left
     for a, b in zip(state.results, state.results[1:], strict=False):
         assert b.dealer == (a.dealer + 1) & 3

@@ -61,6 +61,8 @@ class Variant:
     # the number of hands a game has, where the rules fix it (Félagsvist: 12); None when
     # the game ends at a score
     hands_per_game: ClassVar[int | None] = None
+    # the record codes of the contracts its hands are played in (docs/records.md)
+    contract_codes: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, options: Options | Mapping[str, Any] | None = None) -> None:
         if options is None or isinstance(options, Mapping):

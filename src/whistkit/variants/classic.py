@@ -332,6 +332,7 @@ class ClassicWhist(Variant):
 
     uses_turned_card = True
     points_penalties = True
+    contract_codes = tuple(SUITS)  # the turned card's suit is trumps
     options: ClassicOptions
 
     @classmethod

@@ -51,6 +51,7 @@ class Felagsvist(Variant):
     options_class = FelagsvistOptions
     options: FelagsvistOptions
     hands_per_game = HANDS_PER_GAME
+    contract_codes = tuple(c.code for c in CYCLE)
 
     def contract_for(self, state: State, deal: Deal) -> Contract:
         return contract_of_hand(state.hand_number, self.options.nolo_aces_low)

@@ -140,6 +140,7 @@ class Swedish(Variant):
     title = "Swedish whist"
     options_class = SwedishOptions
     options: SwedishOptions
+    contract_codes = ("SPEL", "NOLLSPEL")
 
     # -- the deal and the bottom cards ------------------------------------------------
 
