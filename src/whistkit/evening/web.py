@@ -79,7 +79,7 @@ COOKIE = "wk_host_"  # + evening id
 class Refused(Exception):
     """A request refused with a status and a message naming what is wrong."""
 
-    def __init__(self, status: int, message: str, code: str | None = None) -> None:
+    def __init__(self, status: int, message: str, *, code: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
@@ -133,7 +133,9 @@ class Hub:
             return
         self.loop = asyncio.get_running_loop()
         if self.waiting >= MAX_WAITERS:
-            raise Refused(503, "too many pages are waiting for updates; try again shortly", "busy")
+            raise Refused(
+                503, "too many pages are waiting for updates; try again shortly", code="busy"
+            )
         ev = self.events.setdefault(evening, asyncio.Event())
         self.waiting += 1
         try:
@@ -156,7 +158,7 @@ class Organiser:
     def stored(self, evening: str) -> StoredEvening:
         row = self.store.get(evening)
         if row is None:
-            raise Refused(404, f"unknown evening {evening!r}", "no_evening")
+            raise Refused(404, f"unknown evening {evening!r}", code="no_evening")
         return row
 
     async def live(self, evening: str) -> live.Live:
@@ -167,7 +169,7 @@ class Organiser:
         have = self.cache.get(evening)
         version = self.store.version(evening)
         if version is None:
-            raise Refused(404, f"unknown evening {evening!r}", "no_evening")
+            raise Refused(404, f"unknown evening {evening!r}", code="no_evening")
         if have is not None and have.stored.version == version:
             return have
         lock = self.locks.setdefault(evening, asyncio.Lock())
@@ -360,11 +362,11 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         evening: str = request.path_params["evening"]
         want = org.store.host_key(evening)
         if want is None:
-            raise Refused(404, f"unknown evening {evening!r}", "no_evening")
+            raise Refused(404, f"unknown evening {evening!r}", code="no_evening")
         key = request.cookies.get(COOKIE + evening, "")
         if not hmac.compare_digest(key.encode(), want.encode()):
             raise Refused(
-                403, "this page is the host's: open the host link of the evening", "host_only"
+                403, "this page is the host's: open the host link of the evening", code="host_only"
             )
         return evening
 
@@ -380,7 +382,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             if hmac.compare_digest(tok.encode(), token.encode()):
                 return ev, number
         raise Refused(
-            404, "no such table in this evening: open the link on the table card", "no_table"
+            404, "no such table in this evening: open the link on the table card", code="no_table"
         )
 
     def handle(
@@ -706,7 +708,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         ns = whole(data, "ns", 0, 13)  # what the confirming page showed
         pending = ev.check_confirm(hand, number, by)
         if pending.ns != ns:
-            raise Refused(409, "the entry changed meanwhile; look at it again", "changed")
+            raise Refused(409, "the entry changed meanwhile; look at it again", code="changed")
         version = org.store.confirm(
             ev.stored.id,
             hand,

@@ -11,6 +11,9 @@ const evening = location.pathname.split("/")[2];
 const SHOWN = 12; // leaderboard rows per group
 const PAGE_SECONDS = 8; // a page of moves is shown this long before the next
 const MANY_WAITING = 30; // more tables than this still to report: their count, not numbers
+// more moves than this: they take the whole screen, the standings a page of their own in
+// the turns (beside the standings they would take too many pages)
+const SPLIT_MOST = 24;
 let movePage = 0;
 let moveKey = "";
 let pageTimer = null;
@@ -37,7 +40,7 @@ function render(s) {
     : null;
   const list = s.moves && s.status !== "finished" ? [...s.moves.moves] : [];
   // by name: a player looks for their own name
-  list.sort((a, b) => a.name.localeCompare(b.name, language()));
+  list.sort((a, b) => a.name.localeCompare(b.name, language(), { numeric: true }));
   const moves = list.length
     ? el("section", { id: "p-moves", "data-after": String(s.moves.after) },
         el("h2", {}, t("moves_after", { n: s.moves.after }), " ", el("span", { id: "p-page" })),
@@ -60,7 +63,8 @@ function render(s) {
           el("li", {}, `${t(`prize_${p.category}`)} ${p.place}: `, el("b", {}, p.names.join(", "))))))
     : null;
   const hiddenBoard = board.dataset.hidden === "1";
-  const layout = prizes ? "prizes" : moves ? (hiddenBoard ? "moves-only" : "moves") : "board";
+  const layout = prizes ? "prizes"
+    : moves ? (hiddenBoard ? "moves-only" : list.length > SPLIT_MOST ? "rotate" : "moves") : "board";
   fill(main, head, waiting,
     el("div", { class: `p-grid p-${layout}` }, moves || prizes ? el("div", { class: "p-left" }, moves, prizes) : null, board));
   document.body.dataset.version = String(s.version);
@@ -85,9 +89,12 @@ function moveItem(m) {
 // pages of a longer list take turns.
 function paginate() {
   const box = main.querySelector("#p-moves .move-list");
+  const grid = main.querySelector(".p-grid");
   if (pageTimer) clearInterval(pageTimer);
   pageTimer = null;
   if (!box) return;
+  const rotate = grid.classList.contains("p-rotate");
+  grid.dataset.show = "moves";
   const items = [...box.children];
   for (const e of items) e.hidden = false;
   box.style.gridTemplateColumns = "";
@@ -105,20 +112,22 @@ function paginate() {
   const rows = Math.max(1, Math.floor((box.clientHeight + gapY) / (high + gapY)));
   const per = Math.max(1, Math.min(items.length, cols * rows));
   const pages = Math.ceil(items.length / per);
+  const turns = pages + (rotate ? 1 : 0); // the standings' own page last
   const used = Math.min(cols, Math.ceil(Math.min(items.length, per) / rows));
   box.style.gridTemplateColumns = `repeat(${used}, minmax(0, 1fr))`;
   box.style.gridTemplateRows = `repeat(${Math.min(rows, items.length)}, auto)`;
   box.dataset.pages = String(pages);
   const show = () => {
-    if (movePage >= pages) movePage = 0;
+    if (movePage >= turns) movePage = 0;
+    grid.dataset.show = movePage < pages ? "moves" : "board";
     items.forEach((e, i) => { e.hidden = Math.floor(i / per) !== movePage; });
     box.dataset.page = String(movePage + 1);
-    document.getElementById("p-page").textContent = pages > 1 ? `· ${movePage + 1}/${pages}` : "";
+    document.getElementById("p-page").textContent = pages > 1 ? `· ${Math.min(movePage, pages - 1) + 1}/${pages}` : "";
   };
   show();
-  if (pages > 1) {
+  if (turns > 1) {
     pageTimer = setInterval(() => {
-      movePage = (movePage + 1) % pages;
+      movePage = (movePage + 1) % turns;
       show();
     }, PAGE_SECONDS * 1000);
   }

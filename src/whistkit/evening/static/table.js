@@ -97,22 +97,30 @@ function render() {
     hand ? compass(hand) : s.sitting_out ? null : el("p", { class: "big" }, t("no_hand_here")),
     hand ? stage(hand) : null,
   );
-  fitWords(main.querySelectorAll(".compass .who, .names button"));
+  // a long word that does not fit even smaller: the seats and names one a row
+  main.classList.remove("narrow");
+  if (!fitWords(main.querySelectorAll(".compass .who, .names button"))) {
+    main.classList.add("narrow");
+    fitWords(main.querySelectorAll(".compass .who, .names button"));
+  }
   document.body.dataset.hand = hand ? String(hand.number) : "";
   document.body.dataset.contract = hand ? hand.contract : "";
   document.body.dataset.stage = hand ? (hand.result ? "done" : hand.pending ? "pending" : "enter") : "none";
 }
 
 // A name breaks only between words: where one word is wider than its box, the text is
-// made smaller (down to 60 %) until it fits.
+// made smaller (down to 60 %) until it fits. False if one does not fit even so.
 function fitWords(elements) {
+  let fits = true;
   for (const e of elements) {
     e.style.fontSize = "";
     const size = parseFloat(getComputedStyle(e).fontSize);
     for (let k = 0.95; e.scrollWidth > e.clientWidth + 1 && k >= 0.6; k -= 0.05) {
       e.style.fontSize = `${size * k}px`;
     }
+    if (e.scrollWidth > e.clientWidth + 1) fits = false;
   }
+  return fits;
 }
 
 // The moves into this hand at this table: who left it and where to (the table that
@@ -231,6 +239,7 @@ function resultView(hand) {
 async function start() {
   await setLanguage(pickLanguage());
   languageMenu(document.getElementById("lang"), render);
+  addEventListener("resize", () => render()); // the names are fitted to the width
   watch(base, (data) => {
     state = data;
     render();
