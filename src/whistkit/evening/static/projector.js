@@ -43,7 +43,7 @@ function render(s) {
   list.sort((a, b) => a.name.localeCompare(b.name, language(), { numeric: true }));
   const moves = list.length
     ? el("section", { id: "p-moves", "data-after": String(s.moves.after) },
-        el("h2", {}, t("moves_after", { n: s.moves.after }), " ", el("span", { id: "p-page" })),
+        el("h2", {}, t("moves_after", { n: s.moves.after }), " ", el("small", { id: "p-page" })),
         el("div", { class: "move-list" }, list.map(moveItem)))
     : null;
   let board;
