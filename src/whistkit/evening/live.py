@@ -161,6 +161,7 @@ class Live:
         self.seated: tuple[HandState, ...] = self.done.hands if self.done else ()
         self.tables = max((len(h.tables) for h in self.seated), default=0)
         self.plays_as = {p.id: model_player(p).plays_as for p in stored.players}
+        self.arrives = {p.id: p.arrives for p in stored.players}
         self._tables: dict[int, dict[str, Any]] = {}
         self._projector: dict[str, Any] | None = None
         self._moves: dict[int, list[dict[str, Any]]] = {}
@@ -191,6 +192,8 @@ class Live:
                     "to": mv.to_table,
                     "seat": seat_next.get(mv.player),
                     "stay": mv.stays,
+                    # a late arrival's first hand (not a return from sitting out)
+                    "new": mv.from_table is None and self.arrives.get(mv.player) == hand.number + 1,
                 }
             )
         self._moves[hand.number] = out
@@ -220,9 +223,11 @@ class Live:
     def _table_in_play(self, hand: int, table: int) -> dict[str, int]:
         cur = self.current()
         if cur is None:
-            raise EveningError("no hand is in play")
+            raise EveningError("no hand is in play", code="not_in_play")
         if hand != cur.number:
-            raise EveningError(f"hand {hand} is not in play; hand {cur.number} is")
+            raise EveningError(
+                f"hand {hand} is not in play; hand {cur.number} is", code="not_in_play"
+            )
         if not 1 <= table <= len(cur.tables):
             raise EveningError(f"no one plays at table {table} in hand {hand}")
         return cur.table(table).seat_map()
@@ -232,27 +237,36 @@ class Live:
 
     def check_entry(self, hand: int, table: int, side: str, by: int) -> None:
         if self.stored.status != "running":
-            raise Conflict(f"the evening is {self.stored.status}; results wait")
+            raise Conflict(f"the evening is {self.stored.status}; results wait", code="not_running")
         seats = self._table_in_play(hand, table)
         seat = next((s for s, p in seats.items() if p == by), None)
         if seat is None:
-            raise EveningError(f"player {by} does not sit at table {table} in hand {hand}")
+            raise EveningError(
+                f"player {by} does not sit at table {table} in hand {hand}", code="not_at_table"
+            )
         if SIDE[seat] != side:
-            raise EveningError("enter your own partnership's tricks")
+            raise EveningError("enter your own partnership's tricks", code="own_side")
 
     def check_confirm(self, hand: int, table: int, by: int) -> Pending:
         if self.stored.status != "running":
-            raise Conflict(f"the evening is {self.stored.status}; results wait")
+            raise Conflict(f"the evening is {self.stored.status}; results wait", code="not_running")
         seats = self._table_in_play(hand, table)
         pending = self.stored.pending.get((hand, table))
         if pending is None:
-            raise EveningError(f"table {table} has no entry of hand {hand} to confirm")
+            raise EveningError(
+                f"table {table} has no entry of hand {hand} to confirm", code="no_entry"
+            )
         seat = next((s for s, p in seats.items() if p == by), None)
         if seat is None:
-            raise EveningError(f"player {by} does not sit at table {table} in hand {hand}")
+            raise EveningError(
+                f"player {by} does not sit at table {table} in hand {hand}", code="not_at_table"
+            )
         first = next((s for s, p in seats.items() if p == pending.entered_by), None)
         if first is not None and SIDE[seat] == SIDE[first]:
-            raise EveningError("an opponent of the player who entered the result confirms it")
+            raise EveningError(
+                "an opponent of the player who entered the result confirms it",
+                code="opponent_confirms",
+            )
         return pending
 
     def check_correction(self, hand: int, table: int) -> None:
@@ -266,7 +280,9 @@ class Live:
     def check_reject(self, hand: int, table: int, by: int) -> None:
         seats = self._table_in_play(hand, table)
         if by not in seats.values():
-            raise EveningError(f"player {by} does not sit at table {table} in hand {hand}")
+            raise EveningError(
+                f"player {by} does not sit at table {table} in hand {hand}", code="not_at_table"
+            )
 
     # -- pages ----------------------------------------------------------------------------
 
@@ -395,7 +411,8 @@ class Live:
             "hands": self.hands,
             "current": self.current_json(),
             "sitting_out": [self.names[o.player] for o in cur.sitting_out] if cur else [],
-            "moves": self.last_moves(),
+            # no moves once every hand is reported: no one goes anywhere
+            "moves": self.last_moves() if cur is not None else None,
             "standings": groups,
             "prizes": self.prizes() if s.status == "finished" else [],
         }
@@ -423,6 +440,7 @@ class Live:
             "hand": None,
             "moves": [],
             "arrived": [],
+            "left": [],
             "waiting": [],
         }
         if not self.started or not self.seated:
@@ -452,6 +470,13 @@ class Live:
                 {**mv, "after": hand.number - 1}
                 for mv in self.moves_of(self.seated[hand.number - 2])
                 if mv["to"] == number
+            ]
+            # who left this table after the hand before, and where to: at the table that
+            # reported last the page goes straight to this hand and never showed them
+            out["left"] = [
+                {**mv, "after": hand.number - 1}
+                for mv in self.moves_of(self.seated[hand.number - 2])
+                if mv["from"] == number and not mv["stay"]
             ]
         return out
 

@@ -46,7 +46,12 @@ TRICKS = 13
 
 
 class EveningError(ValueError):
-    """A config, player list or result that breaks a rule; the message names what is wrong."""
+    """A config, player list or result that breaks a rule; the message names what is wrong.
+    ``code`` (optional) names the kind for the pages, which show it in their language."""
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True)

@@ -157,7 +157,12 @@ class StoredEvening:
 
 
 class Conflict(ValueError):
-    """A write refused because the stored evening is not in the state it needs."""
+    """A write refused because the stored evening is not in the state it needs; ``code``
+    (optional) names the kind for the pages."""
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class EveningStore:
@@ -422,7 +427,10 @@ class EveningStore:
         if row is None:
             raise KeyError(evening)
         if row[0] not in allowed:
-            raise Conflict(f"the evening is {row[0]}; this needs it {' or '.join(allowed)}")
+            raise Conflict(
+                f"the evening is {row[0]}; this needs it {' or '.join(allowed)}",
+                code="not_running",
+            )
         return str(row[0])
 
     def _need_no_result(self, db: sqlite3.Connection, evening: str, hand: int, table: int) -> None:
@@ -433,7 +441,8 @@ class EveningStore:
         if row is not None:
             raise Conflict(
                 f"table {table} already has a confirmed result of hand {hand}"
-                f" ({row[0]} tricks to N-S); the host can correct it"
+                f" ({row[0]} tricks to N-S); the host can correct it",
+                code="already_reported",
             )
 
     # -- reads ----------------------------------------------------------------------------

@@ -79,10 +79,20 @@ COOKIE = "wk_host_"  # + evening id
 class Refused(Exception):
     """A request refused with a status and a message naming what is wrong."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, *, code: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code
+
+
+def refusal(message: str, status: int, code: str | None) -> JSONResponse:
+    """An error answer: the message in English and, where the pages know the kind, its
+    ``code`` (the pages show the code's string in their language)."""
+    body: dict[str, str] = {"error": message}
+    if code is not None:
+        body["code"] = code
+    return JSONResponse(body, status)
 
 
 class Hub:
@@ -123,7 +133,9 @@ class Hub:
             return
         self.loop = asyncio.get_running_loop()
         if self.waiting >= MAX_WAITERS:
-            raise Refused(503, "too many pages are waiting for updates; try again shortly")
+            raise Refused(
+                503, "too many pages are waiting for updates; try again shortly", code="busy"
+            )
         ev = self.events.setdefault(evening, asyncio.Event())
         self.waiting += 1
         try:
@@ -146,7 +158,7 @@ class Organiser:
     def stored(self, evening: str) -> StoredEvening:
         row = self.store.get(evening)
         if row is None:
-            raise Refused(404, f"unknown evening {evening!r}")
+            raise Refused(404, f"unknown evening {evening!r}", code="no_evening")
         return row
 
     async def live(self, evening: str) -> live.Live:
@@ -157,7 +169,7 @@ class Organiser:
         have = self.cache.get(evening)
         version = self.store.version(evening)
         if version is None:
-            raise Refused(404, f"unknown evening {evening!r}")
+            raise Refused(404, f"unknown evening {evening!r}", code="no_evening")
         if have is not None and have.stored.version == version:
             return have
         lock = self.locks.setdefault(evening, asyncio.Lock())
@@ -350,10 +362,12 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         evening: str = request.path_params["evening"]
         want = org.store.host_key(evening)
         if want is None:
-            raise Refused(404, f"unknown evening {evening!r}")
+            raise Refused(404, f"unknown evening {evening!r}", code="no_evening")
         key = request.cookies.get(COOKIE + evening, "")
         if not hmac.compare_digest(key.encode(), want.encode()):
-            raise Refused(403, "this page is the host's: open the host link of the evening")
+            raise Refused(
+                403, "this page is the host's: open the host link of the evening", code="host_only"
+            )
         return evening
 
     def host_of(request: Request) -> StoredEvening:
@@ -367,7 +381,9 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         for number, tok in ev.stored.tables.items():
             if hmac.compare_digest(tok.encode(), token.encode()):
                 return ev, number
-        raise Refused(404, "no such table in this evening: open the link on the table card")
+        raise Refused(
+            404, "no such table in this evening: open the link on the table card", code="no_table"
+        )
 
     def handle(
         fn: Callable[[Request], Awaitable[Response]],
@@ -376,11 +392,11 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             try:
                 return await fn(request)
             except Refused as e:
-                return JSONResponse({"error": e.message}, e.status)
+                return refusal(e.message, e.status, e.code)
             except Conflict as e:
-                return JSONResponse({"error": str(e)}, 409)
+                return refusal(str(e), 409, e.code)
             except EveningError as e:
-                return JSONResponse({"error": str(e)}, 400)
+                return refusal(str(e), 400, e.code)
 
         return run
 
@@ -412,8 +428,14 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         )
 
     async def host_only_page(request: Request) -> Response:
-        host_id(request)
         name = request.path_params.get("kind")
+        try:
+            host_id(request)
+        except Refused as e:
+            if name:
+                raise
+            # the projector says so itself, in its language, rather than as bare JSON
+            return FileResponse(STATIC_DIR / "projector.html", e.status, headers=no_cache)
         return FileResponse(
             STATIC_DIR / ("print.html" if name else "projector.html"), headers=no_cache
         )
@@ -686,7 +708,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         ns = whole(data, "ns", 0, 13)  # what the confirming page showed
         pending = ev.check_confirm(hand, number, by)
         if pending.ns != ns:
-            raise Refused(409, "the entry changed meanwhile; look at it again")
+            raise Refused(409, "the entry changed meanwhile; look at it again", code="changed")
         version = org.store.confirm(
             ev.stored.id,
             hand,

@@ -93,9 +93,29 @@ export function fill(parent, ...kids) {
   parent.replaceChildren(...kids.flat(Infinity).filter((k) => k !== null && k !== undefined && k !== false));
 }
 
-export class ApiError extends Error {}
+export class ApiError extends Error {
+  // status 0: the server was not reached; code: the server's kind of refusal (or null)
+  constructor(message, status = 0, code = null) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
 
-// A JSON request; a refusal throws ApiError with the server's message.
+  get offline() {
+    return this.status === 0;
+  }
+}
+
+// What went wrong, in the page's language: the string of the server's error code where
+// there is one, else "Not sent: " and the server's own words.
+export function explain(e) {
+  if (!(e instanceof ApiError)) return t("not_sent", { text: e.message || String(e) });
+  if (e.offline) return t("offline");
+  if (e.code && t(`err_${e.code}`) !== `err_${e.code}`) return t(`err_${e.code}`);
+  return t("not_sent", { text: e.message });
+}
+
+// A JSON request; a refusal throws ApiError with the server's message and code.
 export async function api(method, url, body) {
   const init = { method, headers: {}, credentials: "same-origin" };
   if (body !== undefined) {
@@ -106,7 +126,7 @@ export async function api(method, url, body) {
   try {
     r = await fetch(url, init);
   } catch {
-    throw new ApiError(t("offline"));
+    throw new ApiError(t("offline"), 0);
   }
   let data = null;
   try {
@@ -114,8 +134,14 @@ export async function api(method, url, body) {
   } catch {
     data = null;
   }
-  if (!r.ok) throw new ApiError((data && data.error) || `${r.status} ${r.statusText}`);
+  if (!r.ok) throw new ApiError((data && data.error) || `${r.status} ${r.statusText}`, r.status, data && data.code);
   return data;
+}
+
+// A live update's trouble: offline, or the server's refusal in the page's language.
+function explainTrouble(e) {
+  if (e instanceof ApiError && !e.offline && e.code && t(`err_${e.code}`) !== `err_${e.code}`) return t(`err_${e.code}`);
+  return e instanceof ApiError && e.offline ? t("offline") : e.message || String(e);
 }
 
 // Live updates by long polling: each answer comes at once when the evening changed since
@@ -131,9 +157,14 @@ export function watch(url, onData, onTrouble = () => {}, key = "version") {
     while (!stopped) {
       try {
         const sep = url.includes("?") ? "&" : "?";
-        const r = await fetch(`${url}${sep}since=${version}`, { credentials: "same-origin" });
+        let r;
+        try {
+          r = await fetch(`${url}${sep}since=${version}`, { credentials: "same-origin" });
+        } catch {
+          throw new ApiError(t("offline"), 0);
+        }
         const data = await r.json().catch(() => null);
-        if (!r.ok) throw new Error((data && data.error) || String(r.status));
+        if (!r.ok) throw new ApiError((data && data.error) || String(r.status), r.status, data && data.code);
         failures = 0;
         onTrouble(null);
         if (data[key] !== version) {
@@ -142,7 +173,7 @@ export function watch(url, onData, onTrouble = () => {}, key = "version") {
         }
       } catch (e) {
         failures += 1;
-        onTrouble(e.message || String(e));
+        onTrouble(explainTrouble(e));
         await new Promise((ok) => setTimeout(ok, Math.min(5000, 500 * failures)));
       }
     }

@@ -1,11 +1,22 @@
 // The projector: the hand in progress, the tables still to report, the moves after each
 // hand, the leaderboard by group (hidden until the end when the host says so), prizes.
-import { contractName, el, pickLanguage, setLanguage, t, watch, fill } from "./ev.js";
+// Made to be read from the back of a hall (1920x1080 or 1280x720): the moves in large
+// type, by name, in as many columns as fit; the table number is never cut off; what does
+// not fit on one screen is shown a page at a time, the pages taking turns.
+import { contractName, el, language, pickLanguage, setLanguage, t, watch, fill } from "./ev.js";
 
 const main = document.getElementById("main");
 const errorBox = document.getElementById("error");
 const evening = location.pathname.split("/")[2];
 const SHOWN = 12; // leaderboard rows per group
+const PAGE_SECONDS = 8; // a page of moves is shown this long before the next
+const MANY_WAITING = 30; // more tables than this still to report: their count, not numbers
+// more moves than this: they take the whole screen, the standings a page of their own in
+// the turns (beside the standings they would take too many pages)
+const SPLIT_MOST = 24;
+let movePage = 0;
+let moveKey = "";
+let pageTimer = null;
 
 function fmt(x) {
   return Number.isInteger(x) ? String(x) : x.toFixed(1);
@@ -21,17 +32,19 @@ function render(s) {
         : cur ? `${t("hand_of", { n: cur.number, total: s.hands })} · ${contractName(cur.contract)}`
           : s.status === "setup" ? t("not_started") : t("all_reported")),
     s.status === "paused" ? el("p", { class: "banner" }, t("paused_banner")) : null);
+  const many = cur && cur.waiting.length > MANY_WAITING;
   const waiting = cur && s.status !== "finished"
     ? el("section", { id: "p-waiting", "data-count": String(cur.waiting.length) },
-        el("h2", {}, t("still_to_report")),
-        el("p", { class: "nums" }, cur.waiting.length ? cur.waiting.join("  ") : "✓"))
+        el("h2", {}, many ? t("tables_to_report", { n: cur.waiting.length }) : t("still_to_report")),
+        many ? null : el("p", { class: "nums" }, cur.waiting.length ? cur.waiting.join("  ") : "✓"))
     : null;
-  const moves = s.moves && s.moves.moves.length && s.status !== "finished"
+  const list = s.moves && s.status !== "finished" ? [...s.moves.moves] : [];
+  // by name: a player looks for their own name
+  list.sort((a, b) => a.name.localeCompare(b.name, language(), { numeric: true }));
+  const moves = list.length
     ? el("section", { id: "p-moves", "data-after": String(s.moves.after) },
-        el("h2", {}, t("moves_after", { n: s.moves.after })),
-        el("div", { class: `move-list${s.moves.moves.length > 24 ? " many" : ""}` }, s.moves.moves.map((m) =>
-          el("span", { "data-player": String(m.player) },
-            m.to === null ? t("to_out", { name: m.name }) : t("to_table", { name: m.name, n: m.to })))))
+        el("h2", {}, t("moves_after", { n: s.moves.after }), " ", el("small", { id: "p-page" })),
+        el("div", { class: "move-list" }, list.map(moveItem)))
     : null;
   let board;
   if (s.hide_standings && s.status !== "finished") {
@@ -47,14 +60,82 @@ function render(s) {
   const prizes = s.status === "finished" && s.prizes.length
     ? el("section", { id: "p-prizes" }, el("h2", {}, t("prizes")),
         el("ul", { class: "plain" }, s.prizes.map((p) =>
-          el("li", {}, `${t(`prize_${p.category}`)} ${p.place}: ${p.names.join(", ")}`))))
+          el("li", {}, `${t(`prize_${p.category}`)} ${p.place}: `, el("b", {}, p.names.join(", "))))))
     : null;
-  fill(main, head, el("div", { class: "p-grid" }, el("div", { class: "p-left" }, waiting, moves, prizes), board));
+  const hiddenBoard = board.dataset.hidden === "1";
+  const layout = prizes ? "prizes"
+    : moves ? (hiddenBoard ? "moves-only" : list.length > SPLIT_MOST ? "rotate" : "moves") : "board";
+  fill(main, head, waiting,
+    el("div", { class: `p-grid p-${layout}` }, moves || prizes ? el("div", { class: "p-left" }, moves, prizes) : null, board));
   document.body.dataset.version = String(s.version);
+  const key = moves ? `${s.moves.after}:${list.length}` : "";
+  if (key !== moveKey) movePage = 0;
+  moveKey = key;
+  paginate();
+}
+
+// "Anna Jónsdóttir" and "→ 5" apart: the name may be cut short on a narrow screen, the
+// table never
+function moveItem(m) {
+  const text = m.to === null ? t("to_out") : t("to_table", { n: m.to });
+  const at = text.indexOf("{name}");
+  const before = at > 0 ? text.slice(0, at) : "";
+  const after = at >= 0 ? text.slice(at + "{name}".length) : text;
+  return el("div", { class: "mv", "data-player": String(m.player), "data-to": m.to === null ? "" : String(m.to) },
+    el("span", { class: "nm" }, before, m.name), el("span", { class: "to" }, after));
+}
+
+// As many columns as the longest entry allows, as many rows as the height allows; the
+// pages of a longer list take turns.
+function paginate() {
+  const box = main.querySelector("#p-moves .move-list");
+  const grid = main.querySelector(".p-grid");
+  if (pageTimer) clearInterval(pageTimer);
+  pageTimer = null;
+  if (!box) return;
+  const rotate = grid.classList.contains("p-rotate");
+  grid.dataset.show = "moves";
+  const items = [...box.children];
+  for (const e of items) e.hidden = false;
+  box.style.gridTemplateColumns = "";
+  box.style.gridTemplateRows = "";
+  const style = getComputedStyle(box);
+  const gapX = parseFloat(style.columnGap) || 0;
+  const gapY = parseFloat(style.rowGap) || 0;
+  let widest = 0;
+  let high = 0;
+  for (const e of items) {
+    widest = Math.max(widest, e.querySelector(".nm").scrollWidth + e.querySelector(".to").scrollWidth);
+    high = Math.max(high, e.getBoundingClientRect().height);
+  }
+  const cols = Math.max(1, Math.floor((box.clientWidth + gapX) / (widest + 8 + gapX)));
+  const rows = Math.max(1, Math.floor((box.clientHeight + gapY) / (high + gapY)));
+  const per = Math.max(1, Math.min(items.length, cols * rows));
+  const pages = Math.ceil(items.length / per);
+  const turns = pages + (rotate ? 1 : 0); // the standings' own page last
+  const used = Math.min(cols, Math.ceil(Math.min(items.length, per) / rows));
+  box.style.gridTemplateColumns = `repeat(${used}, minmax(0, 1fr))`;
+  box.style.gridTemplateRows = `repeat(${Math.min(rows, items.length)}, auto)`;
+  box.dataset.pages = String(pages);
+  const show = () => {
+    if (movePage >= turns) movePage = 0;
+    grid.dataset.show = movePage < pages ? "moves" : "board";
+    items.forEach((e, i) => { e.hidden = Math.floor(i / per) !== movePage; });
+    box.dataset.page = String(movePage + 1);
+    document.getElementById("p-page").textContent = pages > 1 ? `· ${Math.min(movePage, pages - 1) + 1}/${pages}` : "";
+  };
+  show();
+  if (turns > 1) {
+    pageTimer = setInterval(() => {
+      movePage = (movePage + 1) % turns;
+      show();
+    }, PAGE_SECONDS * 1000);
+  }
 }
 
 async function start() {
   await setLanguage(pickLanguage());
+  addEventListener("resize", () => paginate());
   watch(`/api/e/${evening}/projector`, render, (trouble) => {
     errorBox.textContent = trouble || "";
     errorBox.hidden = !trouble;

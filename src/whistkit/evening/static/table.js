@@ -1,7 +1,7 @@
 // A table's page on a phone (from the QR code on the table card, no login): who sits where,
 // the contract; one player enters their partnership's tricks, an opponent confirms; then
 // who moves where.
-import { api, contractName, el, languageMenu, pickLanguage, setLanguage, t, watch, fill } from "./ev.js";
+import { api, contractName, el, explain, languageMenu, pickLanguage, setLanguage, t, watch, fill } from "./ev.js";
 
 const main = document.getElementById("main");
 const errorBox = document.getElementById("error");
@@ -10,19 +10,64 @@ const base = `/api/t/${evening}/${token}`;
 let state = null;
 // this page's choices for the hand on screen: who enters, their tricks
 let choice = { hand: null, by: null, tricks: null };
+// what went wrong with this page's last action, shown next to the action: { text, hand }
+let trouble = null;
+// an action the server did not receive (it was down): sent again when it is back
+let unsent = null;
+const RESEND_SECONDS = 4;
+let sending = false; // an action is on its way
 
 function showError(message) {
   errorBox.textContent = message || "";
   errorBox.hidden = !message;
 }
 
+// An entry, confirmation or rejection sent to the server. If the server cannot be reached
+// the action is kept and sent again when the server answers (watch's next answer); any
+// refusal is shown in the page's language next to the buttons.
 async function act(fn) {
+  const hand = state && state.hand ? state.hand.number : null;
+  sending = true;
   try {
-    showError(null);
     await fn();
+    trouble = null;
+    unsent = null;
   } catch (e) {
-    showError(e.message);
+    if (e.offline) {
+      unsent = { fn, hand };
+      trouble = { text: t("not_sent_offline"), hand, retry: true };
+      // tried again by itself: when the page's next update comes, or in a few seconds
+      setTimeout(resend, RESEND_SECONDS * 1000);
+    } else {
+      unsent = null;
+      trouble = { text: explain(e), hand, retry: false };
+    }
+  } finally {
+    sending = false;
   }
+  render();
+  const box = document.getElementById("act-error");
+  if (box) box.scrollIntoView({ block: "nearest" });
+}
+
+// the server answers again: send what it missed (once; a new failure keeps it again)
+function resend() {
+  if (!unsent || sending) return;
+  const { fn, hand } = unsent;
+  unsent = null;
+  if (!state || !state.hand || state.hand.number !== hand) {
+    trouble = null;
+    render();
+    return;
+  }
+  act(fn);
+}
+
+function troubleBox(hand) {
+  if (!trouble || trouble.hand !== hand.number) return null;
+  return el("div", { class: "act-error", id: "act-error", role: "alert" },
+    el("p", {}, trouble.text),
+    trouble.retry ? el("button", { id: "btn-retry", onclick: () => resend() }, t("send_again")) : null);
 }
 
 const SEATS = ["N", "E", "S", "W"];
@@ -46,22 +91,48 @@ function render() {
     s.status === "paused" ? el("p", { class: "banner", id: "paused" }, t("paused_banner")) : null,
     s.status === "setup" ? el("p", { class: "banner" }, t("not_started")) : null,
     s.status === "finished" ? el("p", { class: "banner", id: "finished" }, t("evening_over")) : null,
-    s.arrived && s.arrived.length && hand && !hand.result ? arrivals(s.arrived) : null,
+    hand && !hand.result && ((s.arrived && s.arrived.length) || (s.left && s.left.length))
+      ? arrivals(s.arrived || [], s.left || []) : null,
     hand ? el("p", { class: "contract", id: "contract" }, contractName(hand.contract)) : null,
     hand ? compass(hand) : s.sitting_out ? null : el("p", { class: "big" }, t("no_hand_here")),
     hand ? stage(hand) : null,
   );
+  // a long word that does not fit even smaller: the seats and names one a row
+  main.classList.remove("narrow");
+  if (!fitWords(main.querySelectorAll(".compass .who, .names button"))) {
+    main.classList.add("narrow");
+    fitWords(main.querySelectorAll(".compass .who, .names button"));
+  }
   document.body.dataset.hand = hand ? String(hand.number) : "";
   document.body.dataset.contract = hand ? hand.contract : "";
   document.body.dataset.stage = hand ? (hand.result ? "done" : hand.pending ? "pending" : "enter") : "none";
 }
 
-function arrivals(moves) {
+// A name breaks only between words: where one word is wider than its box, the text is
+// made smaller (down to 60 %) until it fits. False if one does not fit even so.
+function fitWords(elements) {
+  let fits = true;
+  for (const e of elements) {
+    e.style.fontSize = "";
+    const size = parseFloat(getComputedStyle(e).fontSize);
+    for (let k = 0.95; e.scrollWidth > e.clientWidth + 1 && k >= 0.6; k -= 0.05) {
+      e.style.fontSize = `${size * k}px`;
+    }
+    if (e.scrollWidth > e.clientWidth + 1) fits = false;
+  }
+  return fits;
+}
+
+// The moves into this hand at this table: who left it and where to (the table that
+// reported last never saw them on its result), then who sits here now.
+function arrivals(arrived, left) {
   return el("div", { class: "moves small-moves", id: "arrived" },
-    el("b", {}, t("moves_after", { n: moves[0].after })),
-    moves.map((m) => el("div", {},
+    el("b", {}, t("moves_after", { n: (arrived[0] || left[0]).after })),
+    left.map((m) => el("div", { class: "left", "data-left": String(m.player) }, moveText(m))),
+    arrived.map((m) => el("div", { "data-arrived": String(m.player) },
       m.stay ? t("stays", { name: m.name })
-        : m.from === null ? t("comes_in", { name: m.name }) : t("arrives", { name: m.name, from: m.from }))));
+        : m.from === null ? t(m.new ? "arrives_new" : "comes_in", { name: m.name })
+          : t("arrives", { name: m.name, from: m.from }))));
 }
 
 function compass(hand) {
@@ -90,18 +161,18 @@ function entryView(hand) {
       return el("button", {
         class: choice.by === p.id ? "on" : "",
         "data-by": String(p.id),
-        onclick: () => { choice.by = p.id; render(); },
+        onclick: () => { choice.by = p.id; render(); reveal("btn-send", "end"); },
       }, p.name);
     })));
   if (choice.by === null) return who;
   const side = SIDE[seatOf(hand, choice.by)];
   const [a, b] = side === "NS" ? ["N", "S"] : ["E", "W"];
-  const pair = `${hand.seats[a].name} & ${hand.seats[b].name}`;
+  const pair = t("pair_and", { a: hand.seats[a].name, b: hand.seats[b].name });
   const grid = el("div", { class: "tricks-grid" }, Array.from({ length: 14 }, (_, n) =>
     el("button", {
       class: choice.tricks === n ? "on" : "",
       "data-tricks": String(n),
-      onclick: () => { choice.tricks = n; render(); },
+      onclick: () => { choice.tricks = n; render(); reveal("btn-send", "nearest"); },
     }, String(n))));
   const other = side === "NS" ? "EW" : "NS";
   return el("div", {},
@@ -117,7 +188,14 @@ function entryView(hand) {
       onclick: () => act(() => api("POST", `${base}/enter`, {
         hand: hand.number, side, tricks: choice.tricks, by: choice.by,
       })),
-    }, t("send")));
+    }, t("send")),
+    troubleBox(hand));
+}
+
+// after a tap, the next thing to tap is in view (the tricks and Send below the names)
+function reveal(id, block) {
+  const e = document.getElementById(id);
+  if (e) e.scrollIntoView({ block });
 }
 
 function confirmView(hand) {
@@ -135,7 +213,8 @@ function confirmView(hand) {
     el("button", {
       id: "btn-reject",
       onclick: () => act(() => api("POST", `${base}/reject`, { hand: hand.number, by: p.by })),
-    }, t("not_right")));
+    }, t("not_right")),
+    troubleBox(hand));
 }
 
 function moveText(m) {
@@ -160,10 +239,15 @@ function resultView(hand) {
 async function start() {
   await setLanguage(pickLanguage());
   languageMenu(document.getElementById("lang"), render);
+  addEventListener("resize", () => render()); // the names are fitted to the width
   watch(base, (data) => {
     state = data;
     render();
-  }, (trouble) => showError(trouble), "etag");
+    resend();
+  }, (problem) => {
+    showError(problem);
+    if (!problem) resend();
+  }, "etag");
   document.body.dataset.ready = "1";
 }
 
