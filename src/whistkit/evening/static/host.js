@@ -375,7 +375,7 @@ function playersPanel() {
           },
         }, t("import_button"))),
       importNote ? el("p", { id: "import-note", role: "status", class: importNote.ok ? "note" : "error" }, importNote.text) : null),
-    list,
+    el("div", { class: "scroll" }, list),
   ];
   if (setup) {
     body.push(el("h2", {}, t("seating")),
@@ -483,9 +483,9 @@ function entryPanel() {
   return el("section", { class: "panel" },
     el("h2", {}, t("enter_from_paper"), " · ", t("hand_n", { n: number })),
     el("p", { class: "sub" }, t("enter_help")),
-    el("table", { class: "grid entry" },
+    el("div", { class: "scroll" }, el("table", { class: "grid entry" },
       el("thead", {}, el("tr", {}, el("th", {}, t("table")), el("th", {}, t("side_NS")), el("th", {}, t("tricks_ns")), el("th", {}, t("tricks_ew")), el("th", {}, t("side_EW")), el("th", {}))),
-      el("tbody", {}, rows)));
+      el("tbody", {}, rows))));
 }
 
 function correctionPanel() {
