@@ -227,10 +227,6 @@ class Live:
             raise EveningError(f"no one plays at table {table} in hand {hand}")
         return cur.table(table).seat_map()
 
-    def player_name(self, player: int) -> str:
-        """A player's name (``#id`` for an id not on the list)."""
-        return next((p.name for p in self.stored.players if p.id == player), f"#{player}")
-
     def check_can_report(self, hand: int, table: int) -> None:
         self._table_in_play(hand, table)
 

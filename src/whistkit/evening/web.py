@@ -293,6 +293,11 @@ def read_players(items: Any, hands: int) -> list[Player]:
     return out
 
 
+def player_name(ev: live.Live, player: int) -> str:
+    """A player's name (``#id`` for an id not on the list)."""
+    return next((p.name for p in ev.stored.players if p.id == player), f"#{player}")
+
+
 HEADER_NAMES = frozenset(
     {"name", "names", "nafn", "namn", "nome", "nom", "имя", "player", "spilari"}
 )
@@ -645,7 +650,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             raise Refused(
                 409,
                 f"table {table} has an entry waiting for confirmation (N–S {pending.ns}, by"
-                f" {ev.player_name(pending.entered_by)}); send 'replace': true to save"
+                f" {player_name(ev, pending.entered_by)}); send 'replace': true to save"
                 f" N–S {ns} instead",
             )
         version = org.store.confirm(
@@ -741,7 +746,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             # a second phone does not silently replace an entry waiting for confirmation
             raise Refused(
                 409,
-                f"{ev.player_name(pending.entered_by)} has already entered N–S {pending.ns}"
+                f"{player_name(ev, pending.entered_by)} has already entered N–S {pending.ns}"
                 f" · E–W {13 - pending.ns}: an opponent confirms it, or taps 'Not right'"
                 " to enter again",
             )
