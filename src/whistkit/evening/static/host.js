@@ -365,16 +365,16 @@ function playersPanel() {
             showError(null);
             try {
               const made = await api("POST", `/api/e/${id}/import`, { text: lines.value, replace: setup && replace.checked });
-              importNote = { ok: true, text: t("imported_n", { n: made.imported.length, names: made.imported.map(([n, g, f]) => `${n} (${g}${f ? `, ${t("fixed_seat")}` : ""})`).join(", ") }) };
+              importNote = { ok: true, status: state.status, text: t("imported_n", { n: made.imported.length, names: made.imported.map(([n, g, f]) => `${n} (${g}${f ? `, ${t("fixed_seat")}` : ""})`).join(", ") }) };
               const box = document.getElementById("import-text");
               if (box) box.value = "";
             } catch (e) {
-              importNote = { ok: false, text: e.message };
+              importNote = { ok: false, status: state.status, text: e.message };
             }
             render();
           },
         }, t("import_button"))),
-      importNote ? el("p", { id: "import-note", role: "status", class: importNote.ok ? "note" : "error" }, importNote.text) : null),
+      importNote && importNote.status === state.status ? el("p", { id: "import-note", role: "status", class: importNote.ok ? "note" : "error" }, importNote.text) : null),
     el("div", { class: "scroll" }, list),
   ];
   if (setup) {
