@@ -120,7 +120,7 @@ def test_three_table_evening_in_the_browser(
     host = open_page(host_ctx, evening_server.url)
     # the host creates the evening: 12 hands of félagsvist
     host.locator("#f-title").fill("Spilakvöld")
-    host.select_option("#f-preset", "felagsvist")
+    host.locator("#f-preset-felagsvist").check()
     host.locator("#f-hands").fill("12")
     host.locator("#f-create").click()
     host.wait_for_url(re.compile(r"/e/[0-9a-f]+/host$"))

@@ -23,7 +23,9 @@ def test_every_language_has_every_string_with_its_placeholders(lang: str) -> Non
     en, other = strings("en"), strings(lang)
     assert set(other) == set(en)
     for key, text in en.items():
-        assert set(re.findall(r"\{(\w+)\}", other[key])) == set(re.findall(r"\{(\w+)\}", text)), key
+        assert set(re.findall(r"\{(\w+)[}|]", other[key])) == set(
+            re.findall(r"\{(\w+)[}|]", text)
+        ), key
         assert other[key].strip(), key
 
 

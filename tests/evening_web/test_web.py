@@ -103,7 +103,10 @@ def test_requests_are_checked(client: TestClient) -> None:
     bad_group = [{"name": "Anna", "group": "C"}]
     assert "A or B" in error(client.post(f"{path}/players", json={"players": bad_group}), 400)
     r = client.post(f"{path}/import", json={"text": "Anna, A\nBjarni, Q"})
-    assert error(r, 400) == "line 2: the group must be A or B, not 'Q'"
+    assert error(r, 400) == (
+        "Nothing imported: 1 line not understood. Mend them and import again.\n"
+        "line 2 ('Bjarni, Q'): the group must be A or B, not 'Q'"
+    )
     assert "four players" in error(client.post(f"{path}/seat", json={}), 409)
     assert "seat the players" in error(client.post(f"{path}/status", json={"action": "start"}), 409)
     r = client.post(f"{path}/status", json={"action": "explode"})
@@ -116,7 +119,8 @@ def test_pasted_players_lines_csv_and_tabs() -> None:
         "name,group,fixed\nAnna Jónsdóttir, B\n\nBjarni,A,fixed\n  Gunna  ;b\n"
     )
     assert problems == []
-    assert [p["name"] for p in players] == ["Anna Jónsdóttir", "Bjarni", "Gunna  ;b"]
+    # the separator is decided line by line: "Gunna ;b" is split at its semicolon
+    assert [p["name"] for p in players] == ["Anna Jónsdóttir", "Bjarni", "Gunna"]
     players, _ = parse_player_lines("Anna\tB\nBjarni\tA\tfast")
     assert players == [
         {"name": "Anna", "group": "B", "fixed": False},
@@ -125,7 +129,9 @@ def test_pasted_players_lines_csv_and_tabs() -> None:
     players, _ = parse_player_lines("Anna;B\nBjarni;A;x")
     assert [p["fixed"] for p in players] == [False, True]
     _, problems = parse_player_lines("Anna, A, maybe")
-    assert problems == ["line 1: the third column must be 'fixed' or empty, not 'maybe'"]
+    assert problems == [
+        "line 1 ('Anna, A, maybe'): the third column must be 'fixed' or empty, not 'maybe'"
+    ]
 
 
 def test_enter_and_confirm_by_an_opponent(client: TestClient) -> None:
@@ -151,8 +157,12 @@ def test_enter_and_confirm_by_an_opponent(client: TestClient) -> None:
     assert "opponent" in error(r, 400)
     r = client.post(f"{path}/confirm", json={"hand": 1, "by": e, "ns": 5})
     assert "changed" in error(r, 409)
-    # E-W may enter their own tricks instead; the latest entry waits
-    host.post(f"{path}/enter", {"hand": 1, "side": "EW", "tricks": 6, "by": w})
+    # E-W may enter their own tricks instead, knowingly; the latest entry waits
+    ew_entry = {"hand": 1, "side": "EW", "tricks": 6, "by": w}
+    r = client.post(f"{path}/enter", json=ew_entry)
+    assert "has already entered N–S 8 · E–W 5" in error(r, 409)
+    assert client.get(path).json()["hand"]["pending"] == {"ns": 8, "by": n}
+    host.post(f"{path}/enter", {**ew_entry, "replace": True})
     host.post(f"{path}/confirm", {"hand": 1, "by": n, "ns": 7})
     view = client.get(path).json()
     assert view["hand"]["result"] == {"ns": 7}

@@ -305,35 +305,75 @@ def read_players(items: Any, hands: int) -> list[Player]:
     return out
 
 
+def player_name(ev: live.Live, player: int) -> str:
+    """A player's name (``#id`` for an id not on the list)."""
+    return next((p.name for p in ev.stored.players if p.id == player), f"#{player}")
+
+
+HEADER_NAMES = frozenset(
+    {"name", "names", "nafn", "namn", "nome", "nom", "имя", "player", "spilari"}
+)
+HEADER_GROUPS = frozenset(
+    {"group", "hópur", "hopur", "flokkur", "grupp", "grupo", "gruppo", "groupe", "группа"}
+)
+FIXED_WORDS = ("fixed", "fast", "yes", "já", "ja", "1", "true", "x")
+NOT_FIXED_WORDS = ("", "no", "0", "false")
+
+
+def split_player_line(line: str) -> list[str]:
+    """The cells of one pasted line: split at tabs if it has one, else at semicolons if it
+    has one, else at commas (quotes keep a separator in a name, as in CSV)."""
+    delimiter = "\t" if "\t" in line else (";" if ";" in line else ",")
+    row = next(csv.reader([line], delimiter=delimiter), [])
+    return [c.strip() for c in row]
+
+
 def parse_player_lines(raw: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """Players from pasted lines or CSV: ``name[, group[, fixed]]`` per line (a ``;`` or a
-    tab separates too). A header line naming "name" is skipped. Returns the players and a
-    list of problems naming their lines."""
+    """Players from pasted lines or CSV: ``name, group[, fixed]`` per line, the separator
+    decided line by line (a tab, else a semicolon, else a comma; docs/evening.md). A header
+    line (``name,group``) first is skipped. A line is never guessed at: one without a group
+    of A or B, or with an unknown third column, is a problem naming its line and text.
+    Returns the players and the problems."""
     players: list[dict[str, Any]] = []
     problems: list[str] = []
     lines = raw.splitlines()
     if len(lines) > MAX_PLAYERS + 1:
         return [], [f"{len(lines)} lines; at most {MAX_PLAYERS} players"]
-    sample = "\n".join(lines[:20])
-    delimiter = "\t" if "\t" in sample else (";" if sample.count(";") > sample.count(",") else ",")
-    for n, row in enumerate(csv.reader(lines, delimiter=delimiter), 1):
-        cells = [c.strip() for c in row]
-        if not cells or not any(cells):
+    first = True
+    for n, line in enumerate(lines, 1):
+        cells = split_player_line(line)
+        if not any(cells):
             continue
-        if n == 1 and cells[0].casefold() in ("name", "nafn", "namn"):
-            continue
+        if first:
+            first = False
+            if cells[0].casefold() in HEADER_NAMES and (
+                len(cells) < 2 or cells[1].casefold() in HEADER_GROUPS
+            ):
+                continue
+        shown = " ".join(line.split())
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        where = f"line {n} ({shown!r})"
         name = cells[0]
-        group = (cells[1] if len(cells) > 1 and cells[1] else "A").upper()
-        flag = cells[2].casefold() if len(cells) > 2 else ""
+        if len(cells) < 2 or not cells[1]:
+            problems.append(
+                f"{where}: no group; write the name, a comma and A or B (e.g. 'Anna, B')"
+            )
+            continue
+        group = cells[1].upper()
         if group not in ("A", "B"):
-            problems.append(f"line {n}: the group must be A or B, not {cells[1]!r}")
+            problems.append(f"{where}: the group must be A or B, not {cells[1]!r}")
             continue
-        if flag not in ("", "fixed", "fast", "yes", "já", "ja", "1", "true", "x", "no", "0"):
-            problems.append(f"line {n}: the third column must be 'fixed' or empty, not {flag!r}")
+        flag = cells[2].casefold() if len(cells) > 2 else ""
+        if flag not in FIXED_WORDS + NOT_FIXED_WORDS or len(cells) > 3:
+            problems.append(
+                f"{where}: the third column must be 'fixed' or empty, not {', '.join(cells[2:])!r}"
+            )
             continue
-        players.append(
-            {"name": name, "group": group, "fixed": flag not in ("", "no", "0", "false")}
-        )
+        if not name:
+            problems.append(f"{where}: no name")
+            continue
+        players.append({"name": name, "group": group, "fixed": flag in FIXED_WORDS})
     return players, problems
 
 
@@ -522,8 +562,15 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         if not isinstance(raw, str):
             raise Refused(400, "'text' must be the pasted lines")
         found, problems = parse_player_lines(raw)
-        if problems:
-            raise Refused(400, "; ".join(problems[:5]))
+        if problems:  # nothing is guessed: the host mends the lines and imports again
+            more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
+            raise Refused(
+                400,
+                f"Nothing imported: {len(problems)} line{'s' if len(problems) > 1 else ''}"
+                " not understood. Mend them and import again.\n" + "\n".join(problems[:20]) + more,
+            )
+        if not found:
+            raise Refused(400, "Nothing imported: no player lines (name, group) were pasted")
         if data.get("replace") and row.status != "setup":
             raise Refused(409, "the evening has started: add players, do not replace the list")
         before = (
@@ -548,7 +595,12 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         hands = live.config_from_json(row.config).hands
         players = read_players(before + found, hands)
         await run_in_threadpool(check_players, row, players)
-        return done(row.id, org.store.set_players(row.id, players))
+        version = org.store.set_players(row.id, players)
+        org.changed(row.id)
+        # what was imported, for the host to check against the pasted list
+        return JSONResponse(
+            {"version": version, "imported": [[f["name"], f["group"], f["fixed"]] for f in found]}
+        )
 
     async def balance(request: Request) -> Response:
         row = host_of(request)
@@ -608,12 +660,21 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
 
     async def host_result(request: Request) -> Response:
         row = host_of(request)
-        data = await read_json(request, ("hand", "table", "ns"))
+        data = await read_json(request, ("hand", "table", "ns", "replace"))
         ev = await org.live(row.id)
         hand = whole(data, "hand", 1, ev.hands)
         table = whole(data, "table", 1, max(1, ev.tables))
         ns = whole(data, "ns", 0, 13)
         ev.check_can_report(hand, table)
+        pending = ev.stored.pending.get((hand, table))
+        if pending is not None and pending.ns != ns and data.get("replace") is not True:
+            # the host may override a phone's entry, but knowingly
+            raise Refused(
+                409,
+                f"table {table} has an entry waiting for confirmation (N–S {pending.ns}, by"
+                f" {player_name(ev, pending.entered_by)}); send 'replace': true to save"
+                f" N–S {ns} instead",
+            )
         version = org.store.confirm(
             row.id, hand, table, ns, entered_by=None, confirmed_by=None, actor="host"
         )
@@ -689,7 +750,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
 
     async def table_enter(request: Request) -> Response:
         ev, number = await table_of(request)
-        data = await read_json(request, ("hand", "side", "tricks", "by"))
+        data = await read_json(request, ("hand", "side", "tricks", "by", "replace"))
         hand = whole(data, "hand", 1, ev.hands)
         tricks = whole(data, "tricks", 0, 13)
         side = data.get("side")
@@ -698,6 +759,19 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         by = whole(data, "by", 1, 10**6)
         ev.check_entry(hand, number, side, by)
         ns = tricks if side == "NS" else 13 - tricks
+        pending = ev.stored.pending.get((hand, number))
+        if (
+            pending is not None
+            and (pending.ns, pending.entered_by) != (ns, by)
+            and data.get("replace") is not True
+        ):
+            # a second phone does not silently replace an entry waiting for confirmation
+            raise Refused(
+                409,
+                f"{player_name(ev, pending.entered_by)} has already entered N–S {pending.ns}"
+                f" · E–W {13 - pending.ns}: an opponent confirms it, or taps 'Not right'"
+                " to enter again",
+            )
         return done(ev.stored.id, org.store.enter(ev.stored.id, hand, number, ns, by))
 
     async def table_confirm(request: Request) -> Response:

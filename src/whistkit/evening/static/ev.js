@@ -41,8 +41,15 @@ export function language() {
 }
 
 // t("to_table", {name: "Anna", n: 5}) -> "Anna → table 5"
+// A count takes the language's plural form: "{n|one:# table|other:# tables}" (the CLDR
+// categories one, few, many, other; "#" is the number; other when a form is missing).
 export function t(key, params = {}) {
   let s = strings[key] ?? fallback[key] ?? key;
+  s = s.replace(/\{(\w+)\|([^{}]*)\}/g, (_, k, body) => {
+    const forms = new Map(body.split("|").map((f) => [f.slice(0, f.indexOf(":")), f.slice(f.indexOf(":") + 1)]));
+    const form = forms.get(new Intl.PluralRules(current).select(Number(params[k]))) ?? forms.get("other") ?? "";
+    return form.replaceAll("#", String(params[k]));
+  });
   for (const [k, v] of Object.entries(params)) s = s.replaceAll(`{${k}}`, String(v));
   return s;
 }

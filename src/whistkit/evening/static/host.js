@@ -67,12 +67,21 @@ function render() {
     "ln-json": `/e/${id}/export.json`,
   };
   for (const [k, href] of Object.entries(links)) document.getElementById(k).href = href;
-  const focused = document.activeElement && document.activeElement.id;
+  const active = document.activeElement;
+  const focused = active && active !== document.body && active.id;
+  const caret = focused && typeof active.selectionStart === "number"
+    ? [active.selectionStart, active.selectionEnd] : null;
   // what was being typed survives an update that arrives meanwhile
   const typed = new Map();
   for (const e of main.querySelectorAll("input[id]:not([type=checkbox]), textarea[id]")) {
     if (!e.disabled && e.value) typed.set(e.id, [e.value, e.dataset.ctx]);
   }
+  // and so do the choices made in the forms and the panels the host opened or closed
+  const chosen = new Map();
+  for (const e of main.querySelectorAll("select[id], input[type=checkbox][id][data-keep]")) {
+    chosen.set(e.id, e.type === "checkbox" ? e.checked : e.value);
+  }
+  for (const d of main.querySelectorAll("details[id]")) openPanels.set(d.id, d.open);
   fill(main,
     statusPanel(),
     state.status === "setup" ? playersPanel() : null,
@@ -87,11 +96,32 @@ function render() {
     const e = document.getElementById(k);
     if (e && !e.disabled && !e.value && e.dataset.ctx === ctx) e.value = v;
   }
+  for (const [k, v] of chosen) {
+    const e = document.getElementById(k);
+    if (!e) continue;
+    if (e.type === "checkbox") e.checked = v;
+    else if ([...e.options].some((o) => o.value === v)) e.value = v;
+  }
   if (focused) {
     const again = document.getElementById(focused);
-    if (again) again.focus();
+    if (again) {
+      again.focus();
+      if (caret && typeof again.setSelectionRange === "function" && again.type !== "number") {
+        again.setSelectionRange(caret[0], caret[1]);
+      }
+    }
   }
 }
+
+// the open or closed state of each collapsible panel, by id, as the host left it
+const openPanels = new Map();
+function panel(id, openFirst, ...children) {
+  return el("details", { class: "panel", id, open: openPanels.has(id) ? openPanels.get(id) : openFirst },
+    ...children);
+}
+
+// what the last import took in (or why it took nothing), shown under the pasted lines
+let importNote = null;
 
 // -- landing: create an evening, or open one of this browser's ----------------------------
 
@@ -114,18 +144,23 @@ function field(label, input) {
 function createForm() {
   const c = meta.default_config;
   const title = el("input", { id: "f-title", maxlength: "80", value: t("default_title") });
-  const preset = el("select", { id: "f-preset" },
-    meta.presets.map((p) => el("option", { value: p, selected: p === c.preset }, t(`preset_${p}`))));
+  // choices with long labels are radio buttons: their labels wrap on a phone, where a
+  // <select> cuts them off
+  const radios = (name, values, on, label) => el("div", { class: "choices", role: "radiogroup", id: name },
+    values.map((v) => el("label", { class: "check" },
+      el("input", { type: "radio", name, id: `${name}-${v}`, value: v, checked: v === on }), " ", label(v))));
+  const preset = radios("f-preset", meta.presets, c.preset, (p) => t(`preset_${p}`));
+  const valueOf = (group) => group.querySelector("input:checked").value;
   const hands = el("input", { id: "f-hands", type: "number", min: "1", max: String(meta.max_hands), value: String(c.hands) });
   const perMove = el("select", { id: "f-per-move" },
     [1, 4].map((n) => el("option", { value: String(n), selected: n === c.hands_per_move }, String(n))));
-  const sitOut = el("select", { id: "f-sitout" },
-    meta.sit_out_policies.map((p) => el("option", { value: p, selected: p === c.sit_out }, t(`sitout_${p}`))));
+  const sitOut = radios("f-sitout", meta.sit_out_policies, c.sit_out, (p) => t(`sitout_${p}`));
+  const absence = el("input", { type: "checkbox", id: "f-credit-absence", checked: c.credit_absence });
   const ties = el("select", { id: "f-ties" },
     meta.tie_rules.map((p) => el("option", { value: p, selected: p === c.prizes.ties }, t(`ties_${p}`))));
   const trumps = el("input", { id: "f-trumps", maxlength: "60", placeholder: "H C D S NT" });
   const trumpField = field(t("trump_order"), trumps);
-  const showTrumps = () => { trumpField.hidden = preset.value === "felagsvist"; };
+  const showTrumps = () => { trumpField.hidden = valueOf(preset) === "felagsvist"; };
   preset.addEventListener("change", showTrumps);
   showTrumps();
   const top = el("input", { id: "f-top", type: "number", min: "0", max: String(meta.max_top), value: String(c.prizes.top), class: "small" });
@@ -137,11 +172,13 @@ function createForm() {
   const form = el("form", { class: "panel", id: "create" },
     el("h2", {}, t("new_evening")),
     field(t("evening_title"), title),
-    field(t("preset"), preset),
+    el("fieldset", {}, el("legend", {}, t("preset")), preset),
     field(t("hands"), hands),
     field(t("hands_per_move"), perMove),
     trumpField,
-    field(t("sit_out_policy"), sitOut),
+    el("fieldset", {}, el("legend", {}, t("sit_out_policy")), sitOut,
+      el("label", { class: "check" }, absence, " ", t("credit_absence")),
+      el("p", { class: "sub" }, t("credit_absence_help"))),
     el("fieldset", {}, el("legend", {}, t("prizes")),
       el("label", { class: "check" }, top, " ", t("cfg_top")),
       el("label", { class: "check" }, perGroup, " ", t("cfg_top_per_group")),
@@ -155,11 +192,12 @@ function createForm() {
     e.preventDefault();
     const order = trumps.value.toUpperCase().split(/[\s,]+/).filter(Boolean);
     const config = {
-      preset: preset.value,
+      preset: valueOf(preset),
       hands: Number(hands.value),
       hands_per_move: Number(perMove.value),
-      trump_order: preset.value !== "felagsvist" && order.length ? order : null,
-      sit_out: sitOut.value,
+      trump_order: valueOf(preset) !== "felagsvist" && order.length ? order : null,
+      sit_out: valueOf(sitOut),
+      credit_absence: absence.checked,
       prizes: {
         top: Number(top.value), top_per_group: Number(perGroup.value),
         lowest: lowest.checked, longest_at_table: longest.checked, ten_tricks: ten.checked,
@@ -194,7 +232,9 @@ function statusPanel() {
     onchange: (e) => act(() => api("POST", `/api/e/${state.id}/hide`, { hidden: e.target.checked })),
   });
   const cur = state.current;
+  const local = localOnly(state.host_link);
   return el("section", { class: "panel status" },
+    local ? el("p", { class: "banner", id: "local-links", role: "alert" }, t("local_links", { host: local })) : null,
     el("p", { class: "big", id: "status-line", "data-status": s },
       t(`status_${s}`),
       cur ? ` · ${t("hand_of", { n: cur.number, total: state.hands })} · ${contractName(cur.contract)}` : "",
@@ -206,6 +246,17 @@ function statusPanel() {
     el("div", { class: "buttons" }, buttons, el("label", { class: "check" }, hide, " ", t("hide_standings"))),
     state.host_link ? el("p", { class: "sub" }, t("host_link"), " ", el("code", {}, state.host_link)) : null,
   );
+}
+
+// The host name of a link when only this computer can open it (127.0.0.1, localhost, ::1).
+export function localOnly(link) {
+  let host;
+  try {
+    host = new URL(link).hostname;
+  } catch {
+    return null;
+  }
+  return /^(127\.|localhost$|\[::1\]$|0\.0\.0\.0$)/.test(host) ? host : null;
 }
 
 // A line of the import format for one player (quoted when the name has a separator).
@@ -222,11 +273,11 @@ function playersPanel() {
   const lines = el("textarea", {
     id: "import-text", rows: "8", "data-tp": "import_placeholder", placeholder: t("import_placeholder"),
   });
-  const replace = el("input", { type: "checkbox", id: "import-replace" });
+  const replace = el("input", { type: "checkbox", id: "import-replace", "data-keep": "1" });
   const name = el("input", { id: "add-name", maxlength: "40", placeholder: t("name"), "aria-label": t("name") });
   const group = el("select", { id: "add-group", "aria-label": t("group") },
     el("option", { value: "A" }, t("group_A")), el("option", { value: "B" }, t("group_B")));
-  const fixed = el("input", { type: "checkbox", id: "add-fixed" });
+  const fixed = el("input", { type: "checkbox", id: "add-fixed", "data-keep": "1" });
   const players = state.players.map((p) => ({
     id: p.id, name: p.name, group: p.group, fixed: p.fixed, other_group: p.other_group,
     arrives: p.arrives, leaves: p.leaves,
@@ -265,15 +316,23 @@ function playersPanel() {
     }
     const when = p.leaves !== null ? t("leaves_after", { n: p.leaves })
       : p.arrives > 1 ? t("arrives_at", { n: p.arrives }) : "";
+    const open = cur && state.status !== "finished";
+    const setLeaves = (leaves) => save(players.map((q, j) => (j === i ? { ...q, leaves } : q)));
+    let action = null;
+    if (open && p.leaves === null && cur >= p.arrives) {
+      // an action, asked once more: it takes the player out of every later hand
+      action = el("button", {
+        class: "small", id: `leave-${p.id}`,
+        onclick: () => { if (confirm(t("leaves_sure", { name: p.name, n: cur }))) setLeaves(cur); },
+      }, t("leaves_now", { n: cur }));
+    } else if (open && p.leaves !== null && p.leaves >= cur) {
+      // until that hand is played the player can be kept on
+      action = el("button", { class: "small", id: `stay-${p.id}`, onclick: () => setLeaves(null) },
+        t("leaves_undo"));
+    }
     return [
       el("td", {}, p.other_group ? "✓" : ""),
-      el("td", {}, when,
-        p.leaves === null && cur && cur >= p.arrives && state.status !== "finished"
-          ? el("button", {
-            class: "small",
-            onclick: () => save(players.map((q, j) => (j === i ? { ...q, leaves: cur } : q))),
-          }, t("leaves_now", { n: cur }))
-          : null),
+      el("td", {}, when ? el("span", { class: "when" }, when) : null, when && action ? " " : null, action),
     ];
   };
   const list = el("table", { class: "grid", id: "players" },
@@ -291,7 +350,10 @@ function playersPanel() {
     el("h2", {}, t("players"), ` (${state.players.length}: ${t("plays_as_counts", { a: counts.A, b: counts.B })})`),
     setup ? null : el("p", { class: "sub" }, t("late_help")),
     addForm,
-    el("details", { open: setup && state.players.length === 0 },
+    el("details", {
+      id: "import-panel",
+      open: openPanels.has("import-panel") ? openPanels.get("import-panel") : setup && state.players.length === 0,
+    },
       el("summary", {}, t("import")),
       el("p", { class: "sub" }, t("import_help")),
       lines,
@@ -299,12 +361,21 @@ function playersPanel() {
         setup ? el("label", { class: "check" }, replace, " ", t("import_replace")) : null,
         el("button", {
           id: "btn-import",
-          onclick: () => act(async () => {
-            await api("POST", `/api/e/${id}/import`, { text: lines.value, replace: setup && replace.checked });
-            document.getElementById("import-text").value = "";
-          }),
-        }, t("import_button")))),
-    list,
+          onclick: async () => {
+            showError(null);
+            try {
+              const made = await api("POST", `/api/e/${id}/import`, { text: lines.value, replace: setup && replace.checked });
+              importNote = { ok: true, status: state.status, text: t("imported_n", { n: made.imported.length, names: made.imported.map(([n, g, f]) => `${n} (${g}${f ? `, ${t("fixed_seat")}` : ""})`).join(", ") }) };
+              const box = document.getElementById("import-text");
+              if (box) box.value = "";
+            } catch (e) {
+              importNote = { ok: false, status: state.status, text: e.message };
+            }
+            render();
+          },
+        }, t("import_button"))),
+      importNote && importNote.status === state.status ? el("p", { id: "import-note", role: "status", class: importNote.ok ? "note" : "error" }, importNote.text) : null),
+    el("div", { class: "scroll" }, list),
   ];
   if (setup) {
     body.push(el("h2", {}, t("seating")),
@@ -312,7 +383,7 @@ function playersPanel() {
       seatButtons);
     return el("section", { class: "panel" }, body);
   }
-  return el("details", { class: "panel", id: "players-panel" }, el("summary", {}, t("players_late")), body);
+  return panel("players-panel", false, el("summary", {}, t("players_late")), body);
 }
 
 function nameOf(pid) {
@@ -365,6 +436,7 @@ function entryPanel() {
       id: `entry-${tb.table}`, "data-ctx": String(number), type: "number", min: "0", max: "13", inputmode: "numeric",
       class: "tricks", disabled: !!tb.result || state.status === "finished",
       value: tb.result ? String(tb.result.ns) : "",
+      placeholder: !tb.result && tb.pending ? String(tb.pending.ns) : null,
       "aria-label": t("ns_tricks_at", { n: tb.table }),
     });
     const ew = el("span", { class: "ew" }, tb.result ? String(13 - tb.result.ns) : "");
@@ -381,17 +453,26 @@ function entryPanel() {
         return;
       }
       const next = nextOpenInput(tb.table);
+      // a phone's entry waiting for confirmation is replaced only knowingly
+      const now = state.hand_states[number - 1].tables.find((x) => x.table === tb.table);
+      const pend = now && now.pending;
+      const replace = !!pend && pend.ns !== Number(v);
+      if (replace && !confirm(t("replace_pending_sure", {
+        table: tb.table, name: nameOf(pend.by), ns: pend.ns, ew: 13 - pend.ns, mine: Number(v), mine_ew: 13 - Number(v),
+      }))) return;
       act(async () => {
-        await api("POST", `/api/e/${state.id}/result`, { hand: number, table: tb.table, ns: Number(v) });
+        await api("POST", `/api/e/${state.id}/result`, { hand: number, table: tb.table, ns: Number(v), ...(replace ? { replace: true } : {}) });
         if (next) setTimeout(() => document.getElementById(next)?.focus(), 0);
       });
     });
-    return el("tr", {},
+    return el("tr", { class: !tb.result && tb.pending ? "pending" : null },
       el("td", {}, t("table_n", { n: tb.table })),
       el("td", {}, `${nameOf(tb.seats.N)} & ${nameOf(tb.seats.S)}`),
       el("td", {}, input),
       el("td", {}, ew),
-      el("td", {}, `${nameOf(tb.seats.E)} & ${nameOf(tb.seats.W)}`));
+      el("td", {}, `${nameOf(tb.seats.E)} & ${nameOf(tb.seats.W)}`),
+      el("td", { class: "pend", id: `pending-${tb.table}` }, !tb.result && tb.pending
+        ? t("pending_phone", { name: nameOf(tb.pending.by), ns: tb.pending.ns, ew: 13 - tb.pending.ns }) : ""));
   });
   function nextOpenInput(after) {
     const open = hand.tables.filter((tb) => !tb.result && tb.table !== after).map((tb) => tb.table);
@@ -402,9 +483,9 @@ function entryPanel() {
   return el("section", { class: "panel" },
     el("h2", {}, t("enter_from_paper"), " · ", t("hand_n", { n: number })),
     el("p", { class: "sub" }, t("enter_help")),
-    el("table", { class: "grid entry" },
-      el("thead", {}, el("tr", {}, el("th", {}, t("table")), el("th", {}, t("side_NS")), el("th", {}, t("tricks_ns")), el("th", {}, t("tricks_ew")), el("th", {}, t("side_EW")))),
-      el("tbody", {}, rows)));
+    el("div", { class: "scroll" }, el("table", { class: "grid entry" },
+      el("thead", {}, el("tr", {}, el("th", {}, t("table")), el("th", {}, t("side_NS")), el("th", {}, t("tricks_ns")), el("th", {}, t("tricks_ew")), el("th", {}, t("side_EW")), el("th", {}))),
+      el("tbody", {}, rows))));
 }
 
 function correctionPanel() {
@@ -420,6 +501,16 @@ function correctionPanel() {
     el("button", { type: "submit", id: "corr-save" }, t("correct")));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
+    // an empty or a non-numeric field is named, never read as 0
+    const checks = [[hand, t("hand"), 1, state.hands], [table, t("table"), 1, state.tables.length], [ns, t("ns_tricks"), 0, 13]];
+    for (const [input, label, low, high] of checks) {
+      const v = input.value.trim();
+      if (!/^\d{1,3}$/.test(v) || Number(v) < low || Number(v) > high) {
+        showError(t("field_whole", { field: label, low, high }));
+        input.focus();
+        return;
+      }
+    }
     act(async () => {
       await api("POST", `/api/e/${state.id}/correct`, {
         hand: Number(hand.value), table: Number(table.value), ns: Number(ns.value), reason: reason.value,
@@ -478,7 +569,7 @@ function auditText(a) {
 
 function auditPanel() {
   if (!state || !state.audit.length) return null;
-  return el("details", { class: "panel", id: "audit" },
+  return panel("audit", false,
     el("summary", {}, t("audit_log")),
     el("ul", { class: "plain small" }, state.audit.map((a) => el("li", {},
       `${new Date(a.at * 1000).toLocaleTimeString()} · ${a.actor} · ${a.action} ${auditText(a)}`))));

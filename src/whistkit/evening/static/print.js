@@ -18,14 +18,28 @@ function cycle() {
     el("span", { class: "sub" }, t("cycle_repeats", { hands: state.hands })));
 }
 
+// The host name of the cards' links when only this computer can open them.
+function localOnly(link) {
+  let host;
+  try {
+    host = new URL(link).hostname;
+  } catch {
+    return null;
+  }
+  return /^(127\.|localhost$|\[::1\]$|0\.0\.0\.0$)/.test(host) ? host : null;
+}
+
 function tableCards() {
-  return state.tables.map((tb) => el("section", { class: "sheet table-card", "data-table": String(tb.number) },
+  const local = state.tables.length ? localOnly(state.tables[0].url) : null;
+  // on screen only: phones in the hall cannot open links to this laptop's own address
+  const warning = local ? el("p", { class: "banner noprint", id: "local-links", role: "alert" }, t("local_links", { host: local })) : null;
+  return [warning, ...state.tables.map((tb) => el("section", { class: "sheet table-card", "data-table": String(tb.number) },
     el("p", { class: "ev-title" }, state.title),
     el("h1", {}, t("table_n", { n: tb.number })),
     cycle(),
     el("img", { class: "qr", src: tb.qr, alt: t("qr_alt", { n: tb.number }) }),
     el("p", { class: "link" }, tb.url),
-    el("p", { class: "sub" }, t("card_help"))));
+    el("p", { class: "sub" }, t("card_help"))))];
 }
 
 function scoreCards() {
@@ -81,7 +95,10 @@ async function start() {
   paper.addEventListener("change", () => {
     document.getElementById("page-size").textContent = `@page { size: ${paper.value}; margin: 12mm; }`;
   });
-  document.getElementById("btn-print").addEventListener("click", () => window.print());
+  document.getElementById("btn-print").addEventListener("click", () => {
+    if (document.getElementById("local-links") && !confirm(document.getElementById("local-links").textContent)) return;
+    window.print();
+  });
   try {
     state = await api("GET", `/api/e/${evening}`);
     if (kind === "scorecards") cards = (await api("GET", `/api/e/${evening}/cards`)).cards;
