@@ -771,6 +771,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
                 f"{player_name(ev, pending.entered_by)} has already entered N–S {pending.ns}"
                 f" · E–W {13 - pending.ns}: an opponent confirms it, or taps 'Not right'"
                 " to enter again",
+                code="already_entered",
             )
         return done(ev.stored.id, org.store.enter(ev.stored.id, hand, number, ns, by))
 
