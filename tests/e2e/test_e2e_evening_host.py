@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -266,36 +265,3 @@ def test_counts_take_the_plural_form(
     host.wait_for_selector("#status-line")
     assert line in host.locator("#status-line").inner_text()
     assert summary in host.locator(".status .sub").first.inner_text()
-
-
-def test_screens(browser: Any, server: EveningProcess, tmp_path: Path) -> None:
-    """Not a check: pictures of the host page for a person to look at (WHISTKIT_SHOTS)."""
-    import os
-
-    out = os.environ.get("WHISTKIT_SHOTS")
-    if not out:
-        pytest.skip("set WHISTKIT_SHOTS=DIR for the host page's screenshots")
-    Path(out).mkdir(parents=True, exist_ok=True)
-    for lang in ("en", "is"):
-        for name, size in (("1280", DESKTOP), ("390", PHONE)):
-            c = browser.new_context(viewport=size)
-            page = c.new_page()
-            page.add_init_script(f"localStorage.setItem('whistkit.lang', '{lang}')")
-            page.goto(server.url)
-            page.wait_for_selector("#create")
-            page.screenshot(path=f"{out}/{lang}-{name}-create.png", full_page=True)
-            eid = evening(c, server)
-            st = state(c, server, eid)
-            tb = st["hand_states"][0]["tables"][1]
-            token_url = st["tables"][1]["url"].replace("/t/", "/api/t/")
-            post(
-                c,
-                f"{token_url}/enter",
-                {"hand": 1, "side": "NS", "tricks": 8, "by": tb["seats"]["N"]},
-            )
-            post(c, f"{server.url}api/e/{eid}/result", {"hand": 1, "table": 1, "ns": 6})
-            page.goto(f"{server.url}e/{eid}/host")
-            page.wait_for_selector("#status-line")
-            page.locator("#players-panel > summary").click()
-            page.screenshot(path=f"{out}/{lang}-{name}-host.png", full_page=True)
-            c.close()
