@@ -200,3 +200,14 @@ export function watch(url, onData, onTrouble = () => {}, key = "version") {
 export function byId(players) {
   return new Map(players.map((p) => [p.id, p]));
 }
+
+// The host name of a link when only this computer can open it (127.0.0.1, localhost, ::1).
+export function localOnly(link) {
+  let host;
+  try {
+    host = new URL(link).hostname;
+  } catch {
+    return null;
+  }
+  return /^(127\.|localhost$|\[::1\]$|0\.0\.0\.0$)/.test(host) ? host : null;
+}

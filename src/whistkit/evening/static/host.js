@@ -1,7 +1,7 @@
 // The host's pages on the laptop: create the evening, players, seating, follow the tables,
 // type results from paper cards (keyboard alone), correct results, pause, finish.
 import {
-  api, byId, contractName, contractShort, el, languageMenu, pickLanguage, setLanguage, t, watch, fill } from "./ev.js";
+  api, byId, contractName, contractShort, el, languageMenu, pickLanguage, setLanguage, t, watch, fill, localOnly } from "./ev.js";
 
 const main = document.getElementById("main");
 const errorBox = document.getElementById("error");
@@ -246,17 +246,6 @@ function statusPanel() {
     el("div", { class: "buttons" }, buttons, el("label", { class: "check" }, hide, " ", t("hide_standings"))),
     state.host_link ? el("p", { class: "sub" }, t("host_link"), " ", el("code", {}, state.host_link)) : null,
   );
-}
-
-// The host name of a link when only this computer can open it (127.0.0.1, localhost, ::1).
-export function localOnly(link) {
-  let host;
-  try {
-    host = new URL(link).hostname;
-  } catch {
-    return null;
-  }
-  return /^(127\.|localhost$|\[::1\]$|0\.0\.0\.0$)/.test(host) ? host : null;
 }
 
 // A line of the import format for one player (quoted when the name has a separator).

@@ -1,6 +1,6 @@
 // Printing from the browser (A4 or Letter): a card per table with its QR code and link, a
 // personal score card per player (a paper backup), the final results with the prizes.
-import { api, byId, contractName, contractShort, el, languageMenu, pickLanguage, setLanguage, t, fill } from "./ev.js";
+import { api, byId, contractName, contractShort, el, languageMenu, pickLanguage, setLanguage, t, fill, localOnly } from "./ev.js";
 
 const main = document.getElementById("main");
 const [, , evening, , kind] = location.pathname.split("/");
@@ -16,17 +16,6 @@ function cycle() {
   return el("p", { class: "cycle" },
     state.cycle.map((c, i) => el("span", {}, i ? "→ " : "", contractName(c))),
     el("span", { class: "sub" }, t("cycle_repeats", { hands: state.hands })));
-}
-
-// The host name of the cards' links when only this computer can open them.
-function localOnly(link) {
-  let host;
-  try {
-    host = new URL(link).hostname;
-  } catch {
-    return null;
-  }
-  return /^(127\.|localhost$|\[::1\]$|0\.0\.0\.0$)/.test(host) ? host : null;
 }
 
 function tableCards() {
