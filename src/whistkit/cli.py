@@ -189,7 +189,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"whistkit play: --seed must be from 0 to 2**63-1, not {args.seed}", file=sys.stderr)
         return EXIT_USAGE
     # an option of the other mode would be silently ignored: say so instead
-    web_only = {"--host": args.host, "--port": args.port, "--db": args.db}
+    web_only = {"--host": args.host, "--port": args.port, "--db": args.db, "--bus": args.bus}
     web_only["--no-browser"] = args.no_browser or None
     web_only["--public-url"] = args.public_url
     for flag in Limits.flags_given(args):
@@ -269,7 +269,26 @@ def _play_web(args: argparse.Namespace) -> int:
     from .server.app import Preset
     from .server.limits import Limits
 
-    db = Path(args.db) if args.db else default_data_dir() / "games.sqlite3"
+    from .server.pgstore import shown
+    from .server.store import is_postgres
+
+    db: str | Path = Path(args.db) if args.db else default_data_dir() / "games.sqlite3"
+    if args.db and is_postgres(args.db):
+        db = args.db
+    if args.bus is not None and not is_postgres(db):
+        print(
+            "whistkit play: --bus shares the tables between server processes, which need"
+            " one database: give --db postgresql://USER@HOST:PORT/DB too",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if args.bus is not None and not args.bus.startswith(("redis://", "rediss://", "unix://")):
+        print(
+            f"whistkit play: --bus must be a redis:// URL (redis://HOST:PORT/N), not {args.bus!r}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    stored = shown(db) if isinstance(db, str) else str(db)
 
     def ready(where: Listening) -> None:
         from .server.lan import WILDCARD_HOSTS, network_url, terminal_qr
@@ -280,14 +299,15 @@ def _play_web(args: argparse.Namespace) -> int:
             url = network_url(where.host, where.port)
             print(
                 f"whistkit: the web game is at {url} on this network, {local} here"
-                f" (games stored in {db}; Ctrl-C stops)"
+                f" (games stored in {stored}; Ctrl-C stops)"
             )
             print("Friends on the same network open this address (the invite links carry it):")
             terminal_qr(url, sys.stdout)
             sys.stdout.flush()
         else:
             print(
-                f"whistkit: the web game is at {where.url} (games stored in {db}; Ctrl-C stops)",
+                f"whistkit: the web game is at {where.url} (games stored in {stored};"
+                " Ctrl-C stops)",
                 flush=True,
             )
         if not args.no_browser:
@@ -309,6 +329,7 @@ def _play_web(args: argparse.Namespace) -> int:
             ready=ready,
             public_url=args.public_url,
             limits=limits,
+            bus=args.bus,
         )
     except KeyboardInterrupt:
         pass
@@ -520,7 +541,16 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--records", help="folder for saved records (default: user data dir)")
     play.add_argument("--host", help="web game: address to listen on (default 127.0.0.1)")
     play.add_argument("--port", type=int, help="web game: port (default 8000)")
-    play.add_argument("--db", help="web game: SQLite file of games (default: user data dir)")
+    play.add_argument(
+        "--db",
+        help="web game: SQLite file of games (default: user data dir), or a PostgreSQL"
+        " database postgresql://USER@HOST:PORT/DB",
+    )
+    play.add_argument(
+        "--bus",
+        help="web game: redis://HOST:PORT/N shared by several server processes on one"
+        " PostgreSQL --db (docs/deploy.md)",
+    )
     play.add_argument("--no-browser", action="store_true", help="web game: do not open a browser")
     play.add_argument(
         "--public-url",

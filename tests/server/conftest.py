@@ -45,3 +45,43 @@ def client(db_path: Path) -> Iterator[TestClient]:
     app = create_app(db_path, bot_delay=0)
     with TestClient(app) as c:
         yield c
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Any]:
+    """A private PostgreSQL for this test process (Debian's package, a free port)."""
+    from services import Postgres
+
+    pg = Postgres().start()
+    try:
+        yield pg
+    finally:
+        pg.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[Any]:
+    """A private redis-server for this test process."""
+    import tempfile
+
+    from services import Redis
+
+    with tempfile.TemporaryDirectory(prefix="whistkit-redis-") as folder:
+        rd = Redis(Path(folder)).start()
+        try:
+            yield rd
+        finally:
+            rd.stop()
+
+
+_databases = iter(range(1, 1_000_000))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    """A new empty games database of each kind: a SQLite file, a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return tmp_path / "games.sqlite3"
+    pg = request.getfixturevalue("postgres")
+    url: str = pg.fresh_database(f"t{next(_databases)}")
+    return url

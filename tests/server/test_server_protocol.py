@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from whistkit.cards import card_name, parse_card
 from whistkit.record import loads, replay, summarize
 from whistkit.seats import parse_seat
 from whistkit.server.app import create_app
+from whistkit.server.store import StoreError
 from whistkit.server.table import HUMAN, TableError, event_public
 from whistkit.variants import VARIANTS
 from whistkit.variants.swedish import reveal
@@ -432,9 +432,9 @@ def test_an_action_that_cannot_be_stored_is_not_applied(client: TestClient) -> N
         before = stored(client, game)
         real_submit = store.submit_async
 
-        def failing_submit(ops: Any) -> asyncio.Future[None]:
+        def failing_submit(ops: Any, fence: Any = None) -> asyncio.Future[None]:
             failed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            failed.set_exception(sqlite3.OperationalError("disk I/O error"))
+            failed.set_exception(StoreError("disk I/O error"))
             return failed
 
         store.submit_async = failing_submit

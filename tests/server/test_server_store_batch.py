@@ -1,14 +1,28 @@
-"""The store's writer merges a batch's log appends and progress updates into a few
-statements: the same rows as the statements one by one, and a conflict still fails only
-the job that caused it."""
+"""The store, on SQLite and PostgreSQL alike: the writer merges a batch's log appends and
+progress updates into a few statements (the same rows as one by one, and a conflict
+still fails only the job that caused it), fencing refuses the writes of an owner whose
+lease is gone, and the schema's migrations are numbered and applied once."""
 
 from __future__ import annotations
 
 import random
 import sqlite3
 from pathlib import Path
+from typing import Any
 
-from whistkit.server.store import MERGED_ROWS, Op, Store, _Job, _merged
+import pytest
+
+from whistkit.server.store import (
+    MERGED_ROWS,
+    SCHEMA_VERSION,
+    BaseStore,
+    Fenced,
+    Op,
+    StoreError,
+    _Job,
+    merged,
+    open_store,
+)
 
 
 def ops_of_games(rng: random.Random, games: int) -> list[list[Op]]:
@@ -16,7 +30,7 @@ def ops_of_games(rng: random.Random, games: int) -> list[list[Op]]:
     jobs: list[list[Op]] = []
     seqs = dict.fromkeys(range(games), 0)
     for g in range(games):
-        ops = Store.create_ops(
+        ops = BaseStore.create_ops(
             f"g{g}",
             "felagsvist",
             {},
@@ -33,7 +47,7 @@ def ops_of_games(rng: random.Random, games: int) -> list[list[Op]]:
         n = rng.randrange(1, 4)
         actions = [str(rng.randrange(52)) for _ in range(n)]
         done = rng.random() < 0.05
-        job = Store.append_ops(
+        job = BaseStore.append_ops(
             f"g{g}",
             seqs[g] + 1,
             actions,
@@ -44,69 +58,170 @@ def ops_of_games(rng: random.Random, games: int) -> list[list[Op]]:
         )
         seqs[g] += n
         if done:
-            job.append(Store.record_op(f"g{g}", f"record {g}"))
+            job.append(BaseStore.record_op(f"g{g}", f"record {g}"))
         jobs.append(job)
     return jobs
 
 
-def dump(path: Path) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
-    db = sqlite3.connect(path)
-    try:
-        games = db.execute(
-            "SELECT id, version, finished, winner, score, record FROM games ORDER BY id"
-        ).fetchall()
-        actions = db.execute("SELECT game, seq, action FROM actions ORDER BY game, seq").fetchall()
-        return games, actions
-    finally:
-        db.close()
+def dump(store: BaseStore) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    games = store._execute(
+        "SELECT id, version, finished, winner, score, record FROM games ORDER BY id"
+    ).fetchall()
+    actions = store._execute("SELECT game, seq, action FROM actions ORDER BY game, seq").fetchall()
+    return [tuple(g) for g in games], [tuple(a) for a in actions]
 
 
-def test_a_merged_batch_stores_the_same_rows(tmp_path: Path) -> None:
+def second(db: str | Path) -> str | Path:
+    """Another empty database beside ``db``."""
+    if isinstance(db, Path):
+        return db.with_name("other.sqlite3")
+    base, _, name = db.rpartition("/")
+    import psycopg
+
+    with psycopg.connect(db, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}_b"')
+    return f"{base}/{name}_b"
+
+
+def test_a_merged_batch_stores_the_same_rows(any_db: str | Path) -> None:
     jobs = ops_of_games(random.Random(7), 23)
-    one_by_one, merged = Store(tmp_path / "a.db"), Store(tmp_path / "b.db")
+    one_by_one, together = open_store(any_db), open_store(second(any_db))
     try:
-        plain = sqlite3.connect(tmp_path / "a.db", isolation_level=None)
-        plain.execute("BEGIN")
-        for job in jobs:
-            for sql, args in job:
-                plain.execute(sql, args)
-        plain.execute("COMMIT")
-        plain.close()
-        merged.write([op for job in jobs for op in job])  # one batch, merged
+        for job in jobs:  # each job its own transaction: each statement alone
+            one_by_one.write(job)
+        together.write([op for job in jobs for op in job])  # one batch, merged
+        games, actions = dump(one_by_one)
+        assert len(actions) > 4 * MERGED_ROWS and any(g[2] for g in games)
+        assert dump(together) == (games, actions)
     finally:
         one_by_one.close()
-        merged.close()
-    games, actions = dump(tmp_path / "a.db")
-    assert len(actions) > 4 * MERGED_ROWS and any(g[2] for g in games)
-    assert dump(tmp_path / "b.db") == (games, actions)
+        together.close()
     ops = [op for job in jobs for op in job]
     # a few statements per run between two records, not one per action and per update
-    assert len(_merged(ops)) < len(ops) // 10
+    assert len(merged(ops, one_by_one.dialect)) < len(ops) // 10
 
 
-def test_a_conflict_in_a_batch_fails_only_its_job(tmp_path: Path) -> None:
-    store = Store(tmp_path / "g.db")
+def create(store: BaseStore, game: str) -> None:
     store.write(
-        Store.create_ops(
-            "g", "felagsvist", {}, {}, {}, secret=b"s", seeded=False, seed=0, first_dealer=0
+        BaseStore.create_ops(
+            game, "felagsvist", {}, {}, {}, secret=b"s", seeded=False, seed=0, first_dealer=0
         )
     )
-    store.close()
-    score = {"NS": 0, "EW": 0}
-    first = Store.append_ops("g", 1, ["1", "2"], 2, finished=False, winner=None, score=score)
-    clash = Store.append_ops("g", 2, ["9"], 2, finished=False, winner=None, score=score)
-    after = Store.append_ops("g", 3, ["3"], 3, finished=False, winner=None, score=score)
-    batch = [_Job(first), _Job(clash), _Job(after)]  # one batch, as the writer takes it
-    db = sqlite3.connect(tmp_path / "g.db", isolation_level=None)
-    outcomes: list[tuple[_Job, BaseException | None]] = []
+
+
+SCORE = {"NS": 0, "EW": 0}
+
+
+def test_a_conflict_in_a_batch_fails_only_its_job(any_db: str | Path) -> None:
+    store = open_store(any_db)
     try:
-        Store._run(db, batch, outcomes)
-        rows = db.execute("SELECT seq, action FROM actions WHERE game = 'g' ORDER BY seq")
-        stored = rows.fetchall()
-        version = db.execute("SELECT version FROM games WHERE id = 'g'").fetchone()[0]
+        create(store, "g")
+        first = BaseStore.append_ops(
+            "g", 1, ["1", "2"], 2, finished=False, winner=None, score=SCORE
+        )
+        clash = BaseStore.append_ops("g", 2, ["9"], 2, finished=False, winner=None, score=SCORE)
+        after = BaseStore.append_ops("g", 3, ["3"], 3, finished=False, winner=None, score=SCORE)
+        batch = [_Job(first), _Job(clash), _Job(after)]  # one batch, as the writer takes it
+        outcomes: list[tuple[_Job, BaseException | None]] = []
+        db = store._connect()
+        try:
+            store._run(db, batch, outcomes)
+        finally:
+            db.close()
+        stored = store._execute("SELECT seq, action FROM actions WHERE game = 'g' ORDER BY seq")
+        assert [tuple(r) for r in stored.fetchall()] == [(1, "1"), (2, "2"), (3, "3")]
+        assert store.get("g").version == 3  # type: ignore[union-attr]
     finally:
-        db.close()
+        store.close()
     failed = {id(job): error for job, error in outcomes}
     assert failed[id(batch[0])] is None and failed[id(batch[2])] is None
-    assert isinstance(failed[id(batch[1])], sqlite3.IntegrityError)
-    assert stored == [(1, "1"), (2, "2"), (3, "3")] and version == 3
+    assert isinstance(failed[id(batch[1])], StoreError)
+
+
+def test_fencing_refuses_an_owner_whose_lease_is_gone(any_db: str | Path) -> None:
+    store = open_store(any_db)
+    try:
+        create(store, "g")
+        create(store, "h")
+        assert store.claim("g", 1)
+        store.write(
+            BaseStore.append_ops("g", 1, ["a"], 1, finished=False, winner=None, score=SCORE),
+            fence=("g", 1),
+        )
+        assert store.claim("g", 2)  # a new owner, before it reads the game
+        assert not store.claim("g", 2)  # the same token twice: no
+        assert not store.claim("nope", 9)  # no such game
+        stale = BaseStore.append_ops("g", 2, ["b"], 2, finished=False, winner=None, score=SCORE)
+        with pytest.raises(Fenced):
+            store.write(stale, fence=("g", 1))
+        # in one batch with another game's write: only the stale owner's job fails
+        other = BaseStore.append_ops("h", 1, ["x"], 1, finished=False, winner=None, score=SCORE)
+        old = store.submit(stale, fence=("g", 1))
+        fine = store.submit(other, fence=("h", 1))
+        with pytest.raises(Fenced):
+            old.result()
+        fine.result()
+        store.write(stale, fence=("g", 2))  # the new owner writes
+        assert store.actions("g") == ["a", "b"] and store.actions("h") == ["x"]
+        assert store.get("g").fence == 2  # type: ignore[union-attr]
+        # a shared table's settings, fenced alike
+        with pytest.raises(Fenced):
+            store.write([BaseStore.config_op("g", '{"level": "club"}')], fence=("g", 1))
+        store.write([BaseStore.config_op("g", '{"level": "club"}')], fence=("g", 2))
+        store.write([BaseStore.config_op("g", '{"level": "expert"}')], fence=("g", 2))
+        assert store.shared_config("g") == '{"level": "expert"}'
+        assert store.shared_config("h") is None
+    finally:
+        store.close()
+
+
+def test_migrations_are_numbered_and_applied_once(any_db: str | Path) -> None:
+    store = open_store(any_db)
+    store.close()
+    again = open_store(any_db)  # nothing to apply the second time
+    try:
+        if isinstance(any_db, Path):
+            version = again._execute("PRAGMA user_version").fetchone()[0]
+        else:
+            version = again._execute("SELECT max(version) FROM schema_version").fetchone()[0]
+        assert version == SCHEMA_VERSION
+        create(again, "g")
+        # a database from a newer whistkit is refused, and left as it was
+        if isinstance(any_db, Path):
+            again._execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        else:
+            again._execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION + 1,))
+    finally:
+        again.close()
+    with pytest.raises(ValueError, match="newer than this whistkit"):
+        open_store(any_db)
+
+
+def test_a_database_from_before_the_migrations_is_brought_up_to_date(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(
+        """
+        CREATE TABLE games (id TEXT PRIMARY KEY, variant TEXT NOT NULL, seed INTEGER NOT NULL,
+            seats TEXT NOT NULL, tokens TEXT NOT NULL, record TEXT NOT NULL,
+            version INTEGER NOT NULL, created REAL NOT NULL, updated REAL NOT NULL,
+            finished INTEGER NOT NULL DEFAULT 0, winner TEXT, score TEXT);
+        INSERT INTO games VALUES ('old', 'felagsvist', 5, '{}', '{}', '', 0, 1, 1, 0, NULL, NULL);
+        """
+    )
+    db.close()
+    store = open_store(path)
+    try:
+        row = store.get("old")
+        assert row is not None and row.fence == 0 and row.seeded and row.seed == 5
+        assert store.claim("old", 1)
+    finally:
+        store.close()
+
+
+def test_an_unreachable_postgresql_is_named() -> None:
+    from services import free_port
+
+    url = f"postgresql://nobody@127.0.0.1:{free_port()}/nothing"
+    with pytest.raises(ValueError, match=f"cannot open the games database {url}"):
+        open_store(url)

@@ -45,6 +45,7 @@ def serve(
     ready: Callable[[Listening], None] | None = None,
     public_url: str | None = None,
     limits: Limits | None = None,
+    bus: str | None = None,
 ) -> None:
     """Run the web game with uvicorn until interrupted; games are stored in ``db``.
 
@@ -69,6 +70,8 @@ def serve(
     from .security import gated_protocol
 
     limits = Limits.from_env() if limits is None else limits
+    if bus is not None:
+        _check_bus(bus)
     sock = listen(host, port)
     with sock:
         port = sock.getsockname()[1]
@@ -82,6 +85,7 @@ def serve(
             public_url=public_url,
             limits=limits,
             lan_url=lan_url,
+            bus=bus,
         )
         # the garbage collector's policy (server.collector), its timer run by the lifespan
         collector.apply(limits)
@@ -104,6 +108,22 @@ def serve(
             # the proxy's X-Forwarded-For is trusted only from loopback (uvicorn's default)
         )
         uvicorn.Server(config).run(sockets=[sock])
+
+
+def _check_bus(bus: str) -> None:
+    """``ValueError`` naming a bus that cannot be reached (before anything is served)."""
+    try:
+        import redis
+    except ImportError:
+        raise ValueError("--bus needs redis-py: pip install 'whistkit[service]'") from None
+    try:
+        client = redis.Redis.from_url(bus, socket_connect_timeout=5, socket_timeout=5)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except (redis.RedisError, ValueError) as e:
+        raise ValueError(f"cannot reach the bus {bus}: {e}") from None
 
 
 __all__ = ["Listening", "listen", "serve"]

@@ -33,9 +33,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import logging
 import os
-import sqlite3
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -56,6 +56,7 @@ from ..seats import SOUTH, Seat, seat_name
 from ..state import Action
 from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_variant
 from . import shared
+from .cluster import Cluster, Elsewhere
 from .collector import full_collections
 from .limits import Busy, Limits, Outbox, WorkQueue
 from .protocol import (
@@ -73,8 +74,9 @@ from .protocol import (
     read_seat,
     read_since,
 )
+from .relay import Relays, RemoteOut
 from .security import Edge, allowed_hosts, public_origin, quiet_accept_failures
-from .store import Store, StoredGame
+from .store import StoredGame, StoreError, open_store
 from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables, Think, think_in_thread
 from .workers import bot_thinker
 
@@ -161,10 +163,11 @@ class Server:
         think: Think | None = None,
         limits: Limits | None = None,
         turn_scale: float = 1.0,
+        bus: str | None = None,
     ) -> None:
         self.limits = limits or Limits()
-        self.store = Store(db)
-        shared.prepare(self.store)
+        self.cluster = None if bus is None else Cluster(bus)
+        self.store = open_store(db)
         self.workers = None if think is not None else bot_thinker()
         self.tables = Tables(
             self.store,
@@ -172,7 +175,10 @@ class Server:
             idle_seconds=idle_seconds,
             think=think or (self.workers.think if self.workers else think_in_thread),
             table_class=shared.table_class(turn_scale),
+            cluster=self.cluster,
         )
+        # sockets relayed to and from the other processes (with a bus)
+        self.relays: Relays | None = None
         # the addresses invite links use: --public-url, else the LAN address (listening
         # on all interfaces), else the address a request came to
         self.bases: list[str] = []
@@ -265,8 +271,17 @@ class Server:
         done, total = self.progress.get(key, (0, 0))
         return {**first, "refining": {"done": done, "total": total, "node_limit": limit}}
 
+    async def start(self) -> None:
+        """Join the cluster (with a bus): its channel, its leases' keeping."""
+        if self.cluster is not None:
+            await self.cluster.start()
+
     async def close(self) -> None:
+        if self.relays is not None:
+            await self.relays.shutdown()
         await self.tables.close()
+        if self.cluster is not None:
+            await self.cluster.close()
         if self.workers is not None:
             self.workers.close()
         self.store.close()
@@ -328,6 +343,7 @@ def create_app(
     think: Think | None = None,
     lan_url: str | None = None,
     turn_scale: float | None = None,
+    bus: str | None = None,
 ) -> Starlette:
     """The web game's ASGI app storing games in the SQLite file ``db``; ``preset`` is
     what the new-game dialog offers first; ``node_limit`` bounds the review's search
@@ -340,7 +356,9 @@ def create_app(
     address, whose origin is then also the page's); ``limits`` default to
     :meth:`Limits.from_env`; ``lan_url`` is the server's address on the network when it
     listens on all interfaces (invite links use it when there is no ``public_url``);
-    ``turn_scale`` scales shared tables' turn times (default :func:`default_turn_scale`)."""
+    ``turn_scale`` scales shared tables' turn times (default :func:`default_turn_scale`).
+    ``db`` may be a ``postgresql://`` URL, and ``bus`` a ``redis://`` URL: then this
+    process is one of several sharing them (:mod:`whistkit.server.cluster`)."""
     preset = preset or Preset()
     preset.check()
     if node_limit is not None and node_limit < 1:
@@ -363,9 +381,26 @@ def create_app(
         think,
         limits,
         default_turn_scale() if turn_scale is None else turn_scale,
+        bus,
     )
     origin, _ = public_origin(public_url)
     server.bases = [b.rstrip("/") + "/" for b in (origin, lan_url) if b]
+    if server.cluster is not None:
+
+        def remote(out: RemoteOut, base: str) -> Connection:
+            """A socket relayed here by another process, as one of this process's own."""
+            conn = Connection(
+                server.tables,
+                out,
+                server.hint_level,
+                server.hints,
+                limits.max_frame_bytes,
+                server.relays,
+            )
+            conn.base = server.bases[0] if server.bases else base
+            return conn
+
+        server.relays = Relays(server.cluster, remote)
 
     def base_of(url: Any) -> str:
         """The base of invite links for a request to ``url`` (http(s) or ws(s))."""
@@ -427,7 +462,7 @@ def create_app(
             table = await server.tables.create_async(variant, options, seed=seed, seats=seats)
         except (OptionError, UnknownVariant, ValueError) as e:
             return JSONResponse({"error": str(e)}, 400)
-        except sqlite3.Error as e:
+        except StoreError as e:
             return JSONResponse({"error": f"the game could not be stored, try again: {e}"}, 503)
         return JSONResponse(
             {"id": table.id, "seat": seat_name(human), "token": table.tokens[human]}
@@ -452,7 +487,7 @@ def create_app(
             table = await shared.create(server.tables, new)
         except (OptionError, UnknownVariant, ValueError) as e:
             return JSONResponse({"error": str(e)}, 400)
-        except sqlite3.Error as e:
+        except StoreError as e:
             return JSONResponse({"error": f"the table could not be stored, try again: {e}"}, 503)
         return JSONResponse(shared.created_json(table, base_of(request.url)))
 
@@ -462,13 +497,31 @@ def create_app(
         unknown = JSONResponse({"error": f"no table {quote(game_id)} with this token"}, 404)
         if not _is_game_id(game_id) or token is None or len(token) > 128:
             return unknown
+        try:
+            answer = await summary_of(game_id, token)
+        except Elsewhere as e:
+            assert server.relays is not None
+            answer = await server.relays.call(e.node, "summary", {"g": game_id, "tok": token})
+        return unknown if answer is None else JSONResponse(answer)
+
+    async def summary_of(game_id: str, token: str) -> dict[str, Any] | None:
+        """A shared table's summary for the holder of ``token`` (None: no such table or
+        token), from this process; :class:`Elsewhere` if another owns the table."""
         table = await server.tables.open(game_id)
         if not isinstance(table, shared.SharedTable):
-            return unknown
+            return None
         you = table.token_holder(token)
-        if you is None:
-            return unknown
-        return JSONResponse(table.summary(you))
+        return None if you is None else table.summary(you)
+
+    async def answer(op: str, msg: dict[str, Any]) -> Any:
+        """A request from another process (the owner's part of a relayed request)."""
+        if op == "summary":
+            game_id, token = msg.get("g"), msg.get("tok")
+            if not isinstance(game_id, str) or not isinstance(token, str):
+                return None
+            with contextlib.suppress(Elsewhere):
+                return await summary_of(game_id, token)
+        return None
 
     async def qr(request: Request) -> Response:
         url = request.query_params.get("u", "")
@@ -562,7 +615,12 @@ def create_app(
         too_slow = asyncio.Event()
         out = Outbox(limits.max_outbox_bytes, too_slow.set, dumps_message)
         conn = Connection(
-            server.tables, out, server.hint_level, server.hints, limits.max_frame_bytes
+            server.tables,
+            out,
+            server.hint_level,
+            server.hints,
+            limits.max_frame_bytes,
+            server.relays,
         )
         conn.base = base_of(ws.url)
 
@@ -587,13 +645,17 @@ def create_app(
         reader = asyncio.create_task(read())
         slow = asyncio.create_task(too_slow.wait())
         kicked = asyncio.create_task(conn.kicked.wait())
+        moved = asyncio.create_task(conn.moved.wait())
         try:
-            await asyncio.wait({reader, slow, sender, kicked}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(
+                {reader, slow, sender, kicked, moved}, return_when=asyncio.FIRST_COMPLETED
+            )
         finally:
             conn.close()
             reader.cancel()
             slow.cancel()
             kicked.cancel()
+            moved.cancel()
             if too_slow.is_set():
                 # the client does not read what it is sent: drop it, the game goes on
                 sender.cancel()
@@ -609,13 +671,17 @@ def create_app(
                 if conn.kicked.is_set():  # a shared table let it go (its error says why)
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(ws.close(4000, "the seat is elsewhere"), 1.0)
-            for task in (sender, reader, slow, kicked):
+                elif conn.moved.is_set():  # the table moved to another process: reconnect
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(ws.close(1012, "the table moved; reconnect"), 1.0)
+            for task in (sender, reader, slow, kicked, moved):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         quiet_accept_failures(asyncio.get_running_loop())
+        await server.start()
         # serve() sets the period of full garbage collections (server.collector)
         seconds = getattr(app.state, "full_gc_seconds", None)
         collecting = None if seconds is None else asyncio.create_task(full_collections(seconds))
@@ -646,6 +712,8 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.server = server
+    if server.relays is not None:
+        server.relays.answer = answer
     return app
 
 
@@ -721,6 +789,16 @@ def new_game_problem(body: Any) -> str | None:
     return None
 
 
+def _may_join(raw: str | bytes) -> bool:
+    """Might this client message be a join or a watch (which a relayed socket reads
+    itself, to route another game anew)? A cheap test before the full parse."""
+    return (
+        (b"join" in raw or b"watch" in raw)
+        if isinstance(raw, bytes)
+        else ("join" in raw or "watch" in raw)
+    )
+
+
 async def _drain(queue: asyncio.Queue[dict[str, Any]]) -> None:
     while not queue.empty():
         await asyncio.sleep(0.01)
@@ -736,9 +814,12 @@ class Connection:
         hint_level: str | None = None,
         hint_queue: WorkQueue[tuple[str, Seat, int, str], Action] | None = None,
         max_message: int = Limits.max_frame_bytes,
+        relays: Relays | None = None,
     ) -> None:
         self.tables = tables
         self.out = out
+        # the table drops its connections through their queues (Tables.lost)
+        out.conn = self  # type: ignore[attr-defined]
         self.table: Table | None = None
         self.seat: Seat = SOUTH
         self.hint_level = hint_level or play_level()
@@ -748,14 +829,49 @@ class Connection:
         self.hints: set[asyncio.Task[None]] = set()
         self.watching = False  # a watcher of a shared table (self.seat means nothing)
         self.kicked = asyncio.Event()  # set when a shared table closes this connection
+        self.moved = asyncio.Event()  # set when its table moved to another process
         self.base = ""  # the base of invite links, for the host's reopen
+        # several processes: this socket's messages go to the table's owner elsewhere
+        self.relays = relays
+        self.relay: tuple[str, str] | None = None  # (relay id, game) while relayed
 
     def kick(self, code: str, message: str) -> None:
         """A shared table let this connection go (its seat taken over or closed): tell
         the client, leave the table and close the socket."""
+        if isinstance(self.out, RemoteOut):  # the socket is another process's
+            self.leave()
+            self.out.relays.kick(self.out, dumps_message(error(code, message)))
+            return
         self.send(error(code, message))
         self.leave()
         self.kicked.set()
+
+    def kick_text(self, text: str) -> None:
+        """:meth:`kick` from the owner of a relayed table (its error as JSON text)."""
+        self.relay = None
+        self.deliver([text])
+        self.leave()
+        self.kicked.set()
+
+    def drop(self) -> None:
+        """The table moved to another process: close the socket so that the page
+        reconnects (to any process) and joins again."""
+        if isinstance(self.out, RemoteOut):
+            self.leave()
+            self.out.relays.drop(self.out)
+            return
+        self.relay = None
+        self.leave()
+        self.moved.set()
+
+    def deliver(self, texts: list[str]) -> None:
+        """Messages from the owner of a relayed table, already JSON text."""
+        put = getattr(self.out, "put_text", None)
+        for text in texts:
+            if put is not None:
+                put(text)
+            else:
+                self.out.put_nowait(json.loads(text))
 
     def send(self, msg: dict[str, Any]) -> None:
         self.out.put_nowait(msg)
@@ -764,7 +880,13 @@ class Connection:
         """The socket is gone: stop its hints (nobody is left to answer) and leave."""
         for task in self.hints:
             task.cancel()
+        self.unrelay()
         self.leave()
+
+    def unrelay(self) -> None:
+        if self.relay is not None and self.relays is not None:
+            self.relays.close(self.relay[0])
+        self.relay = None
 
     def leave(self) -> None:
         # hints under way still answer (a join elsewhere does not unask them)
@@ -788,15 +910,35 @@ class Connection:
             self.send(error("internal", "the server could not handle this message"))
 
     async def _handle(self, raw: str | bytes) -> None:
+        relay = self.relay
+        if relay is not None and self.relays is not None and not _may_join(raw):
+            self.relays.forward(relay[0], raw)  # the owner reads it (and answers)
+            return
         try:
             msg = parse_message(raw, self.max_message)
             kind = msg["type"]
+            if relay is not None and self.relays is not None:
+                if kind in ("join", "watch") and msg.get("game") != relay[1]:
+                    self.unrelay()  # another game: route it again
+                else:
+                    self.relays.forward(relay[0], raw)
+                    return
             if kind == "ping":
                 self.send({"type": "pong"})
-            elif kind == "join":
-                await self.join(msg)
-            elif kind == "watch":
-                await shared.watch(self, msg)
+            elif kind in ("join", "watch"):
+                try:
+                    if kind == "join":
+                        await self.join(msg)
+                    else:
+                        await shared.watch(self, msg)
+                except Elsewhere as e:  # another process owns the table: relay there
+                    if self.relays is None or isinstance(self.out, RemoteOut):
+                        raise ProtocolError(
+                            "busy", "the table is moving between server processes; join again"
+                        ) from None
+                    self.leave()
+                    cid = self.relays.open(self, e.game, e.node, raw, self.base)
+                    self.relay = (cid, e.game)
             else:
                 table = self.table
                 if table is None:

@@ -202,11 +202,19 @@ class Outbox(asyncio.Queue[dict[str, Any]]):
         self.waiting_bytes = 0
         self.overflowed = False
         self._texts: collections.deque[str] = collections.deque()
+        self.conn: Any = None  # the connection whose queue this is
 
     def put_nowait(self, item: dict[str, Any]) -> None:
         if self.overflowed:
             return
-        text = self.encode(item)
+        self._queue_text(self.encode(item), item)
+
+    def put_text(self, text: str) -> None:
+        """A message already made JSON text (relayed from another process)."""
+        if not self.overflowed:
+            self._queue_text(text, None)
+
+    def _queue_text(self, text: str, item: dict[str, Any] | None) -> None:
         if self.waiting_bytes + len(text) > self.limit:
             self.overflowed = True
             self._texts.clear()
@@ -216,7 +224,7 @@ class Outbox(asyncio.Queue[dict[str, Any]]):
             return
         self.waiting_bytes += len(text)
         self._texts.append(text)
-        super().put_nowait(item)
+        super().put_nowait(item or _RELAYED)
 
     async def next_text(self) -> str:
         """The next message as JSON text (waits for one)."""
@@ -226,6 +234,9 @@ class Outbox(asyncio.Queue[dict[str, Any]]):
                 text = self._texts.popleft()
                 self.waiting_bytes -= len(text)
                 return text
+
+
+_RELAYED: dict[str, Any] = {}  # the queue's item for a message queued as text
 
 
 def _dumps(item: dict[str, Any]) -> str:

@@ -50,7 +50,7 @@ from .protocol import (
     to_json_value,
     view_json,
 )
-from .store import Op, Store
+from .store import BaseStore, Fenced, Op
 from .table import (
     BOT_PREFIX,
     HUMAN,
@@ -63,7 +63,6 @@ from .table import (
     event_type,
 )
 
-SCHEMA = "CREATE TABLE IF NOT EXISTS shared_tables (game TEXT PRIMARY KEY, config TEXT NOT NULL)"
 TIMEOUTS = (0, 30, 60, 120)  # the turn times a table may have (seconds; 0: off)
 AWAY_GRACE = 30.0  # an absent person's turn waits this long when the table has no time
 CHAT_LINES = 10  # at most this many chat lines ...
@@ -180,7 +179,7 @@ class SharedTable(Table):
     # -- loading and storing ---------------------------------------------------------
 
     @classmethod
-    def load(cls, store: Store, row: Any, *args: Any, **kwargs: Any) -> tuple[Table, list[Op]]:
+    def load(cls, store: BaseStore, row: Any, *args: Any, **kwargs: Any) -> tuple[Table, list[Op]]:
         table, ops = super().load(store, row, *args, **kwargs)
         assert isinstance(table, SharedTable)
         config = read_config(store, row.id)
@@ -191,29 +190,26 @@ class SharedTable(Table):
     def config_ops(self, seats: bool = False) -> list[Op]:
         """The statements storing the shared settings (and the seats and tokens)."""
         assert self.shared is not None
-        ops: list[Op] = [
-            (
-                "INSERT OR REPLACE INTO shared_tables (game, config) VALUES (?, ?)",
-                (self.id, self.shared.to_json()),
-            )
-        ]
+        ops: list[Op] = [self.store.config_op(self.id, self.shared.to_json())]
         if seats:
             ops.append(
-                (
-                    "UPDATE games SET seats = ?, tokens = ? WHERE id = ?",
-                    (
-                        json.dumps({seat_name(s): w for s, w in sorted(self.seats.items())}),
-                        json.dumps({seat_name(s): t for s, t in sorted(self.tokens.items())}),
-                        self.id,
-                    ),
+                self.store.seats_op(
+                    self.id,
+                    json.dumps({seat_name(s): w for s, w in sorted(self.seats.items())}),
+                    json.dumps({seat_name(s): t for s, t in sorted(self.tokens.items())}),
                 )
             )
         return ops
 
     def _save(self, seats: bool = False) -> asyncio.Future[None]:
-        future = self.store.submit_async(self.config_ops(seats))
-        future.add_done_callback(_ignore_failure)
+        future = self.store.submit_async(self.config_ops(seats), self.fenced())
+        future.add_done_callback(self._save_failed)
         return future
+
+    def _save_failed(self, future: asyncio.Future[None]) -> None:
+        if not future.cancelled() and isinstance(future.exception(), Fenced):
+            self.lose()  # another process owns the table now
+        _ignore_failure(future)
 
     # -- who is where ----------------------------------------------------------------
 
@@ -304,6 +300,8 @@ class SharedTable(Table):
 
     def send_all(self, msg: dict[str, Any]) -> None:
         """A message to every seat's connection and every watcher."""
+        if not self.owned():
+            return
         for _, queue in self.subscribers:
             queue.put_nowait(msg)
         for queue in self.watchers:
@@ -493,7 +491,7 @@ class SharedTable(Table):
         self._timer = loop.call_later(seconds * self.time_scale, self._expire, key)
 
     def _expire(self, key: tuple[Seat, int, bool]) -> None:
-        if key != self._timer_key or self.closed:
+        if key != self._timer_key or self.closed or not self.owned():
             return
         self._timer, self._timer_key = None, None
         seat, version, connected = key
@@ -604,19 +602,10 @@ class SharedTable(Table):
         return answer
 
 
-def read_config(store: Store, game_id: str) -> Shared | None:
+def read_config(store: BaseStore, game_id: str) -> Shared | None:
     """A game's shared settings, None for a solo game (reads: any thread)."""
-    row = (
-        store._reader()
-        .execute("SELECT config FROM shared_tables WHERE game = ?", (game_id,))
-        .fetchone()
-    )
-    return None if row is None else Shared.from_json(row[0])
-
-
-def prepare(store: Store) -> None:
-    """Create the ``shared_tables`` table if missing (before the event loop runs)."""
-    store.write([(SCHEMA, ())])
+    text = store.shared_config(game_id)
+    return None if text is None else Shared.from_json(text)
 
 
 def table_class(time_scale: float = 1.0) -> type[SharedTable]:
@@ -727,7 +716,7 @@ async def create(tables: Tables, new: NewTable) -> SharedTable:
     )
     await tables.store.submit_async(ops + table.config_ops())
     table._stored()
-    tables._keep(table)
+    tables.adopt(table)
     return table
 
 
@@ -823,7 +812,6 @@ __all__ = [
     "SharedTable",
     "create",
     "created_json",
-    "prepare",
     "read_config",
     "read_new_table",
     "table_class",

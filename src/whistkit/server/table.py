@@ -28,7 +28,6 @@ import hashlib
 import hmac
 import random
 import secrets
-import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -51,9 +50,10 @@ from ..state import (
     new_game,
 )
 from ..variants import Variant, get_variant, laws, variant_of
+from .cluster import Cluster, Elsewhere, Lease
 from .log import dumps_action, loads_action
 from .protocol import action_to_json, result_json, sides, to_json_value, view_json
-from .store import Op, Store, StoredGame
+from .store import BaseStore, Fenced, Op, StoredGame, StoreError
 
 HUMAN = "human"
 # laws-mode actions a seat may take when it is not its turn to play (view's "irregular")
@@ -84,6 +84,10 @@ def choose(level: str, view: View, seed: int) -> Action:
 
 
 _BOTS = threading.local()
+
+
+def _always() -> bool:
+    return True
 
 
 async def think_in_thread(level: str, view: View, seed: int) -> Action:
@@ -144,7 +148,7 @@ class Table:
         game_id: str,
         variant: Variant,
         seats: Mapping[Seat, str],
-        store: Store,
+        store: BaseStore,
         bot_delay: float,
         tokens: Mapping[Seat, str] | None = None,
         *,
@@ -189,13 +193,18 @@ class Table:
         self.last_active = time.monotonic()
         # called when nobody watches and no bot is thinking, so memory can be freed
         self.on_idle: Callable[[Table], None] | None = None
+        # several processes (whistkit.server.cluster): the owner's fencing token, which
+        # every write carries, whether the lease is still held, and who hears it is not
+        self.fence: int | None = None
+        self.still_owned: Callable[[], bool] = _always
+        self.on_lost: Callable[[Table], None] | None = None
 
     # -- building -----------------------------------------------------------------
 
     @classmethod
     def new(
         cls,
-        store: Store,
+        store: BaseStore,
         variant: str,
         options: Mapping[str, Any] | None = None,
         *,
@@ -252,7 +261,7 @@ class Table:
 
     @classmethod
     def create(
-        cls, store: Store, variant: str, options: Mapping[str, Any] | None = None, **kwargs: Any
+        cls, store: BaseStore, variant: str, options: Mapping[str, Any] | None = None, **kwargs: Any
     ) -> Table:
         """A new stored game (:meth:`new`, then stored; waits for the disk, so not from
         the event loop: :meth:`Tables.create` is its form there)."""
@@ -263,7 +272,11 @@ class Table:
 
     @classmethod
     def load(
-        cls, store: Store, row: StoredGame, bot_delay: float = 0.0, think: Think = think_in_thread
+        cls,
+        store: BaseStore,
+        row: StoredGame,
+        bot_delay: float = 0.0,
+        think: Think = think_in_thread,
     ) -> tuple[Table, list[Op]]:
         """A stored game, resumed by replaying its log (slow for a long game: call it off
         the event loop), and the statements still to store: a game stored before the log
@@ -430,10 +443,10 @@ class Table:
         self._check_actor(seat, seen)
         first_new, undo = self._stage(seat, action)
         try:
-            self.store.write(self._pending_ops())
-        except (sqlite3.Error, OSError) as e:
+            self.store.write(self._pending_ops(), self.fenced())
+        except (StoreError, OSError) as e:
             self._undo(undo)
-            raise TableError("storage", f"the game could not be stored, try again: {e}") from None
+            raise self._storage_error(e) from None
         self._stored()
         self._publish(first_new)
         with contextlib.suppress(RuntimeError):  # outside an event loop no bot plays
@@ -456,16 +469,18 @@ class Table:
         self.busy += 1
         try:
             async with self._locked():
+                if not self.owned():
+                    raise TableError(
+                        "moved", f"game {self.id} moved to another process; join again"
+                    )
                 if person:
                     self._check_actor(seat, seen)
                 first_new, undo = self._stage(seat, action)
                 try:
-                    await self.store.submit_async(self._pending_ops())
-                except (sqlite3.Error, OSError) as e:
+                    await self.store.submit_async(self._pending_ops(), self.fenced())
+                except (StoreError, OSError) as e:
                     self._undo(undo)
-                    raise TableError(
-                        "storage", f"the game could not be stored, try again: {e}"
-                    ) from None
+                    raise self._storage_error(e) from None
                 self._stored()
                 self._publish(first_new)
                 if person:
@@ -475,6 +490,35 @@ class Table:
             self.busy -= 1
             self.last_active = time.monotonic()
             self._check_idle()
+
+    def owned(self) -> bool:
+        """Does this process still own the table? (Always, in one process.) A table found
+        no longer owned is let go at once (:attr:`on_lost`): nothing of it is stored or
+        sent from here any more."""
+        if self.still_owned():
+            return True
+        self.lose()
+        return False
+
+    def lose(self) -> None:
+        """The lease is gone: stop, and let the registry drop the table and its sockets."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._bot_task is not None:
+            self._bot_task.cancel()
+        if self.on_lost is not None:
+            self.on_lost(self)
+
+    def fenced(self) -> tuple[str, int] | None:
+        """What a write of this table carries: (game, the owner's fencing token)."""
+        return None if self.fence is None else (self.id, self.fence)
+
+    def _storage_error(self, e: BaseException) -> TableError:
+        if isinstance(e, Fenced):
+            self.lose()
+            return TableError("moved", f"game {self.id} moved to another process; join again")
+        return TableError("storage", f"the game could not be stored, try again: {e}")
 
     def hint_job(self, seat: Seat, level: str | None = None) -> tuple[int, Callable[[], Action]]:
         """What a strong player would do at ``seat`` now: ``(version, job)``, where
@@ -664,6 +708,8 @@ class Table:
             self.on_idle(self)
 
     def _publish(self, first_new: int) -> None:
+        if not self.owned():
+            return
         new = self.events[first_new:]
         for seat, queue in self.subscribers:
             view = self.view_of(seat)
@@ -728,6 +774,8 @@ class Table:
             level = self.bot_level(seat)
             if level is None:  # a person came back meanwhile
                 return
+            if not self.owned():
+                return
             action = await self.think(level, state.view(seat), self.bot_seed(seat))
             if self.closed or self.state is not state or self.bot_level(seat) is None:
                 continue
@@ -738,6 +786,8 @@ class Table:
                 # while being stored is either on disk (and loaded from there) or nowhere
                 await self._act_locked(seat, action, None, person=False)
             except TableError as e:
+                if e.code == "moved":
+                    return
                 if e.code != "storage":
                     raise
                 await asyncio.sleep(max(self.bot_delay, 0.5))  # the disk may come back
@@ -754,16 +804,25 @@ class Table:
 class Tables:
     """The registry: one live :class:`Table` per game, loaded from the store on demand
     (off the event loop, once however many ask at the same time) and unloaded once it
-    has been idle for ``idle_seconds`` (stored, it is loaded again when asked for)."""
+    has been idle for ``idle_seconds`` (stored, it is loaded again when asked for).
+
+    With a ``cluster`` (several processes, :mod:`whistkit.server.cluster`) a table is
+    live only in the process that holds its lease: :meth:`open` takes the lease (raising
+    :class:`~whistkit.server.cluster.Elsewhere` when another process holds it), raises
+    the game's fencing token in the store, then loads it; a new game is stored and left
+    for the first process a person joins it on; a lease found lost drops the table and
+    closes its sockets (:meth:`lost`), so that they reconnect to whichever process takes
+    it next."""
 
     def __init__(
         self,
-        store: Store,
+        store: BaseStore,
         bot_delay: float = 0.0,
         *,
         idle_seconds: float = 30.0,
         think: Think = think_in_thread,
         table_class: type[Table] = Table,
+        cluster: Cluster | None = None,
     ) -> None:
         self.store = store
         self.bot_delay = bot_delay
@@ -771,9 +830,13 @@ class Tables:
         self.think = think
         # the class of the tables it makes and loads (the server's: shared.SharedTable)
         self.table_class = table_class
+        self.cluster = cluster
         self.tables: dict[str, Table] = {}
         self._loading: dict[str, asyncio.Future[Table | None]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._releasing: set[asyncio.Task[None]] = set()
+        if cluster is not None:
+            cluster.on_lost = self._lease_lost
 
     def create(self, variant: str, options: Mapping[str, Any] | None, **kwargs: Any) -> Table:
         """A new stored game (see :meth:`Table.create`; waits for the disk, so not from
@@ -783,7 +846,7 @@ class Tables:
         )
         self.store.write(ops)
         table._stored()
-        self._keep(table)
+        self.adopt(table)
         return table
 
     async def create_async(
@@ -795,8 +858,16 @@ class Tables:
         )
         await self.store.submit_async(ops)
         table._stored()
-        self._keep(table)
+        self.adopt(table)
         return table
+
+    def adopt(self, table: Table) -> None:
+        """A new game, just stored: kept live in one process; with a cluster, left to the
+        process its first person joins on (where a proxy routing by game sends them all)."""
+        if self.cluster is None:
+            self._keep(table)
+        else:
+            table.closed = True
 
     def loaded(self, game_id: str) -> Table | None:
         """The game's table if it is in memory."""
@@ -804,7 +875,8 @@ class Tables:
 
     def get(self, game_id: str) -> Table | None:
         """The live table of a game, loaded from the store if needed (waiting for it: for
-        tools and tests, not the event loop, whose form is :meth:`open`); None if unknown."""
+        tools and tests in one process, not the event loop, whose form is :meth:`open`);
+        None if unknown."""
         table = self.tables.get(game_id)
         if table is None:
             row = self.store.get(game_id)
@@ -818,10 +890,11 @@ class Tables:
         return table
 
     async def open(self, game_id: str) -> Table | None:
-        """The live table of a game, loaded from the store if needed; None if unknown.
-        Between this returning and the caller's next ``await`` the table stays loaded."""
+        """The live table of a game, loaded from the store if needed; None if unknown;
+        :class:`Elsewhere` if another process owns it. Between this returning and the
+        caller's next ``await`` the table stays loaded."""
         table = self.tables.get(game_id)
-        if table is not None:
+        if table is not None and table.owned():
             return table
         pending = self._loading.get(game_id)
         if pending is None:
@@ -835,21 +908,81 @@ class Tables:
         return table
 
     async def _load(self, game_id: str) -> Table | None:
+        lease = None
+        if self.cluster is not None:
+            lease = await self._lease(game_id)
+            if lease is None:
+                return None
+
         def load() -> tuple[Table, list[Op]] | None:
             row = self.store.get(game_id)
             if row is None:
                 return None
             return self.table_class.load(self.store, row, self.bot_delay, self.think)
 
-        loaded = await asyncio.to_thread(load)
+        try:
+            loaded = await asyncio.to_thread(load)
+        except BaseException:
+            if lease is not None:
+                await self._release(lease)
+            raise
         if loaded is None:
+            if lease is not None:
+                await self._release(lease)
             return None
         table, ops = loaded
+        if lease is not None:
+            self._owned_by_lease(table, lease)
         if ops:
-            await self.store.submit_async(ops)
+            try:
+                await self.store.submit_async(ops, table.fenced())
+            except BaseException:
+                if lease is not None:
+                    table.closed = True
+                    await self._release(lease)
+                raise
             table._stored()
         self._keep(table, arm=False)
         return table
+
+    async def _lease(self, game_id: str) -> Lease | None:
+        """Take the game's lease and raise its fencing token in the store; None if the
+        game is unknown; :class:`Elsewhere` if another process holds the lease."""
+        cluster = self.cluster
+        assert cluster is not None
+        for _ in range(100):
+            got = await cluster.acquire(game_id)
+            if isinstance(got, str):
+                if got != cluster.node:
+                    raise Elsewhere(game_id, got)
+                # this process's own lease, being let go just now: wait for it
+                await asyncio.sleep(0.02)
+                continue
+            claimed = await asyncio.to_thread(self.store.claim, game_id, got.token)
+            if claimed:
+                return got
+            row = await asyncio.to_thread(self.store.get, game_id)
+            await self._release(got)
+            if row is None:
+                return None
+            # the row holds a newer token than Redis gave (Redis lost its data): move
+            # the counter past it and take the lease again
+            await cluster.redis.set(f"wk:fence:{game_id}", row.fence)
+        raise Elsewhere(game_id, cluster.node)
+
+    def _owned_by_lease(self, table: Table, lease: Lease) -> None:
+        cluster = self.cluster
+        assert cluster is not None
+        game = table.id
+        table.fence = lease.token
+        table.still_owned = lambda: cluster.leases.get(game) is lease and cluster.valid(game)
+        table.on_lost = self.lost
+
+    async def _release(self, lease: Lease) -> None:
+        cluster = self.cluster
+        if cluster is not None and cluster.leases.get(lease.game) is lease:
+            with contextlib.suppress(Exception):
+                await cluster.release(lease.game)
 
     def _keep(self, table: Table, arm: bool = True) -> None:
         self.tables[table.id] = table
@@ -877,6 +1010,38 @@ class Tables:
             return
         del self.tables[table.id]
         table.closed = True
+        self._let_go(table.id)
+
+    def _let_go(self, game_id: str) -> None:
+        """Release the lease of a table this process no longer keeps."""
+        cluster = self.cluster
+        if cluster is None or game_id not in cluster.leases:
+            return
+        task = asyncio.get_running_loop().create_task(cluster.release(game_id))
+        self._releasing.add(task)
+        task.add_done_callback(self._releasing.discard)
+
+    def _lease_lost(self, game_id: str) -> None:
+        table = self.tables.get(game_id)
+        if table is not None:
+            table.lose()
+
+    def lost(self, table: Table) -> None:
+        """The table's lease is gone: drop it and close its sockets (they reconnect,
+        to whichever process owns it next); nothing more of it is stored or sent."""
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+        timer = self._timers.pop(table.id, None)
+        if timer is not None:
+            timer.cancel()
+        if self.cluster is not None:
+            self.cluster.forget(table.id)
+        queues = [q for _, q in table.subscribers] + list(getattr(table, "watchers", ()))
+        table.subscribers = []
+        for queue in queues:
+            conn = getattr(queue, "conn", None)
+            if conn is not None:
+                conn.drop()
 
     async def close(self) -> None:
         """Stop every table's bots (a table freed meanwhile, its page gone, is skipped)."""
@@ -886,6 +1051,9 @@ class Tables:
         for t in list(self.tables.values()):
             if self.tables.get(t.id) is t:
                 await t.close()
+        for task in list(self._releasing):
+            with contextlib.suppress(Exception):
+                await task
 
 
 __all__ = [

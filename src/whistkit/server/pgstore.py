@@ -1,0 +1,135 @@
+"""The games in PostgreSQL (``--db postgresql://USER@HOST:PORT/DB``), for several server
+processes on one database (docs/deploy.md).
+
+The same tables, statements, group commits and fencing as SQLite's store
+(:mod:`whistkit.server.store`), through psycopg 3: the writer thread keeps one
+connection and commits whatever is waiting in one transaction; an action is acknowledged
+once PostgreSQL has committed it. Each reading thread has its own connection. A
+connection that PostgreSQL cut (a restart, a failover) is opened again for the next batch
+or read; the batch it cut is answered with a :class:`~whistkit.server.store.StoreError`
+and nothing of it is acknowledged.
+
+The schema is migrated on opening, under a transaction-scoped advisory lock, so that
+processes starting together migrate it once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from .store import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    BaseStore,
+    Dialect,
+    newer_schema,
+)
+
+# pg_advisory_xact_lock's key for migrations: any fixed number, whistkit's own
+MIGRATION_LOCK = 0x77686973
+
+
+class PgDialect(Dialect):
+    """PostgreSQL's forms of the merged statements (typed VALUES, named columns)."""
+
+    begin = "BEGIN"
+
+    def update_progress(self, rows: int) -> str:
+        values = ", ".join(
+            ["(?::text, ?::integer, ?::float8, ?::integer, ?::text, ?::text)"] * rows
+        )
+        return (
+            "UPDATE games SET version = v.version, updated = v.updated,"
+            " finished = v.finished, winner = v.winner, score = v.score"
+            f" FROM (VALUES {values}) AS v (id, version, updated, finished, winner, score)"
+            " WHERE games.id = v.id"
+        )
+
+    def raise_fences(self, rows: int) -> str:
+        values = ", ".join(["(?::text, ?::bigint)"] * rows)
+        return (
+            f"UPDATE games SET fence = v.fence FROM (VALUES {values}) AS v (id, fence)"
+            " WHERE games.id = v.id AND games.fence <= v.fence RETURNING games.id"
+        )
+
+
+def _placeholders(sql: str) -> str:
+    """SQLite's ``?`` placeholders as psycopg's ``%s`` (the statements hold no other
+    ``?`` or ``%``)."""
+    return sql.replace("?", "%s")
+
+
+def shown(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return parts._replace(netloc=netloc).geturl()
+
+
+class PgStore(BaseStore):
+    """The games of one PostgreSQL database."""
+
+    dialect = PgDialect()
+
+    def __init__(self, url: str, *, max_batch: int = 512) -> None:
+        """Connect and bring the schema up to date; an unreachable database, another
+        program's ``games`` table or a newer schema is a ``ValueError`` naming it."""
+        try:
+            import psycopg
+        except ImportError:
+            raise ValueError(
+                "--db postgresql://... needs psycopg: pip install 'whistkit[service]'"
+            ) from None
+        self._psycopg = psycopg
+        self.errors = (psycopg.Error,)
+        super().__init__(max_batch=max_batch)
+        self.url = url
+        self.where = f"the games database {shown(url)}"
+        try:
+            db = self._connect()
+        except psycopg.Error as e:
+            raise ValueError(f"cannot open {self.where}: {str(e).strip()}") from None
+        try:
+            self._migrate(db)
+            db.execute("SELECT id, fence, secret FROM games LIMIT 0")
+        except psycopg.Error as e:
+            db.close()
+            raise ValueError(
+                f"{shown(url)} is not a whistkit games database (PostgreSQL says: {str(e).strip()})"
+            ) from None
+        except ValueError:
+            db.close()
+            raise
+        self._start_writer(db)
+
+    def _connect(self) -> Any:
+        return self._psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+
+    def _usable(self, db: Any) -> bool:
+        return not (db.closed or db.broken)
+
+    def _sql(self, sql: str) -> str:
+        return _placeholders(sql)
+
+    def _migrate(self, db: Any) -> None:
+        """Apply the migrations the database lacks, each in its own transaction, under
+        an advisory lock (processes starting together wait for the first)."""
+        with db.transaction():
+            db.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = db.execute("SELECT max(version) FROM schema_version").fetchone()
+            have = int(row[0] or 0)
+            if have > SCHEMA_VERSION:
+                raise newer_schema(shown(self.url), have)
+            for m in MIGRATIONS:
+                if m.version <= have:
+                    continue
+                for sql in m.postgres:
+                    db.execute(sql)
+                db.execute("INSERT INTO schema_version (version) VALUES (%s)", (m.version,))
+
+
+__all__ = ["PgStore"]
