@@ -268,7 +268,6 @@ def _play_web(args: argparse.Namespace) -> int:
     from .server import Listening, serve
     from .server.app import Preset
     from .server.limits import Limits
-
     from .server.pgstore import shown
     from .server.store import is_postgres
 

@@ -933,9 +933,10 @@ class Connection:
                         await shared.watch(self, msg)
                 except Elsewhere as e:  # another process owns the table: relay there
                     if self.relays is None or isinstance(self.out, RemoteOut):
-                        raise ProtocolError(
-                            "busy", "the table is moving between server processes; join again"
-                        ) from None
+                        # relayed here, but the table moved on meanwhile: the socket
+                        # reconnects and is routed again
+                        self.drop()
+                        return
                     self.leave()
                     cid = self.relays.open(self, e.game, e.node, raw, self.base)
                     self.relay = (cid, e.game)

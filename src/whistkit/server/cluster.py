@@ -47,6 +47,7 @@ log = logging.getLogger("whistkit.server")
 LEASE_ENV = "WHISTKIT_LEASE_SECONDS"
 DEFAULT_LEASE_SECONDS = 4.0
 PREFIX = "wk:"
+OUTGOING_MAX = 100_000  # messages waiting to be published, at most
 
 # KEYS: the lease, the fence counter; ARGV: node, expiry (ms). Returns {1, token} when
 # taken, {0, "NODE|TOKEN"} when held.
@@ -154,6 +155,7 @@ class Cluster:
         self._pubsub: Any = None
         self.started = False
         self._ids = itertools.count(1)
+        self._full_told = False
 
     # -- starting and stopping -------------------------------------------------------
 
@@ -270,8 +272,6 @@ class Cluster:
             self._lost(game)
 
     def _lost(self, game: str) -> None:
-        if game in self.leases:
-            log.warning("the lease of game %s was lost; letting the table go", game)
         self.leases.pop(game, None)
         if self.on_lost is not None:
             self.on_lost(game)
@@ -307,11 +307,21 @@ class Cluster:
 
     # -- messages --------------------------------------------------------------------
 
-    def send(self, node: str, message: dict[str, Any]) -> None:
+    def send(self, node: str, message: dict[str, Any]) -> bool:
         """Publish a message to a node (in order, over this process's one publishing
-        connection)."""
-        if self._outgoing is not None:
-            self._outgoing.put_nowait((node_channel(node), orjson.dumps(message)))
+        connection); False, and nothing sent, when :data:`OUTGOING_MAX` messages are
+        already waiting for Redis (the caller closes the relay that sent it)."""
+        queue = self._outgoing
+        if queue is None:
+            return False
+        if queue.qsize() >= OUTGOING_MAX:
+            if not self._full_told:
+                log.warning("the bus is behind: %d messages wait; relays are closed", OUTGOING_MAX)
+                self._full_told = True
+            return False
+        self._full_told = False
+        queue.put_nowait((node_channel(node), orjson.dumps(message)))
+        return True
 
     def next_id(self) -> str:
         return f"{self.node}:{next(self._ids)}"

@@ -125,7 +125,9 @@ class Relays:
         if relay is None:
             return
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-        self.cluster.send(relay[2], {"t": "in", "c": cid, "d": text})
+        if not self.cluster.send(relay[2], {"t": "in", "c": cid, "d": text}):
+            del self.edges[cid]  # the bus is behind: the socket reconnects later
+            relay[0].drop()
 
     def close(self, cid: str) -> None:
         """The socket left the relay (closed, or joined another game)."""

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import logging
 import random
 import secrets
 import threading
@@ -84,6 +85,7 @@ def choose(level: str, view: View, seed: int) -> Action:
 
 
 _BOTS = threading.local()
+_log = logging.getLogger("whistkit.server")
 
 
 def _always() -> bool:
@@ -1031,6 +1033,7 @@ class Tables:
         to whichever process owns it next); nothing more of it is stored or sent."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
+        _log.warning("the lease of game %s was lost; letting the table go", table.id)
         timer = self._timers.pop(table.id, None)
         if timer is not None:
             timer.cancel()

@@ -10,11 +10,31 @@ import { hostRefused, onHands, onInvite, onSeats, updateTools } from "./friends.
 import { $, app, forgetGame, GAME_KEY, gameEntry, NAME_KEY, rememberGame, TOKEN_KEY } from "./state.js";
 import { render, showMessage } from "./table.js";
 
+// A server process that stops answering (paused, cut off) keeps the socket open: only
+// silence shows it. The page pings while it hears nothing, and a socket silent for
+// SILENT_MS is closed and opened again, to any process (docs/deploy.md).
+const PING_MS = 10000;
+const SILENT_MS = 25000;
+
+function watchSilence(ws) {
+  let heard = Date.now();
+  const timer = setInterval(() => {
+    if (app.ws !== ws) { clearInterval(timer); return; }
+    const quiet = Date.now() - heard;
+    if (quiet > SILENT_MS) { clearInterval(timer); ws.close(); return; }
+    if (quiet > PING_MS && ws.readyState === WebSocket.OPEN) ws.send('{"type":"ping"}');
+  }, PING_MS / 2);
+  return () => { heard = Date.now(); };
+}
+
 export function connect() {
   if (!app.game || app.replaced) return;
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(`${proto}//${location.host}/ws`);
+  // the game in the URL: a proxy in front of several processes routes by it
+  const ws = new WebSocket(`${proto}//${location.host}/ws?game=${encodeURIComponent(app.game)}`);
   app.ws = ws;
+  const heard = watchSilence(ws);
+  ws.addEventListener("message", heard);
   ws.onopen = () => {
     app.retry = 0;
     if (app.role === "watch") {

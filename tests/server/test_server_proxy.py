@@ -1,0 +1,127 @@
+"""Sticky routing at the proxy (issue 31, docs/deploy.md): nginx in front of two server
+processes, ``hash $arg_game consistent``, so that every socket of a game lands on the
+process that owns it (the page's WebSocket URL carries ``?game=ID``). Real nginx, real
+processes, a private PostgreSQL and Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+
+from .cluster_helpers import cluster, new_game, owner_of
+from .liveserver import LiveServer
+
+pytestmark = pytest.mark.slow
+
+NGINX_CONF = """
+worker_processes 1;
+daemon off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 512; }}
+http {{
+    access_log off;
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
+    upstream whistkit {{
+        hash $arg_game consistent;
+{servers}
+    }}
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            proxy_pass http://whistkit;
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection $connection_upgrade;
+            proxy_set_header Host $host;
+            proxy_set_header X-Forwarded-For $remote_addr;
+            proxy_read_timeout 1h;
+            add_header X-Upstream $upstream_addr always;
+        }}
+    }}
+}}
+"""
+
+
+@pytest.fixture
+def nginx_for(tmp_path: Path) -> Iterator[Any]:
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(servers: list[LiveServer]) -> str:
+        from services import _wait_port, free_port
+
+        exe = shutil.which("nginx") or "/usr/sbin/nginx"
+        prefix = tmp_path / "nginx"
+        prefix.mkdir()
+        port = free_port()
+        conf = prefix / "nginx.conf"
+        lines = "\n".join(f"        server 127.0.0.1:{s.port};" for s in servers)
+        conf.write_text(NGINX_CONF.format(prefix=prefix, servers=lines, port=port))
+        proc = subprocess.Popen([exe, "-p", str(prefix), "-c", str(conf)])
+        started.append(proc)
+        _wait_port(port, "nginx")
+        return f"127.0.0.1:{port}"
+
+    yield start
+    for proc in started:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_nginx_routes_every_socket_of_a_game_to_its_owner(
+    tmp_path: Path, postgres: Any, redis_server: Any, nginx_for: Any
+) -> None:
+    db = postgres.fresh_database("proxy")
+    with cluster(tmp_path, db, redis_server.url, 2) as servers:
+        proxy = nginx_for(servers)
+        by_port = {s.port: s for s in servers}
+        front = LiveServer(tmp_path)  # only its URL helpers: the proxy's address
+        front.port = int(proxy.split(":")[1])
+        games = [new_game(front, "felagsvist") for _ in range(16)]
+
+        async def play(game: dict[str, Any]) -> str:
+            """Join through the proxy, play three cards; the upstream it was sent to."""
+            r = httpx.get(f"http://{proxy}/api/meta?game={game['id']}", timeout=10)
+            upstream = r.headers["x-upstream"]
+            async with connect(f"ws://{proxy}/ws?game={game['id']}") as ws:
+                join = {"type": "join", "game": game["id"], "seat": "S", "token": game["token"]}
+                await ws.send(json.dumps(join))
+                played = 0
+                while played < 3:
+                    msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                    assert msg["type"] != "error", msg
+                    view = msg.get("view")
+                    if msg["type"] == "ack":
+                        played += 1
+                    elif (
+                        view and view["to_play"] == "S" and view["legal"] and "pending" not in game
+                    ):
+                        game["pending"] = True
+                        await ws.send(json.dumps({**view["legal"][0], "v": msg["v"]}))
+                    if msg["type"] == "ack":
+                        game.pop("pending", None)
+            return str(upstream)
+
+        async def main() -> list[str]:
+            return await asyncio.gather(*(play(g) for g in games))
+
+        upstreams = asyncio.run(main())
+        for game, upstream in zip(games, upstreams, strict=True):
+            owner = owner_of(redis_server.url, game["id"], servers)
+            # the socket landed where the table lives: nothing was relayed
+            assert owner is by_port[int(upstream.rsplit(":", 1)[1])], (game["id"], upstream)
+        assert len(set(upstreams)) == 2  # and the games are spread over both
