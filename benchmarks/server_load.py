@@ -3,6 +3,8 @@
 Usage: python benchmarks/server_load.py [--games N] [--people P [--think LOW:HIGH]]
        [--bot-delay S] [--level L] [--seconds D] [--warmup W] [--idle-games G] [--conns C] [--src TREE]
        [--against TREE [--rounds R]] [--db-dir DIR] [--profile FILE] [--json]
+       [--servers N [--routing sticky|random] [--pg-fsync on|off]]
+       [--compare-servers A,B [--rounds R]] [--clients K]
 
 The server runs in a subprocess (``whistkit.server.serve`` on 127.0.0.1, a fresh database
 in a temporary folder; ``--src`` runs another checkout's ``src`` instead, e.g. an export
@@ -47,6 +49,51 @@ prints the ratios of the medians: the before/after pair in one run (TREE: a work
 server's event loop thread over the measured window. Every client is 127.0.0.1, so the
 server's per-address connection limit is lifted for the run. docs/web.md has figures.
 
+Several server processes (issue 31): ``--servers N`` starts a private PostgreSQL and
+Redis (``tests/services.py``, from Debian's packages, in a temporary folder) and N server
+processes on them (the same script, ``serve(db, ..., bus=REDIS)``); without it the
+server is the single process on SQLite above, unchanged. PostgreSQL's ``fsync`` is on
+(an ack means the action is on disk, as SQLite's are; ``--pg-fsync off`` to measure
+without the disk). Games (tables) are created by ``POST`` on each process in turn; a
+created game is stored but owned by no process until the first join, whose process takes
+it. The clients' sockets go to ``/ws?game=ID`` (what the page's will carry for a proxy):
+
+- ``--routing sticky`` (the default): to the process the game id hashes to (CRC-32
+  modulo N), as a proxy routing by game (``hash $arg_game consistent``) sends them, so
+  every socket of a game is on its owner and nothing is relayed;
+- ``--routing random``: each socket to a process drawn at random (seeded); at a shared
+  table the sockets that land off the table's owner are relayed to it over Redis. A solo
+  game is taken by the process its only socket joins, so it is never relayed here.
+
+A client keeps its socket for its next game (table) when that game goes to the same
+process, and opens a new one otherwise (as a page whose URL names the game does). The
+figures are as above, with: server CPU, RSS, waiting and GC summed over all the server
+processes; the event loop threads' CPU in all and each process's (each is the ceiling of
+its process); PostgreSQL's CPU (its postmaster and all its backends and workers) and
+Redis' apart, and the plays per CPU-second of all of them together.
+
+``--compare-servers 1,2 --rounds R`` runs 1 and 2 processes (both on PostgreSQL and
+Redis, each run on a fresh pair) alternately and prints the ratios of the medians side
+by side: plays/s, acks, the CPU of the servers, PostgreSQL, Redis and the client, and
+plays per CPU-second. ``--clients K`` shares the games out over K client processes
+(each plays games k, k + K, ...; all measure the same window): one client process takes
+about a fifth of a core per 1,000 plays/s, so past about 4,000 plays/s (or when the
+client CPU line says a client took most of a core) one client would be the bottleneck.
+The client CPU is then the sum, with the busiest process's. The issue's three runs:
+
+    # (a) plays/s at 200 games with no pause, 2 processes against 1
+    python benchmarks/server_load.py --compare-servers 1,2 --rounds 3 --games 200 \
+        --bot-delay 0 --idle-games 0 --conns 0 --seconds 20
+    # (b) 2,000 solo games at the default pace: ack p99 (and --servers 1 alike)
+    python benchmarks/server_load.py --servers 2 --games 2000 --bot-delay 0.7 \
+        --ramp 20 --warmup 10 --seconds 30
+    # (c) 500 shared tables, 2,000 people acting 1 to 3 s after their turn: ack p99
+    python benchmarks/server_load.py --servers 2 --people 4 --tables 500 --think 1:3 \
+        --ramp 20 --warmup 10 --seconds 60
+
+(for (b) and (c) ``--compare-servers 1,2`` in place of ``--servers 2`` gives both; add
+``--clients 2`` when a client takes most of a core).
+
 Anchor (issue 18, main before the rework): about 1,300 to 1,450 plays/s on one core with
 club bots and no pause; ack p99 320 ms at 200 games.
 """
@@ -58,6 +105,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import multiprocessing
 import os
 import random
 import resource
@@ -67,10 +115,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -109,7 +160,12 @@ def gc_figures():
     signal.signal(signal.SIGUSR2, report)
 gc_figures()
 def run():
-    serve(sys.argv[1], host="127.0.0.1", port=0, bot_delay=float(sys.argv[2]), ready=ready)
+    import os
+    # --servers: the processes share one Redis (a checkout before the cluster takes no bus)
+    bus = os.environ.get("SERVER_LOAD_BUS")
+    options = {"bus": bus} if bus else {}
+    serve(sys.argv[1], host="127.0.0.1", port=0, bot_delay=float(sys.argv[2]), ready=ready,
+          **options)
 if len(sys.argv) > 3:  # --profile: the event loop's thread under cProfile
     import cProfile, signal
     import time
@@ -195,6 +251,11 @@ def loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
+def total(figure: Callable[[int], float], pids: list[int]) -> float:
+    """``figure`` summed over the processes ``pids`` (the server processes)."""
+    return sum(figure(pid) for pid in pids)
+
+
 @dataclass
 class Stats:
     measuring: bool = False
@@ -211,6 +272,90 @@ class Stats:
             self.error_samples.append(text[:200])
 
 
+@dataclass
+class Targets:
+    """Where the clients go: the server processes' ports, and which one a socket picks.
+
+    ``cluster`` False is the single process on SQLite, as before: a client's socket goes
+    to ``/ws``, opened before its first game and kept for all. In a cluster a socket goes
+    to ``/ws?game=ID`` (as the page's will, for a proxy that routes by game): at the
+    process the game id hashes to (``sticky``, what ``hash $arg_game consistent`` gives),
+    or at a random one (``random``); a client keeps its socket for its next game when
+    that game goes to the same process, and opens a new one otherwise."""
+
+    ports: list[int]
+    routing: str = "sticky"
+    cluster: bool = False
+
+    def http(self, at: int) -> str:
+        return f"http://127.0.0.1:{self.ports[at]}"
+
+    def ws(self, at: int, game: str | None = None) -> str:
+        url = f"ws://127.0.0.1:{self.ports[at]}/ws"
+        return url if game is None else f"{url}?game={quote(game, safe='')}"
+
+    def pick(self, game: str, rng: random.Random) -> int:
+        if len(self.ports) == 1:
+            return 0
+        if self.routing == "sticky":  # a stable hash: the same process for every socket
+            return zlib.crc32(game.encode()) % len(self.ports)
+        return rng.randrange(len(self.ports))
+
+
+class Posts:
+    """The HTTP clients, one per server process: games are created on each in turn."""
+
+    def __init__(self, targets: Targets, start: int = 0) -> None:
+        limits = httpx.Limits(max_connections=50, max_keepalive_connections=50)
+        self.clients = [
+            httpx.AsyncClient(base_url=targets.http(at), limits=limits, timeout=120)
+            for at in range(len(targets.ports))
+        ]
+        self.turn = start
+
+    def next(self) -> httpx.AsyncClient:
+        client = self.clients[self.turn % len(self.clients)]
+        self.turn += 1
+        return client
+
+    async def __aenter__(self) -> Posts:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await asyncio.gather(*(c.aclose() for c in self.clients))
+
+
+class Socket:
+    """One client's WebSocket, at the process its routing picks (see :class:`Targets`)."""
+
+    def __init__(self, targets: Targets, rng: random.Random) -> None:
+        self.targets = targets
+        self.rng = rng
+        self.ws: ClientConnection | None = None
+        self.at = -1
+
+    async def open(self, at: int, game: str | None = None) -> ClientConnection:
+        await self.close()
+        self.ws = await connect(
+            self.targets.ws(at, game), max_size=None, compression=None, open_timeout=60
+        )
+        self.at = at
+        return self.ws
+
+    async def for_game(self, game: str) -> ClientConnection:
+        if not self.targets.cluster:
+            return self.ws if self.ws is not None else await self.open(0)
+        at = self.targets.pick(game, self.rng)
+        if self.ws is None or at != self.at:
+            return await self.open(at, game)
+        return self.ws
+
+    async def close(self) -> None:
+        ws, self.ws = self.ws, None
+        if ws is not None:
+            await ws.close()
+
+
 async def new_game(http: httpx.AsyncClient, level: str) -> dict[str, Any]:
     for attempt in range(3):  # a kept-alive connection the server closed meanwhile
         try:
@@ -225,18 +370,29 @@ async def new_game(http: httpx.AsyncClient, level: str) -> dict[str, Any]:
 
 
 async def player(
-    url: str, http: httpx.AsyncClient, level: str, stats: Stats, stop: asyncio.Event
+    targets: Targets,
+    posts: Posts,
+    level: str,
+    number: int,
+    seed: int,
+    stats: Stats,
+    stop: asyncio.Event,
 ) -> None:
     """One S client: plays its first legal action whenever it may, game after game."""
+    sock = Socket(targets, random.Random(f"{seed}:route:{number}"))
     try:
-        async with connect(url, max_size=None, compression=None, open_timeout=60) as ws:
-            while not stop.is_set():
-                game = await new_game(http, level)
-                await play_game(ws, game["id"], "S", game["token"], stats, stop)
+        if not targets.cluster:
+            await sock.open(0)  # one process: the socket first, kept for every game
+        while not stop.is_set():
+            game = await new_game(posts.next(), level)
+            ws = await sock.for_game(game["id"])
+            await play_game(ws, game["id"], "S", game["token"], stats, stop)
     except Exception as e:  # a dropped socket is a figure, not the benchmark's end
         if not stop.is_set():
             stats.dropped += 1
             stats.error(f"socket: {type(e).__name__}: {e}")
+    finally:
+        await sock.close()
 
 
 async def play_game(
@@ -335,8 +491,8 @@ async def new_table(http: httpx.AsyncClient, level: str, people: int) -> dict[st
 
 
 async def table_of_people(
-    url: str,
-    http: httpx.AsyncClient,
+    targets: Targets,
+    posts: Posts,
     args: argparse.Namespace,
     number: int,
     stats: Stats,
@@ -348,13 +504,18 @@ async def table_of_people(
     turn time is off, so no stand-in plays for them."""
     low, high = args.think
     rngs = [random.Random(f"{args.seed}:{number}:{i}") for i in range(args.people)]
-    sockets: list[ClientConnection] = []
+    sockets = [
+        Socket(targets, random.Random(f"{args.seed}:route:{number}:{i}"))
+        for i in range(args.people)
+    ]
     try:
-        for _ in range(args.people):
-            sockets.append(await connect(url, max_size=None, compression=None, open_timeout=60))
+        if not targets.cluster:  # one process: the sockets first, kept for every table
+            for sock in sockets:
+                await sock.open(0)
         while not stop.is_set():
-            table = await new_table(http, args.level, args.people)
+            table = await new_table(posts.next(), args.level, args.people)
             tokens = {"S": table["token"], **table["tokens"]}
+            wss = [await sock.for_game(table["game"]) for sock in sockets]
             await asyncio.gather(
                 *(
                     play_game(
@@ -368,7 +529,7 @@ async def table_of_people(
                         think=functools.partial(rng.uniform, low, high),
                         counts_plays=seat == "S",
                     )
-                    for ws, seat, rng in zip(sockets, PEOPLE_SEATS, rngs, strict=False)
+                    for ws, seat, rng in zip(wss, PEOPLE_SEATS, rngs, strict=False)
                 )
             )
     except Exception as e:  # a dropped socket is a figure, not the benchmark's end
@@ -376,34 +537,41 @@ async def table_of_people(
             stats.dropped += 1
             stats.error(f"socket: {type(e).__name__}: {e}")
     finally:
-        await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+        await asyncio.gather(*(sock.close() for sock in sockets), return_exceptions=True)
 
 
 async def memory_phase(
-    url: str, http: httpx.AsyncClient, pid: int, idle_games: int, conns: int, idle_wait: float
+    targets: Targets,
+    posts: Posts,
+    pids: list[int],
+    idle_games: int,
+    conns: int,
+    idle_wait: float,
 ) -> tuple[float, float]:
-    """RSS per idle game and per open connection, in KiB."""
+    """RSS per idle game and per open connection, in KiB (of all the server processes:
+    the games are created on each in turn, the connections spread over them)."""
     await asyncio.sleep(0.5)
-    base = rss_mib(pid)
+    base = total(rss_mib, pids)
     sem = asyncio.Semaphore(20)
 
     async def create() -> None:
         async with sem:
-            await new_game(http, "club")
+            await new_game(posts.next(), "club")
 
     await asyncio.gather(*(create() for _ in range(idle_games)))
     await asyncio.sleep(1.0 + idle_wait)
-    after_games = rss_mib(pid)
+    after_games = total(rss_mib, pids)
     per_game = (after_games - base) * 1024 / max(1, idle_games)
     sockets: list[ClientConnection] = []
     try:
-        for _ in range(conns):
-            ws = await connect(url, max_size=None, compression=None, open_timeout=60)
+        for n in range(conns):
+            at = n % len(targets.ports)
+            ws = await connect(targets.ws(at), max_size=None, compression=None, open_timeout=60)
             sockets.append(ws)
             await ws.send('{"type": "ping"}')
             await ws.recv()
         await asyncio.sleep(1.0)
-        after_conns = rss_mib(pid)
+        after_conns = total(rss_mib, pids)
     finally:
         await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
     per_conn = (after_conns - after_games) * 1024 / max(1, conns)
@@ -422,83 +590,255 @@ async def loop_lag(seconds: float, tick: float = 0.01) -> list[float]:
     return sorted(lags)
 
 
-async def gc_figures(proc: subprocess.Popen[str]) -> dict[str, Any]:
-    """The server's garbage collections since the last call (its SIGUSR2 answer)."""
-    assert proc.stdout is not None
-    proc.send_signal(signal.SIGUSR2)
-    line = await asyncio.to_thread(proc.stdout.readline)
-    figures: dict[str, Any] = json.loads(line)
-    return figures
-
-
-async def run(args: argparse.Namespace, port: int, proc: subprocess.Popen[str]) -> dict[str, Any]:
-    pid = proc.pid
-    base = f"http://127.0.0.1:{port}"
-    url = f"ws://127.0.0.1:{port}/ws"
-    limits = httpx.Limits(max_connections=50, max_keepalive_connections=50)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=120) as http:
-        per_game, per_conn = await memory_phase(
-            url, http, pid, args.idle_games, args.conns, args.idle_wait
-        )
-        stats = Stats()
-        stop = asyncio.Event()
-        players = []
-        for n in range(args.games):  # ramp up gently: a burst of connects is not the test
-            if args.people > 1:
-                load = table_of_people(url, http, args, n, stats, stop)
+async def gc_figures(procs: list[subprocess.Popen[str]]) -> dict[str, Any]:
+    """The server processes' garbage collections since the last call (their SIGUSR2
+    answers), summed over the processes (the longest pause: the longest of them)."""
+    for proc in procs:
+        proc.send_signal(signal.SIGUSR2)
+    merged: dict[str, Any] = {}
+    for proc in procs:
+        assert proc.stdout is not None
+        line = await asyncio.to_thread(proc.stdout.readline)
+        figures: dict[str, Any] = json.loads(line)
+        for key, values in figures.items():
+            if key not in merged:
+                merged[key] = values
+            elif key == "max":
+                merged[key] = [max(a, b) for a, b in zip(merged[key], values, strict=True)]
             else:
-                load = player(url, http, args.level, stats, stop)
-            players.append(asyncio.create_task(load))
-            await asyncio.sleep(args.ramp / max(1, args.games))
-        await asyncio.sleep(args.warmup)
-        if args.profile:
-            os.kill(pid, signal.SIGUSR1)
-        cpu0, client0, t0 = cpu_seconds(pid), time.process_time(), time.perf_counter()
-        loop0 = loop_cpu_seconds(pid)
-        wait0 = wait_seconds(pid)
-        await gc_figures(proc)  # from now on
+                merged[key] = [a + b for a, b in zip(merged[key], values, strict=True)]
+    return merged
+
+
+async def start_load(
+    args: argparse.Namespace,
+    targets: Targets,
+    posts: Posts,
+    numbers: range,
+    stats: Stats,
+    stop: asyncio.Event,
+) -> list[asyncio.Task[None]]:
+    """The clients of games (tables) ``numbers``, opened over ``args.ramp`` seconds."""
+    players = []
+    for n in numbers:  # ramp up gently: a burst of connects is not the test
+        if args.people > 1:
+            load = table_of_people(targets, posts, args, n, stats, stop)
+        else:
+            load = player(targets, posts, args.level, n, args.seed, stats, stop)
+        players.append(asyncio.create_task(load))
+        await asyncio.sleep(args.ramp / max(1, len(numbers)))
+    return players
+
+
+async def stop_load(players: list[asyncio.Task[None]], stop: asyncio.Event) -> None:
+    stop.set()
+    for t in players:
+        t.cancel()
+    await asyncio.gather(*players, return_exceptions=True)
+
+
+def share(stats: Stats, cpu: float, lags: list[float]) -> dict[str, Any]:
+    """What one client process saw over the window (CPU in seconds)."""
+    return {
+        "plays": stats.plays,
+        "acks": stats.acks,
+        "errors": stats.errors,
+        "error_samples": stats.error_samples,
+        "dropped": stats.dropped,
+        "games_finished": stats.games_finished,
+        "cpu": cpu,
+        "lags": lags,
+    }
+
+
+def client_process(
+    args: argparse.Namespace, targets: Targets, index: int, conn: Connection
+) -> None:
+    """``--clients K``: one of K client processes, playing games ``index``, ``index +
+    K``, ...; told by the benchmark when to start and when its window is (times of
+    ``time.perf_counter``, the machine's monotonic clock), it answers its share."""
+    raise_fd_limit()
+    conn.send("ready")
+    start, measure_at, end_at = conn.recv()
+    conn.send(asyncio.run(client_share(args, targets, index, start, measure_at, end_at)))
+    conn.close()
+
+
+async def client_share(
+    args: argparse.Namespace,
+    targets: Targets,
+    index: int,
+    start: float,
+    measure_at: float,
+    end_at: float,
+) -> dict[str, Any]:
+    await asyncio.sleep(max(0.0, start - time.perf_counter()))
+    stats, stop = Stats(), asyncio.Event()
+    async with Posts(targets, start=index) as posts:
+        numbers = range(index, args.games, args.clients)
+        players = await start_load(args, targets, posts, numbers, stats, stop)
+        await asyncio.sleep(max(0.0, measure_at - time.perf_counter()))
+        client0 = time.process_time()
         stats.measuring = True
-        lags = await loop_lag(args.seconds)
+        lags = await loop_lag(end_at - time.perf_counter())
         stats.measuring = False
-        gc = await gc_figures(proc)
-        elapsed = time.perf_counter() - t0
-        cpu = (cpu_seconds(pid) - cpu0) / elapsed
-        loop_cpu = (loop_cpu_seconds(pid) - loop0) / elapsed
-        wait = (wait_seconds(pid) - wait0) / elapsed
-        client_cpu = (time.process_time() - client0) / elapsed
-        rss = rss_mib(pid)
-        stop.set()
-        for t in players:
-            t.cancel()
-        await asyncio.gather(*players, return_exceptions=True)
-    acks = sorted(stats.acks)
+        cpu = time.process_time() - client0
+        await stop_load(players, stop)
+    return share(stats, cpu, lags)
+
+
+class Window:
+    """The measured window's figures of the server processes (and, in a cluster, of
+    PostgreSQL and Redis): read at :meth:`open` and at :meth:`close`."""
+
+    def __init__(
+        self, args: argparse.Namespace, procs: list[subprocess.Popen[str]], others: dict[str, int]
+    ) -> None:
+        self.args = args
+        self.procs = procs
+        self.pids = [proc.pid for proc in procs]
+        self.others = others  # "postgres", "redis": their main process
+
+    async def open(self) -> None:
+        if self.args.profile:
+            for pid in self.pids:
+                os.kill(pid, signal.SIGUSR1)
+        self.cpu0, self.client0, self.t0 = (
+            total(cpu_seconds, self.pids),
+            time.process_time(),
+            time.perf_counter(),
+        )
+        self.loop0 = [loop_cpu_seconds(pid) for pid in self.pids]
+        self.wait0 = total(wait_seconds, self.pids)
+        self.others0 = {name: cpu_seconds(pid) for name, pid in self.others.items()}
+        await gc_figures(self.procs)  # from now on
+
+    async def close(self) -> dict[str, Any]:
+        gc = await gc_figures(self.procs)
+        elapsed = time.perf_counter() - self.t0
+        loops = [
+            (loop_cpu_seconds(pid) - before) / elapsed
+            for pid, before in zip(self.pids, self.loop0, strict=True)
+        ]
+        return {
+            "elapsed": elapsed,
+            "cpu": (total(cpu_seconds, self.pids) - self.cpu0) / elapsed,
+            "loops": loops,
+            "wait": (total(wait_seconds, self.pids) - self.wait0) / elapsed,
+            "client_cpu": (time.process_time() - self.client0) / elapsed,
+            "others": {
+                name: (cpu_seconds(pid) - self.others0[name]) / elapsed
+                for name, pid in self.others.items()
+            },
+            "rss": total(rss_mib, self.pids),
+            "gc": gc,
+        }
+
+
+async def run(
+    args: argparse.Namespace,
+    targets: Targets,
+    procs: list[subprocess.Popen[str]],
+    others: dict[str, int],
+) -> dict[str, Any]:
+    window = Window(args, procs, others)
+    async with Posts(targets) as posts:
+        per_game, per_conn = await memory_phase(
+            targets, posts, window.pids, args.idle_games, args.conns, args.idle_wait
+        )
+        if args.clients == 1:  # the clients in this process
+            stats = Stats()
+            stop = asyncio.Event()
+            players = await start_load(args, targets, posts, range(args.games), stats, stop)
+            await asyncio.sleep(args.warmup)
+            await window.open()
+            stats.measuring = True
+            lags = await loop_lag(args.seconds)
+            stats.measuring = False
+            w = await window.close()
+            shares = [share(stats, w["client_cpu"] * w["elapsed"], lags)]
+            await stop_load(players, stop)
+        else:
+            shares, w = await run_clients(args, targets, window)
+    return figures(shares, w, per_game, per_conn)
+
+
+async def run_clients(
+    args: argparse.Namespace, targets: Targets, window: Window
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``--clients K``: the games shared out over K client processes, all measuring
+    over the same window as the servers."""
+    spawn = multiprocessing.get_context("spawn")
+    pipes, clients = [], []
+    try:
+        for index in range(args.clients):
+            mine, theirs = spawn.Pipe()
+            proc = spawn.Process(
+                target=client_process, args=(args, targets, index, theirs), daemon=True
+            )
+            proc.start()
+            theirs.close()
+            pipes.append(mine)
+            clients.append(proc)
+        for mine in pipes:
+            if await asyncio.to_thread(mine.recv) != "ready":
+                raise SystemExit("a client process did not start")
+        start = time.perf_counter() + 0.2
+        measure_at = start + args.ramp + args.warmup
+        end_at = measure_at + args.seconds
+        for mine in pipes:
+            mine.send((start, measure_at, end_at))
+        await asyncio.sleep(max(0.0, measure_at - time.perf_counter()))
+        await window.open()
+        await asyncio.sleep(max(0.0, end_at - time.perf_counter()))
+        w = await window.close()
+        shares = [await asyncio.to_thread(mine.recv) for mine in pipes]
+    finally:
+        for proc in clients:
+            await asyncio.to_thread(proc.join, 60)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join()
+    return shares, w
+
+
+def figures(
+    shares: list[dict[str, Any]], w: dict[str, Any], per_game: float, per_conn: float
+) -> dict[str, Any]:
+    """The run's figures from the clients' shares and the servers' window."""
+    elapsed, cpu, wait, gc = w["elapsed"], w["cpu"], w["wait"], w["gc"]
+    loop_cpu = sum(w["loops"])
+    plays = sum(s["plays"] for s in shares)
+    acks = sorted(a for s in shares for a in s["acks"])
+    lags = sorted(lag for s in shares for lag in s["lags"])
+    clients = [s["cpu"] / elapsed for s in shares]
 
     def pct(p: float, sample: list[float] = acks) -> float:
         if not sample:
             return float("nan")
         return 1000 * sample[min(len(sample) - 1, int(p * len(sample)))]
 
-    return {
-        "plays_per_s": stats.plays / elapsed,
-        "plays_per_cpu_s": stats.plays / elapsed / cpu if cpu > 0 else float("nan"),
+    out = {
+        "plays_per_s": plays / elapsed,
+        "plays_per_cpu_s": plays / elapsed / cpu if cpu > 0 else float("nan"),
         "acks": len(acks),
         "ack_p50_ms": pct(0.50),
         "ack_p95_ms": pct(0.95),
         "ack_p99_ms": pct(0.99),
         "ack_max_ms": 1000 * acks[-1] if acks else float("nan"),
         "ack_mean_ms": 1000 * statistics.fmean(acks) if acks else float("nan"),
-        "errors": stats.errors,
-        "error_samples": stats.error_samples,
-        "dropped": stats.dropped,
-        "games_finished": stats.games_finished,
+        "errors": sum(s["errors"] for s in shares),
+        "error_samples": [e for s in shares for e in s["error_samples"]][:5],
+        "dropped": sum(s["dropped"] for s in shares),
+        "games_finished": sum(s["games_finished"] for s in shares),
         "server_cpu_cores": cpu,
         "loop_cpu_cores": loop_cpu,
-        "plays_per_loop_cpu_s": stats.plays / elapsed / loop_cpu if loop_cpu > 0 else float("nan"),
+        "plays_per_loop_cpu_s": plays / elapsed / loop_cpu if loop_cpu > 0 else float("nan"),
         "server_wait_cores": wait,
-        "client_cpu_cores": client_cpu,
+        "client_cpu_cores": sum(clients),
         "client_lag_p99_ms": pct(0.99, lags),
         "client_lag_max_ms": pct(1.0, lags),
-        "server_rss_mib": rss,
+        "server_rss_mib": w["rss"],
         "rss_per_idle_game_kib": per_game,
         "rss_per_connection_kib": per_conn,
         "gc_collections": gc["collections"],
@@ -507,11 +847,48 @@ async def run(args: argparse.Namespace, port: int, proc: subprocess.Popen[str]) 
         "gc_max_ms": [1000 * x for x in gc["max"]],
         "gc_over_20ms": gc["over_20ms"],
     }
+    if len(shares) > 1:
+        out.update(clients=len(shares), client_cpu_max_cores=max(clients))
+    if w["others"]:  # a cluster
+        service = cpu + sum(w["others"].values())
+        out.update(
+            loop_cpu_per_server=w["loops"],
+            postgres_cpu_cores=w["others"]["postgres"],
+            redis_cpu_cores=w["others"]["redis"],
+            plays_per_service_cpu_s=plays / elapsed / service if service > 0 else float("nan"),
+        )
+    return out
 
 
-def start_server(
-    args: argparse.Namespace, src: str | None, db: Path
-) -> tuple[subprocess.Popen[str], int]:
+def start_services(
+    args: argparse.Namespace, folder: Path, stack: contextlib.ExitStack
+) -> tuple[str, str, dict[str, int]]:
+    """A private PostgreSQL (fsync as ``--pg-fsync``) and Redis (tests/services.py), stopped
+    when ``stack`` closes: their URLs and their main processes' ids."""
+    tests = str(Path(__file__).resolve().parent.parent / "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    from services import Postgres, Redis
+
+    pg = Postgres(fsync=args.pg_fsync == "on").start()
+    stack.callback(pg.stop)
+    redis = Redis(folder / "redis").start()
+    stack.callback(redis.stop)
+    assert redis.proc is not None
+    # the postmaster's id heads its pid file; its children are the backends and workers
+    postmaster = int((pg.data / "postmaster.pid").read_text().split()[0])
+    return pg.url, redis.url, {"postgres": postmaster, "redis": redis.proc.pid}
+
+
+def start_servers(
+    args: argparse.Namespace,
+    src: str | None,
+    db: str | Path,
+    count: int,
+    stack: contextlib.ExitStack,
+    bus: str | None = None,
+) -> tuple[list[subprocess.Popen[str]], list[int]]:
+    """``count`` server processes (started together), stopped when ``stack`` closes."""
     env = dict(os.environ)
     # every client of the benchmark is 127.0.0.1: lift the per-address limit (an older
     # server ignores the variable)
@@ -519,16 +896,34 @@ def start_server(
     env.setdefault("WHISTKIT_MAX_CONNECTIONS_PER_CLIENT", str(2 * sockets + 100))
     if src:
         env["PYTHONPATH"] = str(Path(src).resolve() / "src")
-    cmd = [sys.executable, "-c", SERVER, str(db), str(args.bot_delay)]
-    if args.profile:
-        cmd.append(args.profile)
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.strip():
+    env.pop("SERVER_LOAD_BUS", None)
+    if bus:
+        env["SERVER_LOAD_BUS"] = bus
+    procs = []
+    for n in range(count):
+        cmd = [sys.executable, "-c", SERVER, str(db), str(args.bot_delay)]
+        if args.profile:  # one file per process: FILE, or FILE.1, FILE.2, ...
+            cmd.append(args.profile if count == 1 else f"{args.profile}.{n + 1}")
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+        stack.callback(stop_server, proc)
+        procs.append(proc)
+    ports = []
+    for proc in procs:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        if not line.strip():
+            raise SystemExit("the server did not start")
+        ports.append(int(line))
+    return procs, ports
+
+
+def stop_server(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
         proc.kill()
-        raise SystemExit("the server did not start")
-    return proc, int(line)
+        proc.wait()
 
 
 def think_range(text: str) -> tuple[float, float]:
@@ -539,6 +934,17 @@ def think_range(text: str) -> tuple[float, float]:
         raise argparse.ArgumentTypeError(f"LOW:HIGH in seconds, not {text!r}") from None
     if not 0 <= pair[0] <= pair[1]:
         raise argparse.ArgumentTypeError(f"0 <= LOW <= HIGH, not {text!r}")
+    return pair
+
+
+def server_counts(text: str) -> tuple[int, int]:
+    a, _, b = text.partition(",")
+    try:
+        pair = int(a), int(b)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"A,B (numbers of processes), not {text!r}") from None
+    if min(pair) < 1:
+        raise argparse.ArgumentTypeError(f"at least one process each, not {text!r}")
     return pair
 
 
@@ -561,7 +967,7 @@ def main() -> None:
         help="with --people above 1: seconds a person takes to act once it is their turn,"
         " uniformly at random (seeded), e.g. 1:3",
     )
-    p.add_argument("--seed", type=int, default=1, help="the persons' pauses")
+    p.add_argument("--seed", type=int, default=1, help="the persons' pauses, --routing random")
     p.add_argument("--bot-delay", type=float, default=0.0, help="seconds (server default 0.7)")
     p.add_argument("--level", default="club")
     p.add_argument("--seconds", type=float, default=20.0, help="the measured window")
@@ -580,7 +986,42 @@ def main() -> None:
     p.add_argument(
         "--db-dir",
         help="where the database goes (default: a temporary folder; /dev/shm"
-        " measures without the disk)",
+        " measures without the disk; SQLite only)",
+    )
+    p.add_argument(
+        "--servers",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N server processes on a private PostgreSQL and Redis (default: one process"
+        " on SQLite)",
+    )
+    p.add_argument(
+        "--routing",
+        choices=("sticky", "random"),
+        default="sticky",
+        help="with --servers: a socket goes to the process its game id hashes to (as a"
+        " proxy routing by game does), or to a random one",
+    )
+    p.add_argument(
+        "--pg-fsync",
+        choices=("on", "off"),
+        default="on",
+        help="with --servers: PostgreSQL's fsync (on: an ack means stored on disk)",
+    )
+    p.add_argument(
+        "--compare-servers",
+        type=server_counts,
+        metavar="A,B",
+        help="run A and B server processes (both on PostgreSQL and Redis) alternately"
+        " (--rounds pairs) and print the ratios B / A, e.g. 1,2",
+    )
+    p.add_argument(
+        "--clients",
+        type=int,
+        default=1,
+        metavar="K",
+        help="client processes sharing the games (when one client would take a core)",
     )
     p.add_argument("--profile", help="write the server's cProfile statistics to this file")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON line")
@@ -590,52 +1031,98 @@ def main() -> None:
         help="also run the server of another checkout (e.g. a worktree of the commit before"
         " the rework), alternating with this one, and print the ratios",
     )
-    p.add_argument("--rounds", type=int, default=1, help="with --against: pairs of runs")
+    p.add_argument(
+        "--rounds", type=int, default=1, help="with --against, --compare-servers: pairs of runs"
+    )
     args = p.parse_args()
+    if args.against and args.compare_servers:
+        p.error("--against and --compare-servers: one comparison at a time")
+    if args.servers < 0 or args.clients < 1:
+        p.error("--servers N needs N >= 1, --clients K K >= 1")
     raise_fd_limit()
+    if args.compare_servers:
+        first, second = args.compare_servers
+        runs: dict[str, list[dict[str, Any]]] = {"first": [], "second": []}
+        for _ in range(args.rounds):  # alternating, so that both see the same machine
+            for name, count in (("first", first), ("second", second)):
+                out = measure(args, args.src, count)
+                runs[name].append(out)
+                print(json.dumps(out) if args.json else report(args, out), flush=True)
+        print(
+            f"{second} / {first} server processes ({args.rounds} run(s) each, medians;"
+            f" {first} -> {second}):"
+        )
+        print_ratios(runs["first"], runs["second"], CLUSTER_RATIOS)
+        return
     if not args.against:
-        out = measure(args, args.src)
+        out = measure(args, args.src, args.servers)
         print(json.dumps(out) if args.json else report(args, out))
         return
-    runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+    runs = {"before": [], "after": []}
     for _ in range(args.rounds):  # alternating, so that both see the same machine
         for name, src in (("before", args.against), ("after", args.src)):
-            out = measure(args, src)
+            out = measure(args, src, args.servers)
             runs[name].append(out)
             print(json.dumps(out) if args.json else report(args, out), flush=True)
-
-    def median(name: str, key: str) -> float:
-        return float(statistics.median(r[key] for r in runs[name]))
-
     print(f"after / before ({args.rounds} run(s) each, medians):")
-    for key, label in (
-        ("plays_per_s", "plays/s"),
-        ("plays_per_cpu_s", "plays per CPU s"),
-        ("plays_per_loop_cpu_s", "plays per loop CPU s"),
-        ("ack_p99_ms", "ack p99 ms"),
-    ):
-        b, a = median("before", key), median("after", key)
-        print(f"  {label:18} {b:9.1f} -> {a:9.1f}  ({a / b:.2f}x)")
+    print_ratios(runs["before"], runs["after"], RATIOS if not args.servers else CLUSTER_RATIOS)
 
 
-def measure(args: argparse.Namespace, src: str | None) -> dict[str, Any]:
-    """One run of the server of ``src`` (None: the installed one) under the load."""
-    with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
+RATIOS = (
+    ("plays_per_s", "plays/s"),
+    ("plays_per_cpu_s", "plays per CPU s"),
+    ("plays_per_loop_cpu_s", "plays per loop CPU s"),
+    ("ack_p99_ms", "ack p99 ms"),
+)
+CLUSTER_RATIOS = (
+    ("plays_per_s", "plays/s"),
+    ("ack_p50_ms", "ack p50 ms"),
+    ("ack_p99_ms", "ack p99 ms"),
+    ("server_cpu_cores", "server CPU cores"),
+    ("postgres_cpu_cores", "PostgreSQL CPU"),
+    ("redis_cpu_cores", "Redis CPU"),
+    ("client_cpu_cores", "client CPU cores"),
+    ("plays_per_cpu_s", "plays per CPU s"),
+    ("plays_per_service_cpu_s", "plays per all CPU s"),
+    ("plays_per_loop_cpu_s", "plays per loop CPU s"),
+    ("errors", "errors"),
+    ("dropped", "dropped sockets"),
+)
+
+
+def print_ratios(
+    before: list[dict[str, Any]], after: list[dict[str, Any]], keys: tuple[tuple[str, str], ...]
+) -> None:
+    width = max(18, *(len(label) for _, label in keys))
+    for key, label in keys:
+        b = float(statistics.median(r[key] for r in before))
+        a = float(statistics.median(r[key] for r in after))
+        ratio = f"  ({a / b:.2f}x)" if b else ""
+        # CPU figures in cores: two decimals
+        f = ".2f" if keys is CLUSTER_RATIOS and max(abs(a), abs(b)) < 10 else ".1f"
+        print(f"  {label:{width}} {b:9{f}} -> {a:9{f}}{ratio}")
+
+
+def measure(args: argparse.Namespace, src: str | None, servers: int = 0) -> dict[str, Any]:
+    """One run of the server of ``src`` (None: the installed one) under the load: one
+    process on SQLite, or ``servers`` processes on a private PostgreSQL and Redis."""
+    with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp, contextlib.ExitStack() as stack:
         load_start = loadavg()
-        proc, port = start_server(args, src, Path(tmp) / "games.sqlite3")
-        try:
-            out = asyncio.run(run(args, port, proc))
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        if servers:
+            db, bus, others = start_services(args, Path(tmp), stack)
+            procs, ports = start_servers(args, src, db, servers, stack, bus)
+        else:
+            others = {}
+            procs, ports = start_servers(args, src, Path(tmp) / "games.sqlite3", 1, stack)
+        targets = Targets(ports, args.routing, cluster=bool(servers))
+        out = asyncio.run(run(args, targets, procs, others))
+        stack.close()  # the servers stopped, then Redis and PostgreSQL
         out["load_start"] = load_start
         out["load_end"] = loadavg()
     out.update(games=args.games, people=args.people, think=list(args.think))
     out.update(bot_delay=args.bot_delay, level=args.level, src=src or "installed")
+    if servers:
+        out.update(servers=servers, routing=args.routing, pg_fsync=args.pg_fsync)
     return out
 
 
@@ -649,27 +1136,65 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         )
     else:
         what = f"{args.games} games, a client at S acting at once"
+    servers = out.get("servers", 0)
+    if servers:
+        where = (
+            f"servers {out['src']}, {servers} process{'es' if servers > 1 else ''}: {what},"
+            f" {args.level} bots, bot delay {args.bot_delay:g} s, {args.seconds:g} s"
+            f" measured, on PostgreSQL (fsync {out['pg_fsync']}) and Redis, routing"
+            f" {out['routing']}"
+        )
+    else:
+        where = (
+            f"server {out['src']}: {what}, {args.level} bots, bot delay"
+            f" {args.bot_delay:g} s, {args.seconds:g} s measured, database in"
+            f" {args.db_dir or tempfile.gettempdir()}"
+        )
+    client = f"  client CPU         {out['client_cpu_cores']:.2f} cores"
+    busiest = out.get("client_cpu_max_cores", out["client_cpu_cores"])
+    if "clients" in out:
+        client += f" in {out['clients']} processes, the busiest {busiest:.2f}"
+    if busiest > 0.8:
+        who = "a client process" if "clients" in out else "the client"
+        client += f"  ({who} took most of a core: its own delays are in the acks)"
+    loop = (
+        f"  event loop thread  {out['loop_cpu_cores']:.2f} cores, {out['plays_per_loop_cpu_s']:.0f}"
+        " plays per its CPU s (one thread: the ceiling of one process)"
+    )
+    if servers:
+        loop = (
+            f"  event loop threads {out['loop_cpu_cores']:.2f} cores in all ("
+            + ", ".join(f"{x:.2f}" for x in out["loop_cpu_per_server"])
+            + f"), {out['plays_per_loop_cpu_s']:.0f} plays per their CPU s (one thread:"
+            " the ceiling of one process)"
+        )
     lines = [
-        f"server {out['src']}: {what}, {args.level} bots, bot delay"
-        f" {args.bot_delay:g} s, {args.seconds:g} s measured, database in"
-        f" {args.db_dir or tempfile.gettempdir()}",
+        where,
         f"  plays/s            {out['plays_per_s']:9.0f}",
         f"  ack ms             p50 {out['ack_p50_ms']:.1f}  p95 {out['ack_p95_ms']:.1f}"
         f"  p99 {out['ack_p99_ms']:.1f}  max {out['ack_max_ms']:.1f}  ({out['acks']} acks)",
         f"  errors             {out['errors']} (dropped sockets {out['dropped']})",
         *(f"    {sample}" for sample in out["error_samples"]),
         f"  server CPU         {out['server_cpu_cores']:.2f} cores, and {out['server_wait_cores']:.2f}"
-        " waiting for one (ready to run: the machine's share)",
+        " waiting for one (ready to run: the machine's share)"
+        + (" (all the server processes)" if servers else ""),
+        *(
+            [
+                f"  PostgreSQL CPU     {out['postgres_cpu_cores']:.2f} cores; Redis CPU"
+                f" {out['redis_cpu_cores']:.2f} cores",
+            ]
+            if servers
+            else []
+        ),
         f"  plays per CPU s    {out['plays_per_cpu_s']:9.0f}  (the server's; steadier on a"
-        " busy machine)",
-        f"  event loop thread  {out['loop_cpu_cores']:.2f} cores, {out['plays_per_loop_cpu_s']:.0f}"
-        " plays per its CPU s (one thread: the ceiling of one process)",
-        f"  client CPU         {out['client_cpu_cores']:.2f} cores"
+        " busy machine)"
         + (
-            "  (the client took most of a core: its own delays are in the acks)"
-            if out["client_cpu_cores"] > 0.8
+            f"; {out['plays_per_service_cpu_s']:.0f} per CPU s of the servers, PostgreSQL and Redis"
+            if servers
             else ""
         ),
+        loop,
+        client,
         f"  client loop lag    p99 {out['client_lag_p99_ms']:.1f}  max"
         f" {out['client_lag_max_ms']:.1f} ms  (late wake-ups of the client's loop, in its"
         " acks too)",
