@@ -6,6 +6,7 @@ and a private Redis (Debian's packages, free ports); no mocks."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
@@ -217,3 +218,42 @@ def test_a_stopped_owner_is_fenced_off(tmp_path: Path, db: str, bus: str) -> Non
 
         asyncio.run(main())
         check_acked(db, game, [ann, bo])
+
+
+def test_a_relayed_socket_meets_the_same_checks_and_limits(
+    tmp_path: Path, db: str, bus: str
+) -> None:
+    """A socket on a process that does not own its table is checked as any: its frames
+    by its own process's limit, its messages by the owner's schema, its seat by the
+    owner's tokens."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    with cluster(tmp_path, db, bus, 2, {"WHISTKIT_MAX_FRAME_BYTES": "4096"}) as servers:
+        game = new_game(servers[0], "felagsvist")
+        join = {"type": "join", "game": game["id"], "seat": "S", "token": game["token"]}
+
+        async def main() -> None:
+            async with connect(f"{servers[0].ws_url}?game={game['id']}") as owner_ws:
+                await owner_ws.send(json.dumps(join))  # the table is now servers[0]'s
+                assert json.loads(await owner_ws.recv())["type"] == "state"
+                assert owner_of(bus, game["id"], servers) is servers[0]
+            async with connect(servers[1].ws_url) as ws:  # relayed to servers[0]
+                await ws.send(json.dumps({**join, "token": "wrong"}))
+                reply = json.loads(await ws.recv())
+                assert reply["type"] == "error" and reply["code"] == "forbidden"
+                await ws.send(json.dumps(join))
+                assert json.loads(await ws.recv())["type"] == "state"
+                await ws.send('{"type": "play", "card": "XX"}')
+                reply = json.loads(await ws.recv())
+                assert reply["code"] == "malformed" and "XX" in reply["message"]
+                await ws.send('{"type": "play", "card": "QH", "extra": 1}')
+                assert json.loads(await ws.recv())["code"] == "malformed"
+                await ws.send(json.dumps({"type": "chat", "text": "x" * 5000}))
+                with pytest.raises(ConnectionClosed) as closed:
+                    await asyncio.wait_for(ws.recv(), 10)
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+            assert owner_of(bus, game["id"], servers) is servers[0]
+
+        asyncio.run(main())
+        clean_logs(servers)
