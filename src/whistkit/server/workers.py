@@ -207,6 +207,7 @@ class BotWorkers:
         self.bots = asyncio.Semaphore(max(1, BOTS_PER_PROCESS * processes))
         self._pool: _Pool | None = None
         self._progress = _Progress()
+        self._closed = False
 
     @property
     def pids(self) -> list[int]:
@@ -271,6 +272,9 @@ class BotWorkers:
             raise WorkerDied("a worker process died while working this out; ask again") from e
 
     def _current(self) -> _Pool:
+        if self._closed:
+            # a job queued before the server stopped starts no new processes after it
+            raise RuntimeError("the server is stopping: its worker processes are gone")
         if self._pool is None:
             self._pool = _Pool(self.processes + self.reviews, self._progress)
         return self._pool
@@ -282,6 +286,8 @@ class BotWorkers:
         pool.close()
 
     def close(self) -> None:
+        """The server stops: no more jobs; those under way finish in their processes."""
+        self._closed = True
         if self._pool is not None:
             self._pool.close()
             self._pool = None
