@@ -16,6 +16,7 @@ import os
 import random
 import signal
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,16 +24,19 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from stored_games import store_bot_game
 from whistkit.bots import make_bot
 from whistkit.game import Game
 from whistkit.server import workers as workers_module
 from whistkit.server.app import create_app
 from whistkit.server.limits import Limits
 from whistkit.server.protocol import action_to_json
+from whistkit.server.store import Store
 from whistkit.server.workers import BOTS_PER_PROCESS, WORKERS_ENV, BotWorkers
 from whistkit.state import Action, View
 
 from .helpers import play_actions, receive_until, server_of
+from .liveserver import LiveServer
 from .test_server_analysis import store_finished_game
 from .test_server_protocol import join, new_game
 
@@ -332,3 +336,72 @@ def test_a_bots_decision_whose_worker_is_killed_is_asked_again(
         assert asyncio.run(main()) == view.legal[0]
     finally:
         workers.close()
+
+
+# -- the processes end with the server -----------------------------------------------------
+
+
+def children(pid: int) -> list[int]:
+    """The worker processes (spawned by multiprocessing) whose parent is ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"spawn_main" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def gone(pid: int) -> bool:
+    """Has process ``pid`` exited (a zombie counts: it runs nothing)?"""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "kill -9"])
+def test_the_worker_processes_end_with_the_server(tmp_path: Path, how: str) -> None:
+    """Before: a worker process outlived a server stopped by a signal that skips Python's
+    exit handlers (uvicorn ends on SIGTERM so, and SIGKILL always), waiting for jobs for
+    ever; and a server stopped by Ctrl-C waited for the review under way to finish."""
+    store = Store(tmp_path / "games.sqlite3")
+    try:
+        store_bot_game(store, "long", 4)
+    finally:
+        store.close()
+    # a review of minutes: it is still under way when the server stops
+    env = {"WHISTKIT_ANALYSIS_NODE_LIMIT": "200000000", WORKERS_ENV: "1"}
+    srv = LiveServer(tmp_path, env=env).start()
+    workers: list[int] = []
+    try:
+        with urllib.request.urlopen(srv.url + "api/games/long/analysis?wait=0") as r:
+            assert r.status == 202
+        assert srv.proc is not None
+        for _ in range(600):  # the review starts soon after it is asked for
+            workers = children(srv.proc.pid)
+            if workers:
+                break
+            time.sleep(0.05)
+        assert workers, "the review has no worker process"
+        if how == "kill -9":
+            srv.proc.kill()
+            srv.proc.wait(10)
+        else:
+            srv.stop()  # SIGINT; SIGKILL after 15 s
+            assert srv.proc.returncode != -signal.SIGKILL, srv.log[-3000:]
+        for _ in range(6000):  # no timing is asserted: only that they end
+            if all(gone(pid) for pid in workers):
+                break
+            time.sleep(0.01)
+        assert all(gone(pid) for pid in workers)
+    finally:
+        srv.stop()
+        for pid in workers:  # a failed test leaves no process behind
+            if not gone(pid):
+                os.kill(pid, signal.SIGKILL)

@@ -34,7 +34,9 @@ process could leave held), read by a thread of the server's process.
 A worker process that dies (killed, out of memory) breaks the pool: the jobs in it fail
 with :class:`WorkerDied` (a hint is answered ``hint_failed``, a review 503 with the error;
 a bot's decision, which cannot be refused, is asked again once, in a new pool), and the
-next job starts a new pool.
+next job starts a new pool. The processes end with the server: when it stops (a review
+under way is then of no use) and when it dies, since each watches a pipe that only the
+server writes to.
 """
 
 from __future__ import annotations
@@ -109,10 +111,21 @@ Analyse = Callable[[str, int, Report | None], dict[str, Any]]
 _progress: Connection | None = None
 
 
-def _start_worker(progress: Connection) -> None:
-    """A worker process's start: it keeps its end of the progress pipe."""
+def _start_worker(progress: Connection, lifeline: Connection) -> None:
+    """A worker process's start: it keeps its end of the progress pipe, and a thread
+    ends it as soon as the server lets go of its ``lifeline``: when the server stops
+    (the jobs under way are then of no use to anyone) or dies (killed, or ended by a
+    signal that skips its exit handlers, as uvicorn's SIGTERM does), where a worker
+    would otherwise wait for jobs for ever."""
     global _progress
     _progress = progress
+    threading.Thread(target=_live_on, args=(lifeline,), name="lifeline", daemon=True).start()
+
+
+def _live_on(lifeline: Connection) -> None:
+    with contextlib.suppress(EOFError, OSError):
+        lifeline.recv_bytes()  # nothing is ever sent: this returns when the server lets go
+    os._exit(0)
 
 
 def _review(analyse: Analyse, token: int, record: str, node_limit: int) -> dict[str, Any]:
@@ -173,25 +186,32 @@ class _Progress:
 
 
 class _Pool:
-    """One process pool, and the pipe on which its processes report reviews' progress
-    (read by a thread of its own until the pool and its processes have let go of it)."""
+    """One process pool; the pipe on which its processes report reviews' progress (read
+    by a thread of its own until the pool and its processes have let go of it); and the
+    processes' lifeline, a pipe that only this process writes to (:func:`_start_worker`)."""
 
     def __init__(self, size: int, progress: _Progress) -> None:
         context = multiprocessing.get_context("spawn")
-        self.size = size
         reader, self._writer = context.Pipe(duplex=False)
+        lifeline, self._lifeline = context.Pipe(duplex=False)
         self.executor = concurrent.futures.ProcessPoolExecutor(
-            size, context, initializer=_start_worker, initargs=(self._writer,)
+            size, context, initializer=_start_worker, initargs=(self._writer, lifeline)
         )
         threading.Thread(
             target=progress.read, args=(reader,), name="whistkit-progress", daemon=True
         ).start()
 
-    def close(self, cancel: bool = True) -> None:
-        """Take no more jobs; those under way finish (and those waiting too, unless
-        ``cancel``), then the processes exit, and the reading thread with them."""
-        self.executor.shutdown(wait=False, cancel_futures=cancel)
+    def retire(self) -> None:
+        """Take no more jobs; the processes finish those under way and waiting, then
+        exit."""
+        self.executor.shutdown(wait=False)
         self._writer.close()
+
+    def stop(self) -> None:
+        """End the processes now (the jobs under way and waiting fail)."""
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        self._writer.close()
+        self._lifeline.close()
 
 
 class BotWorkers:
@@ -206,6 +226,7 @@ class BotWorkers:
         # bots' decisions let into the pool at once; the others wait here, in turn
         self.bots = asyncio.Semaphore(max(1, BOTS_PER_PROCESS * processes))
         self._pool: _Pool | None = None
+        self._retired: list[_Pool] = []  # smaller pools finishing their jobs
         self._progress = _Progress()
         self._closed = False
 
@@ -249,7 +270,8 @@ class BotWorkers:
             if self._pool is not None:
                 # the jobs under way and waiting finish in the old pool, the next ones
                 # go to a pool with a process for each review
-                self._pool.close(cancel=False)
+                self._pool.retire()
+                self._retired.append(self._pool)
                 self._pool = None
         with self._progress.following(report) as token:
             return await self._call(_review, analyse_json, token, record, node_limit)
@@ -283,14 +305,16 @@ class BotWorkers:
         """A broken pool: the next job starts a new one."""
         if self._pool is pool:
             self._pool = None
-        pool.close()
+        pool.stop()
 
     def close(self) -> None:
-        """The server stops: no more jobs; those under way finish in their processes."""
+        """The server stops: no more jobs, and the processes end at once (a review
+        under way would otherwise keep the server from exiting for minutes)."""
         self._closed = True
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        for pool in [*self._retired, *([self._pool] if self._pool else [])]:
+            pool.stop()
+        self._retired.clear()
+        self._pool = None
 
 
 IN_THREADS = BotWorkers(0)  # no pool: hints and reviews in threads (a server given its own think)
