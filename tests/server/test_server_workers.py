@@ -338,6 +338,32 @@ def test_a_bots_decision_whose_worker_is_killed_is_asked_again(
         workers.close()
 
 
+def test_more_reviews_at_once_make_a_larger_pool_and_the_jobs_under_way_finish(
+    work_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``--review-workers 2`` the pool gets a process for each review: a pool made
+    for one (by a bot, first) is let go, and its decision under way still answers."""
+    monkeypatch.setattr(workers_module, "choose", choose_here)
+    monkeypatch.setattr(workers_module, "analyse_json", review_here)
+    view = a_view()
+    held = hold(work_dir, "bot-3")
+    workers = BotWorkers(1)
+
+    async def main() -> None:
+        bot = asyncio.ensure_future(workers.think("expert", view, 3))
+        first = await asyncio.to_thread(pid_of, work_dir, "bot-3")
+        review = await workers.review("{}", 5, lambda done, total: None, at_once=2)
+        assert review["pid"] != first and review["pid"] in workers.pids
+        assert workers.reviews == 2 and first not in workers.pids  # a pool of its own
+        held.unlink()
+        assert await bot == view.legal[0]  # answered by the pool let go
+
+    try:
+        asyncio.run(main())
+    finally:
+        workers.close()
+
+
 # -- the processes end with the server -----------------------------------------------------
 
 
