@@ -10,6 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from whistkit.server.app import create_app
+from whistkit.server.workers import WORKERS_ENV
 
 # The server answers only for its own names (issue 18: a DNS-rebinding page must get
 # nothing); TestClient's default host, "testserver", is not one of them.
@@ -33,6 +34,15 @@ def _local_test_client(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(TestClient, "__init__", init)
     monkeypatch.setattr(TestClient, "websocket_connect", websocket_connect)
+
+
+@pytest.fixture
+def in_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The servers made from now on work out bots' decisions, hints and reviews in
+    threads of the test's process ($WHISTKIT_BOT_WORKERS=0), not in worker processes:
+    for the tests that replace a bot or the review by a stand-in (a monkeypatch reaches
+    this process only). Ask for it before the server (``usefixtures``)."""
+    monkeypatch.setenv(WORKERS_ENV, "0")
 
 
 @pytest.fixture

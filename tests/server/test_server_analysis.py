@@ -80,6 +80,7 @@ def test_unfinished_and_unknown_games_are_refused(client: TestClient) -> None:
     assert client.get(f"/api/games/{game}/record").status_code == 409
 
 
+@pytest.mark.usefixtures("in_threads")
 def test_second_request_is_served_from_memory(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -104,6 +105,7 @@ def test_second_request_is_served_from_memory(
     assert len(calls) == 2  # cached per game
 
 
+@pytest.mark.usefixtures("in_threads")
 def test_a_failed_analysis_is_not_cached(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -128,6 +130,7 @@ def test_node_limit_from_the_environment(db_path: Path, monkeypatch: pytest.Monk
         create_app(db_path, bot_delay=0)
 
 
+@pytest.mark.usefixtures("in_threads")
 def test_review_progress_while_it_is_worked_out(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -163,6 +166,7 @@ def test_review_progress_while_it_is_worked_out(
     }
 
 
+@pytest.mark.usefixtures("in_threads")
 def test_a_failed_review_is_told_to_the_next_poll(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -242,10 +246,12 @@ def test_a_settled_review_is_not_refined() -> None:
     assert unsettled({"hands": [{"par_ns": None, "par_ns_range": [6, 8], "cards": []}]})
 
 
+@pytest.mark.usefixtures("in_threads")
 def test_a_failed_refinement_leaves_the_first_review(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from whistkit.server import app as app_module
+    from whistkit.server import workers as workers_module
 
     first = {"hands": [{"par_ns": None, "par_ns_range": [6, 8], "cards": []}], "node_limit": 9}
     limits: list[int] = []
@@ -256,7 +262,7 @@ def test_a_failed_refinement_leaves_the_first_review(
             raise RuntimeError("out of memory")
         return first
 
-    monkeypatch.setattr(app_module, "_analyse_json", fake)
+    monkeypatch.setattr(workers_module, "analyse_json", fake)
     game = store_finished_game(client)
     body = client.get(f"/api/games/{game}/analysis").json()
     assert body["refining"]["node_limit"] == NODE_LIMIT * app_module.REFINE_FACTOR

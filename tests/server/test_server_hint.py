@@ -11,7 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from whistkit.bots import ClubBot, play_level
-from whistkit.server import table as table_module
+from whistkit.server import workers as workers_module
 from whistkit.server.app import create_app
 from whistkit.state import Action, View
 
@@ -107,6 +107,7 @@ class Recorder:
 
 
 @pytest.mark.parametrize("variant", ["felagsvist", "swedish"])
+@pytest.mark.usefixtures("in_threads")
 def test_the_hint_comes_from_the_seats_view(
     quick: TestClient, monkeypatch: pytest.MonkeyPatch, variant: str
 ) -> None:
@@ -114,8 +115,8 @@ def test_the_hint_comes_from_the_seats_view(
     with quick.websocket_connect("/ws") as ws:
         view = play_actions(ws, 0, join(ws, game))["view"]
         seen: list[tuple[str, object]] = []
-        # bots seated at the table were built already; only the hint's bot is a recorder
-        monkeypatch.setattr(table_module, "make_bot", lambda level: Recorder(seen, level))
+        # the hint's bot is a recorder (the table's bots are made in table.py)
+        monkeypatch.setattr(workers_module, "make_bot", lambda level: Recorder(seen, level))
         hint = ask_hint(ws)
     assert hint["type"] == "hint", hint
     assert hint["action"] in view["legal"]

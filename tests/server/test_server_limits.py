@@ -18,7 +18,7 @@ from starlette.testclient import TestClient
 
 from whistkit.server import app as app_module
 from whistkit.server import collector, serve
-from whistkit.server import table as table_module
+from whistkit.server import workers as workers_module
 from whistkit.server.app import Server, create_app
 from whistkit.server.limits import LRU, Busy, Limits, Outbox, WorkQueue, default_max_connections
 from whistkit.state import Action, View
@@ -201,6 +201,7 @@ def test_a_work_queue_bounds_runs_and_waits_and_shares_identical_requests() -> N
     asyncio.run(main())
 
 
+@pytest.mark.usefixtures("in_threads")
 def test_reviews_are_queued_and_their_cache_is_bounded(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -218,7 +219,7 @@ def test_reviews_are_queued_and_their_cache_is_bounded(
         release.wait(30)
         return {"record": record}
 
-    monkeypatch.setattr(app_module, "_analyse_json", fake_analyse)
+    monkeypatch.setattr(workers_module, "analyse_json", fake_analyse)
     limits = Limits(review_workers=1, review_queue=1, review_cache=2)
     server = Server(db_path, 0.0, 1000, "club", limits=limits)
 
@@ -278,16 +279,17 @@ class SlowBot:
 
 
 def hints_by(bot: SlowBot, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Hints (level ``club``) by ``bot``; the games' own bots (``beginner``) stay real."""
-    real = table_module.make_bot
+    """Hints (level ``club``) by ``bot`` (in a thread: the server must use
+    ``in_threads``); the games' own bots (``beginner``) stay real."""
+    real = workers_module.make_bot
     monkeypatch.setattr(
-        table_module, "make_bot", lambda level: bot if level == "club" else real(level)
+        workers_module, "make_bot", lambda level: bot if level == "club" else real(level)
     )
 
 
 @pytest.fixture
 def slow_hints(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+    in_threads: None, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[TestClient, SlowBot]]:
     bot = SlowBot()
     hints_by(bot, monkeypatch)
@@ -334,6 +336,7 @@ def test_one_hint_in_flight_per_seat(slow_hints: tuple[TestClient, SlowBot]) -> 
         assert bot.calls == 2
 
 
+@pytest.mark.usefixtures("in_threads")
 def test_a_full_hint_queue_answers_busy(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bot = SlowBot()
     limits = Limits(hint_workers=1, hint_queue=0)

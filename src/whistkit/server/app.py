@@ -41,7 +41,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -51,7 +50,7 @@ from starlette.websockets import WebSocket
 
 from .. import analysis
 from ..bots import DEFAULT_LEVEL, LEVELS, play_level
-from ..record import RecordError, loads
+from ..record import RecordError
 from ..seats import SOUTH, Seat, seat_name
 from ..state import Action
 from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_variant
@@ -78,7 +77,7 @@ from .relay import Relays, RemoteOut
 from .security import Edge, allowed_hosts, public_origin, quiet_accept_failures
 from .store import StoredGame, StoreError, open_store
 from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables, Think, think_in_thread
-from .workers import bot_thinker
+from .workers import IN_THREADS, bot_thinker, workers_of
 
 STATIC_DIR = Path(__file__).parent / "static"
 BOT_DELAY_ENV = "WHISTKIT_BOT_DELAY"
@@ -203,7 +202,7 @@ class Server:
         self, game_id: str, record: str, wait: bool = True
     ) -> dict[str, Any] | None:
         """The review of the finished game ``game_id`` (whose record is ``record``), run
-        off the event loop the first time (queued behind at most ``review_workers``
+        in a worker process the first time (queued behind at most ``review_workers``
         others) and then served from memory; None at once when ``wait`` is false and it
         is not ready (its progress is in ``self.progress``). Raises :class:`Busy` when the
         queue is full."""
@@ -218,8 +217,10 @@ class Server:
         def report(done: int, total: int) -> None:
             self.progress[game_id] = (done, total)
 
+        workers = self.workers or IN_THREADS
+        at_once = self.limits.review_workers
         task = self.analyses.submit(
-            game_id, lambda: run_in_threadpool(_analyse_json, record, self.node_limit, report)
+            game_id, lambda: workers.review(record, self.node_limit, report, at_once)
         )
         if fresh:
             self.progress[game_id] = (0, 0)
@@ -256,9 +257,9 @@ class Server:
             def report(done: int, total: int) -> None:
                 self.progress[key] = (done, total)
 
-            task = self.analyses.submit(
-                key, lambda: run_in_threadpool(_analyse_json, record, limit, report)
-            )
+            workers = self.workers or IN_THREADS
+            at_once = self.limits.review_workers
+            task = self.analyses.submit(key, lambda: workers.review(record, limit, report, at_once))
             self.progress[key] = (0, 0)
 
             def settle(t: asyncio.Task[dict[str, Any]]) -> None:
@@ -320,13 +321,6 @@ class Preset:
             "default_level": self.level,
             "default_variant": self.variant,
         }
-
-
-def _analyse_json(
-    record: str, node_limit: int, progress: Callable[[int, int], None] | None = None
-) -> dict[str, Any]:
-    game = loads(record)
-    return analysis.analyse(game, node_limit=node_limit, threads=2, progress=progress).to_json()
 
 
 def create_app(
@@ -965,9 +959,10 @@ class Connection:
 
     def hint(self, table: Table) -> None:
         """Start working out a hint for this seat; a refusal raises :class:`TableError`
-        at once, the answer comes later (the bot thinks off the event loop, so that the
-        other tables keep playing meanwhile)."""
+        at once, the answer comes later (the bot thinks in a worker process of the pool
+        the tables' bots think in, so that the other tables keep playing meanwhile)."""
         version, job = table.hint_job(self.seat, self.hint_level)
+        workers = workers_of(self.tables.think)
         key = (table.id, self.seat, version, self.hint_level)
         queue = self.hint_queue
         cached = queue.cached(key)
@@ -981,7 +976,7 @@ class Connection:
 
         async def answer() -> None:
             try:
-                action = await queue.run(key, lambda: run_in_threadpool(job))
+                action = await queue.run(key, lambda: workers.hint(*job))
             except Busy:
                 self.send(error("busy", "the server is working out other hints; ask again soon"))
                 return

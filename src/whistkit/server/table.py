@@ -522,11 +522,13 @@ class Table:
             return TableError("moved", f"game {self.id} moved to another process; join again")
         return TableError("storage", f"the game could not be stored, try again: {e}")
 
-    def hint_job(self, seat: Seat, level: str | None = None) -> tuple[int, Callable[[], Action]]:
+    def hint_job(self, seat: Seat, level: str | None = None) -> tuple[int, tuple[str, View, str]]:
         """What a strong player would do at ``seat`` now: ``(version, job)``, where
-        ``job()`` (slow: run it off the event loop) returns the action a ``level`` bot
-        (default :func:`whistkit.bots.play_level`: ``expert``, or ``club`` without the
-        solver's compiled core) chooses from the seat's view alone.
+        ``job`` is ``(level, view, seed)``, the arguments of
+        :func:`whistkit.server.workers.hint_choice` (slow: it runs in a worker process),
+        which returns the action a ``level`` bot (default
+        :func:`whistkit.bots.play_level`: ``expert``, or ``club`` without the solver's
+        compiled core) chooses from the seat's view alone.
 
         The bot gets ``state.view(seat)`` and a random generator seeded by the game, the
         seat and the version, so the same position gives the same hint; nothing of the
@@ -542,10 +544,8 @@ class Table:
             raise TableError(
                 "not_your_turn", "a hint is given on your turn only: " + self._turn_text(seat)
             )
-        view = state.view(seat)
-        rng = random.Random(f"{self.id}:hint:{seat_name(seat)}:{self.version}")
-        bot = make_bot(level or play_level())
-        return self.version, lambda: bot.choose(view, rng)
+        seed = f"{self.id}:hint:{seat_name(seat)}:{self.version}"
+        return self.version, (level or play_level(), state.view(seat), seed)
 
     def parse_action(self, seat: Seat, message: Mapping[str, Any]) -> Action:
         """The legal special action equal to a message's ``action`` object."""
