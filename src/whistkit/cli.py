@@ -267,9 +267,9 @@ def _play_web(args: argparse.Namespace) -> int:
     from .bots import DEFAULT_LEVEL
     from .server import Listening, serve
     from .server.app import Preset
+    from .server.database import is_postgres
     from .server.limits import Limits
     from .server.pgstore import shown
-    from .server.store import is_postgres
 
     db: str | Path = Path(args.db) if args.db else default_data_dir() / "games.sqlite3"
     if args.db and is_postgres(args.db):

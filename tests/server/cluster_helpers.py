@@ -192,7 +192,7 @@ class Player:
 
 
 def actions_in_store(db: str, game: str) -> list[str]:
-    from whistkit.server.store import open_store
+    from whistkit.server.database import open_store
 
     store = open_store(db)
     try:
@@ -204,8 +204,8 @@ def actions_in_store(db: str, game: str) -> list[str]:
 def check_acked(db: str, game: str, players: list[Player]) -> Any:
     """Every action a player had acknowledged is in the stored log, once, in order; the
     log replays to a table (every action legal, no gap, none twice). The table."""
+    from whistkit.server.database import open_store
     from whistkit.server.shared import SharedTable
-    from whistkit.server.store import open_store
     from whistkit.server.table import event_public
 
     store = open_store(db)

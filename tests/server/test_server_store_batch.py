@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from whistkit.server.database import open_store
 from whistkit.server.store import (
     MERGED_ROWS,
     SCHEMA_VERSION,
@@ -21,7 +22,6 @@ from whistkit.server.store import (
     StoreError,
     _Job,
     merged,
-    open_store,
 )
 
 

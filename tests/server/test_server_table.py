@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from whistkit.server.store import BaseStore, Store, open_store
+from whistkit.server.database import open_store
+from whistkit.server.store import BaseStore, Store
 from whistkit.server.table import HUMAN, Table, TableError
 
 

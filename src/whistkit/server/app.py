@@ -57,6 +57,7 @@ from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_vari
 from . import shared
 from .cluster import Cluster, Elsewhere
 from .collector import full_collections
+from .database import open_store
 from .limits import Busy, Limits, Outbox, WorkQueue
 from .protocol import (
     GAME_ID_CHARS,
@@ -75,7 +76,7 @@ from .protocol import (
 )
 from .relay import Relays, RemoteOut
 from .security import Edge, allowed_hosts, public_origin, quiet_accept_failures
-from .store import StoredGame, StoreError, open_store
+from .store import StoredGame, StoreError
 from .table import BOT_PREFIX, HUMAN, Table, TableError, Tables, Think, think_in_thread
 from .workers import IN_THREADS, bot_thinker, workers_of
 

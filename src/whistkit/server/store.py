@@ -10,7 +10,7 @@ settings are a row of ``shared_tables``.
 Two databases hold it, with one schema and the same versioned migrations
 (:data:`MIGRATIONS`): SQLite, the embedded default (:class:`Store`, a file), and
 PostgreSQL for several server processes (:class:`whistkit.server.pgstore.PgStore`, a
-``postgresql://`` URL); :func:`open_store` takes either.
+``postgresql://`` URL); :func:`whistkit.server.database.open_store` takes either.
 
 Writes go through one writer thread with its own connection: whatever is waiting when
 it is free is committed in one transaction (a group commit), and the caller's future
@@ -761,21 +761,6 @@ class Store(BaseStore):
                 raise
 
 
-def is_postgres(db: str | Path) -> bool:
-    """Does ``db`` name a PostgreSQL database (a ``postgresql://`` URL)?"""
-    return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
-
-
-def open_store(db: str | Path) -> BaseStore:
-    """The store of ``db``: a ``postgresql://`` URL (:class:`PgStore`) or a SQLite file;
-    ``ValueError`` naming what is wrong with it."""
-    if is_postgres(db):
-        from .pgstore import PgStore
-
-        return PgStore(str(db))
-    return Store(db)
-
-
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
@@ -785,6 +770,4 @@ __all__ = [
     "Store",
     "StoreError",
     "StoredGame",
-    "is_postgres",
-    "open_store",
 ]
