@@ -124,6 +124,7 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
+import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
 SERVER = """
@@ -422,7 +423,7 @@ async def play_game(
     seen = 0
     latest: dict[str, Any] = {}
     while not stop.is_set():
-        msg = json.loads(await ws.recv())
+        msg = orjson.loads(await ws.recv())
         kind = msg["type"]
         if kind == "error":
             stats.error(f"{msg['code']}: {msg['message']}")
