@@ -225,3 +225,29 @@ def test_an_unreachable_postgresql_is_named() -> None:
     url = f"postgresql://nobody@127.0.0.1:{free_port()}/nothing"
     with pytest.raises(ValueError, match=f"cannot open the games database {url}"):
         open_store(url)
+
+
+def test_a_postgresql_database_is_served_by_one_lone_process_or_a_cluster(
+    postgres: Any,
+) -> None:
+    """Two processes without a bus would both take every table with nothing to fence
+    them: a lone process and processes with a bus exclude each other."""
+    from whistkit.server.pgstore import PgStore
+
+    url = postgres.fresh_database("serving")
+    stores = [PgStore(url) for _ in range(4)]
+    try:
+        stores[0].serve(shared=True)
+        stores[1].serve(shared=True)  # another process of the cluster
+        with pytest.raises(ValueError, match="without a bus|--bus"):
+            stores[2].serve(shared=False)
+        stores[0].close()
+        stores[1].close()
+        stores[2].serve(shared=False)  # alone now
+        with pytest.raises(ValueError, match="--bus"):
+            stores[3].serve(shared=True)
+        with pytest.raises(ValueError, match="--bus"):
+            stores[3].serve(shared=False)
+    finally:
+        for store in stores:
+            store.close()

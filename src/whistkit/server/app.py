@@ -59,6 +59,7 @@ from .cluster import Cluster, Elsewhere
 from .collector import full_collections
 from .database import open_store
 from .limits import Busy, Limits, Outbox, WorkQueue
+from .pgstore import PgStore
 from .protocol import (
     GAME_ID_CHARS,
     ProtocolError,
@@ -168,6 +169,12 @@ class Server:
         self.limits = limits or Limits()
         self.cluster = None if bus is None else Cluster(bus)
         self.store = open_store(db)
+        if isinstance(self.store, PgStore):
+            try:
+                self.store.serve(shared=bus is not None)
+            except ValueError:
+                self.store.close()
+                raise
         self.workers = None if think is not None else bot_thinker()
         self.tables = Tables(
             self.store,

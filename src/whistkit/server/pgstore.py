@@ -28,6 +28,9 @@ from .store import (
 
 # pg_advisory_xact_lock's key for migrations: any fixed number, whistkit's own
 MIGRATION_LOCK = 0x77686973
+# the session lock the server processes of a database hold: shared with a bus (any
+# number of processes), exclusive without one (a lone process owns every table)
+SERVING_LOCK = 0x77686974
 
 
 class PgDialect(Dialect):
@@ -104,6 +107,35 @@ class PgStore(BaseStore):
             db.close()
             raise
         self._start_writer(db)
+
+    def serve(self, shared: bool) -> None:
+        """Hold the database for serving until the store is closed: ``shared`` (with a
+        bus, beside other processes) or alone. ``ValueError`` when that clashes with the
+        processes already serving it: two processes without a bus would both take every
+        table, and nothing would fence them."""
+        db = self._connect()
+        kind = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+        got = db.execute(f"SELECT {kind}(%s)", (SERVING_LOCK,)).fetchone()[0]
+        if not got:
+            db.close()
+            raise ValueError(
+                f"{self.where} is served by "
+                + (
+                    "a whistkit process without --bus: stop it, or give it the --bus"
+                    " of the others"
+                    if shared
+                    else "other whistkit processes: give this one their --bus too"
+                    " (several processes share a database only through a bus)"
+                )
+            )
+        self._serving = db
+
+    def close(self) -> None:
+        super().close()
+        serving = getattr(self, "_serving", None)
+        if serving is not None:
+            serving.close()
+            self._serving = None
 
     def _connect(self) -> Any:
         return self._psycopg.connect(self.url, autocommit=True, connect_timeout=10)
