@@ -226,11 +226,10 @@ def check_acked(db: str, game: str, players: list[Player]) -> Any:
         for acked_v, action in player.acked:
             if action.get("type") != "play":
                 continue
-            found = [
-                v
-                for v, seat, card in plays
-                if seat == player.seat and card == action["card"] and last < v <= acked_v
-            ]
-            assert len(found) == 1, (player.seat, acked_v, action, found)
-            last = found[0]
+            # the ack carries the version right after the action's own events (a hand's
+            # end, the next deal): the last card played by then is the acknowledged one
+            v, seat, card = [p for p in plays if p[0] <= acked_v][-1]
+            assert (seat, card) == (player.seat, action["card"]), (acked_v, action, v)
+            assert v > last, (player.seat, acked_v, action, v, last)  # once, in order
+            last = v
     return table

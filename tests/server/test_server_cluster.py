@@ -94,6 +94,15 @@ def test_three_processes_play_whole_games_of_every_variant(
             assert table_now.state.is_over
             assert replay(loads(record)).actions() == table_now.state.actions()
             assert loads(record) == loads(table_now.record_json())
+        # the shared table's summary, from its owner and, relayed, from the others
+        summaries = [
+            httpx.get(s.url + f"api/tables/{table['game']}?t={table['token']}", timeout=10)
+            for s in servers
+        ]
+        assert [r.status_code for r in summaries] == [200, 200, 200]
+        assert all(r.json()["finished"] and r.json()["you"] == "S" for r in summaries)
+        wrong = httpx.get(servers[1].url + f"api/tables/{table['game']}?t=nope", timeout=10)
+        assert wrong.status_code == 404
         clean_logs(servers)
 
 
