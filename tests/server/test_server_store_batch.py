@@ -239,7 +239,7 @@ def test_a_postgresql_database_is_served_by_one_lone_process_or_a_cluster(
     try:
         stores[0].serve(shared=True)
         stores[1].serve(shared=True)  # another process of the cluster
-        with pytest.raises(ValueError, match="without a bus|--bus"):
+        with pytest.raises(ValueError, match=r"without a bus|--bus"):
             stores[2].serve(shared=False)
         stores[0].close()
         stores[1].close()

@@ -48,6 +48,7 @@ LEASE_ENV = "WHISTKIT_LEASE_SECONDS"
 DEFAULT_LEASE_SECONDS = 4.0
 PREFIX = "wk:"
 OUTGOING_MAX = 100_000  # messages waiting to be published, at most
+REDIS_CONNECTIONS = 32  # per process: its subscription, its publisher, its commands
 
 # KEYS: the lease, the fence counter; ARGV: node, expiry (ms). Returns {1, token} when
 # taken, {0, "NODE|TOKEN"} when held.
@@ -138,9 +139,16 @@ class Cluster:
         self.url = url
         self.lease_seconds = default_lease_seconds() if lease_seconds is None else lease_seconds
         self.node = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-        self.redis: Any = aioredis.Redis.from_url(
-            url, socket_connect_timeout=5, socket_timeout=max(5.0, self.lease_seconds)
+        # a bounded pool whose callers wait for a free connection (a burst of joins takes
+        # leases by the thousand; the plain pool would refuse them past its size)
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=REDIS_CONNECTIONS,
+            timeout=10,
+            socket_connect_timeout=5,
+            socket_timeout=max(5.0, self.lease_seconds),
         )
+        self.redis: Any = aioredis.Redis(connection_pool=pool)
         self.leases: dict[str, Lease] = {}
         self.on_message: Handler | None = None
         # called with a game whose lease was found lapsed or taken (from the event loop)
@@ -200,6 +208,8 @@ class Cluster:
                 await self._pubsub.aclose()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self.redis.connection_pool.disconnect()
         self.started = False
 
     # -- leases ----------------------------------------------------------------------

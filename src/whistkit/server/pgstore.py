@@ -121,8 +121,7 @@ class PgStore(BaseStore):
             raise ValueError(
                 f"{self.where} is served by "
                 + (
-                    "a whistkit process without --bus: stop it, or give it the --bus"
-                    " of the others"
+                    "a whistkit process without --bus: stop it, or give it the --bus of the others"
                     if shared
                     else "other whistkit processes: give this one their --bus too"
                     " (several processes share a database only through a bus)"
