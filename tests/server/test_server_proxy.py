@@ -101,19 +101,20 @@ def test_nginx_routes_every_socket_of_a_game_to_its_owner(
                 join = {"type": "join", "game": game["id"], "seat": "S", "token": game["token"]}
                 await ws.send(json.dumps(join))
                 played = 0
+                view: dict[str, Any] | None = None
+                pending = False  # a card sent, its ack not yet come
                 while played < 3:
                     msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
                     assert msg["type"] != "error", msg
-                    view = msg.get("view")
+                    view = msg.get("view", view)
                     if msg["type"] == "ack":
                         played += 1
-                    elif (
-                        view and view["to_play"] == "S" and view["legal"] and "pending" not in game
-                    ):
-                        game["pending"] = True
+                        pending = False
+                    # act on the latest view once the last card is answered: its own
+                    # event, with the next view, comes before its ack
+                    if view and view["to_play"] == "S" and view["legal"] and not pending:
+                        pending = True
                         await ws.send(json.dumps({**view["legal"][0], "v": msg["v"]}))
-                    if msg["type"] == "ack":
-                        game.pop("pending", None)
             return str(upstream)
 
         async def main() -> list[str]:
