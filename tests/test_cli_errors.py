@@ -43,7 +43,10 @@ def test_records_folder_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_negative_seed_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--text", "--seed", "-1"]) == 2
-    one_line_error(capsys, "--seed must be from 0 to 2**63-1, not -1")
+    # the dialog's word: "Game number", not "seed"
+    one_line_error(
+        capsys, "--seed is the game number, a whole number from 0 to 9223372036854775807, not -1"
+    )
 
 
 @pytest.mark.parametrize("port", [70000, -1])
@@ -201,7 +204,11 @@ def test_text_game_ctrl_c_keeps_the_game(
     [
         (["--text", "--port", "8080"], "--port is for the web game, not the terminal game"),
         (["--text", "--no-browser", "--db", "x.db"], "--db, --no-browser are for the web game"),
-        (["--seed", "3"], "--seed is for the terminal game, not the web game (its new-game"),
+        (
+            ["--seed", "3"],
+            "--seed is for the terminal game, not the web game (type the game number into"
+            " its new-game dialog)",
+        ),
         (["--records", "r"], "--records is for the terminal game, not the web game"),
     ],
 )

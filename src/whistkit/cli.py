@@ -186,7 +186,12 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"whistkit play: {e}", file=sys.stderr)
         return EXIT_USAGE
     if args.seed is not None and not 0 <= args.seed < 2**63:
-        print(f"whistkit play: --seed must be from 0 to 2**63-1, not {args.seed}", file=sys.stderr)
+        # the game number, as the web game's new-game dialog calls it
+        print(
+            "whistkit play: --seed is the game number, a whole number from 0 to"
+            f" {2**63 - 1}, not {args.seed}",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     # an option of the other mode would be silently ignored: say so instead
     web_only = {"--host": args.host, "--port": args.port, "--db": args.db, "--bus": args.bus}
@@ -201,7 +206,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(
             f"whistkit play: {', '.join(unused)} {'is' if len(unused) == 1 else 'are'} for the"
             f" {other} game, not the {mode} game"
-            + (" (its new-game dialog takes a seed)" if "--seed" in unused else ""),
+            + (" (type the game number into its new-game dialog)" if "--seed" in unused else ""),
             file=sys.stderr,
         )
         return EXIT_USAGE
@@ -521,7 +526,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="felagsvist",
         help="variant name (default felagsvist; web game: the new-game dialog's first choice)",
     )
-    play.add_argument("--seed", type=int, help="terminal game: seed for the deals and the bots")
+    play.add_argument(
+        "--seed",
+        type=int,
+        help="terminal game: the game number, which fixes the deals and the bots' play (the"
+        " web game's new-game dialog asks for it)",
+    )
     play.add_argument(
         "--level",
         type=str.lower,
