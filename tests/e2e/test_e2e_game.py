@@ -254,11 +254,15 @@ def test_english_rubber_by_clicks(browser: Browser, server: ServerProcess) -> No
     assert play_by_clicks(page) > 0
     assert page.locator("[data-result]").get_attribute("data-result") in ("NS", "EW")
     line = page.locator("#public-info").inner_text()
-    assert "Games: " in line and "win the rubber" in line
-    # each game names its winner with the winner's score first: "E–W 6–1 (2)"
-    games = re.findall(r"(N–S|E–W) (\d+)–(\d+)", line.split("Games: ")[1])
-    assert games and all(int(won) > int(lost) for _, won, lost in games), line
-    assert "E–W" in {side for side, _, _ in games}  # seed 5: the line gave E–W 1–6
+    assert "win the rubber" in line
+    # the games each side won, N–S first as in the end-of-hand panel (issue 32: it said
+    # "Games: E–W 6–1 (2)", the winner's score first): "Games won: N–S 2 (worth 3), E–W 1
+    # (worth 2)"
+    won = re.search(r"Games won: N–S (\d+)(?: \(worth \d+\))?, E–W (\d+)(?: \(worth \d+\))?", line)
+    assert won, line
+    ns, ew = int(won[1]), int(won[2])
+    assert max(ns, ew) == 2 and min(ns, ew) <= 1, line  # a rubber: the best of three
+    assert ew >= 1, line  # seed 5: E–W won a game
     # the result is the rubber's, not only the last game's score
     assert "win the rubber" in page.locator("#dlg-result").inner_text()
     assert "win the rubber" in page.locator("#result-banner").inner_text()

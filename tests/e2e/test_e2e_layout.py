@@ -50,8 +50,8 @@ GEOMETRY = """(sel) => {
 }"""
 
 
-def check_layout(page: Page, where: str) -> None:
-    geo: dict[str, Any] = page.evaluate(GEOMETRY, ITEMS)
+def check_layout(page: Page, where: str, items: str = ITEMS) -> None:
+    geo: dict[str, Any] = page.evaluate(GEOMETRY, items)
     vw, vh = geo["vw"], geo["vh"]
     assert geo["sw"] <= vw and geo["sh"] <= vh, f"{where}: the page scrolls {geo}"
     items = geo["items"]

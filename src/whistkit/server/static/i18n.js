@@ -32,6 +32,8 @@ export async function setLanguage(lang, remember = false) {
   if (remember) localStorage.setItem(KEY, lang);
   document.documentElement.lang = lang;
   for (const el of document.querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t);
+  // a tooltip with the whole name (the toolbar shows a short one, or only an icon)
+  for (const el of document.querySelectorAll("[data-t-title]")) el.title = t(el.dataset.tTitle);
   document.title = t("title");
   return lang;
 }

@@ -45,12 +45,26 @@ export function sideName(winner) {
   return null;
 }
 
-// "Game 1: E–W 7–0, worth 3"
+// "Game 1 to E–W (N–S 0, E–W 7), worth 3": N–S first, as in the games line at the table
 export function gameLine(i, game) {
   const side = sideName(game.winner);
   const [ns, ew] = pair(game.score || [0, 0]);
-  return t("game_line", { n: i, side: formatValue(side), ns, ew, value: game.value });
+  const score = `${t("side_ns")} ${ns}, ${t("side_ew")} ${ew}`;
+  return t("game_line", { n: i, side: formatValue(side), score, value: game.value });
 }
+
+// the games of a rubber so far, N–S first as everywhere else (the end-of-hand panel, the
+// sheet): "Games won: N–S 0, E–W 1 (worth 3)"
+export function gamesWonText(games) {
+  const side = (key) => {
+    const won = games.filter((g) => sideName(g.winner) === key);
+    const worth = won.reduce((sum, g) => sum + (Number(g.value) || 0), 0);
+    const text = t("games_side", { side: t(key === "NS" ? "side_ns" : "side_ew"), n: won.length });
+    return won.length ? `${text} (${t("games_worth", { value: worth })})` : text;
+  };
+  return t("games_won_line", { list: `${side("NS")}, ${side("EW")}` });
+}
+
 
 const COLS = ["col_hand", "col_contract", "col_dealer", "col_tricks", "col_points", "col_score"];
 

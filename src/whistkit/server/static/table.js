@@ -7,7 +7,7 @@ import { renderHand, hintText } from "./hand.js";
 import { renderHandEnd, renderResult } from "./handend.js";
 import { applyGather } from "./motion.js";
 import { renderSeats } from "./seats.js";
-import { renderLast, renderSheet } from "./sheet.js";
+import { gamesWonText, renderLast, renderSheet } from "./sheet.js";
 import {
   $, app, CARD_BESIDE, cardFace, contractText, formatValue, isCard, isSeatCards, patchChildren, posOf,
   PUBLIC_HIDDEN, publicKey, publicName, seatName, sideOf, suitMark, trickWonText,
@@ -63,8 +63,20 @@ function renderHeader(v) {
   $("[data-score-ew]").textContent = String(v.score.EW);
   const [nsEl, ewEl] = document.querySelectorAll(".scores .score > span");
   const watching = app.role === "watch";
-  nsEl.textContent = watching ? t("side_ns") : `${t(mine === "NS" ? "we" : "they")} (${t("side_ns")})`;
-  ewEl.textContent = watching ? t("side_ew") : `${t(mine === "EW" ? "we" : "they")} (${t("side_ew")})`;
+  scoreName(nsEl, watching, mine === "NS", "side_ns");
+  scoreName(ewEl, watching, mine === "EW", "side_ew");
+}
+
+// "We (N–S)": the side's letters in a span of their own, which a narrow phone leaves out
+function scoreName(el, watching, ours, sideKey) {
+  if (watching) {
+    el.textContent = t(sideKey);
+    return;
+  }
+  const tag = document.createElement("span");
+  tag.className = "side-tag";
+  tag.textContent = ` (${t(sideKey)})`;
+  el.replaceChildren(t(ours ? "we" : "they"), tag);
 }
 
 // the misère contracts, where a side wants as few tricks as it can
@@ -128,14 +140,7 @@ function renderPublicInfo(v) {
     if (text) parts.push(`${publicName(key)}: ${text}`);
   }
   const match = v.match || {};
-  if (Array.isArray(match.games) && match.games.length) {
-    // each game as its winner and the winner's score first: "E–W 6–1 (2)"
-    const games = match.games.map((g) => {
-      const score = g.score ? (g.winner === "EW" ? `${g.score.EW}–${g.score.NS}` : `${g.score.NS}–${g.score.EW}`) : "";
-      return `${formatValue(g.winner)} ${score}${g.value ? ` (${g.value})` : ""}`;
-    });
-    parts.push(`${t("public_games")}: ${games.join(", ")}`);
-  }
+  if (Array.isArray(match.games) && match.games.length) parts.push(gamesWonText(match.games));
   if (match.rubber && match.rubber.winner) {
     parts.push(t("rubber_won", { side: formatValue(match.rubber.winner), net: match.rubber.net }));
   }
