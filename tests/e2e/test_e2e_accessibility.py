@@ -15,11 +15,14 @@ from axe_playwright_python.base import AXE_SCRIPT
 from axe_playwright_python.sync_playwright import DEFAULT_OPTIONS
 from playwright.sync_api import Browser, Page
 
-from .conftest import DESKTOP, PHONE, ServerProcess
-from .pages import open_page, start_by_keyboard, trick_cards, version, wait_my_turn
+from .conftest import DESKTOP, ServerProcess
+from .pages import open_new_by_key, open_page, start_by_keyboard, trick_cards, version, wait_my_turn
 from .test_e2e_review import store_finished_game
+from .test_e2e_sizes import SIZES as ISSUE_32_SIZES
+from .test_e2e_sizes import play_to_hand_end
 
-SIZES = {"desktop": DESKTOP, "phone": PHONE}
+# the four sizes of issue 32: a small phone, a phone, a small laptop, a desktop
+SIZES = {f"{v['width']}x{v['height']}": v for v in ISSUE_32_SIZES.values()}
 BAD = ("serious", "critical")
 # axe.run as axe-playwright-python's Axe().run calls it (its options, the context only
 # when given), or null when the document has no axe yet
@@ -166,3 +169,34 @@ def test_no_serious_or_critical_violation(
         page.close()
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("lang", ["is", "ru"])
+def test_no_serious_or_critical_violation_in_other_languages(
+    browser: Browser, server: ServerProcess, lang: str
+) -> None:
+    """Icelandic and Russian (the longest words): the table, its dialogs and the end of a
+    hand, at the four sizes (the English test above sees every dialog and the rest)."""
+    page = browser.new_page(viewport=DESKTOP, reduced_motion="reduce")
+    axe = Checker(page)
+    open_page(page, server.url, lang)
+    page.wait_for_selector("#dlg-new[open]")
+    axe.check(f"{lang} dialog #dlg-new", "#dlg-new")
+    start_by_keyboard(page, seed=12)
+    play(page, until_trick_cards=2)
+    axe.check(f"{lang} table mid-trick")
+    for dialog_id, key in (
+        ("dlg-last", "l"),
+        ("dlg-sheet", "s"),
+        ("dlg-help", "?"),
+        ("dlg-rules", "r"),
+        ("dlg-confirm", "n"),
+    ):
+        axe.dialog(dialog_id, key)
+    axe.dialog("dlg-games", "#btn-games")
+    play_to_hand_end(page)
+    axe.check(f"{lang} the end of a hand")
+    open_new_by_key(page)
+    axe.check(f"{lang} dialog #dlg-new in a game", "#dlg-new")
+    assert not axe.found, f"{len(axe.found)} findings:\n" + "\n".join(axe.found)
+    page.close()

@@ -11,7 +11,14 @@ from playwright.sync_api import Browser, Page
 
 from .conftest import DESKTOP, PHONE, ServerProcess
 from .pages import MY_TURN_OR_END, hand_cards, open_page, start_by_keyboard, version
-from .test_e2e_layout import GEOMETRY, ITEMS, SHOTS, check_layout, play_until_trick_on_table, strings
+from .test_e2e_layout import (
+    GEOMETRY,
+    ITEMS,
+    SHOTS,
+    check_layout,
+    play_until_trick_on_table,
+    strings,
+)
 
 SIZES = {
     "320": {"width": 320, "height": 640},
@@ -161,7 +168,6 @@ def test_table_at_each_size(browser: Browser, server: ServerProcess, size: str, 
     page.screenshot(path=str(SHOTS / f"size-hand-end-{size}-{lang}.png"))
     check_panel(page, where)
     page.close()
-
 
 
 # the card back drawn at the size of a hand of backs: the spread of its pixels' lightness

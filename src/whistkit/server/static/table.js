@@ -55,7 +55,12 @@ function renderHeader(v) {
     info.append(sym);
   }
   info.append(contractText(v.contract, false));
-  if (v.contract && v.contract.declarer) info.append(` · ${t("declarer", { seat: seatName(v.contract.declarer) })}`);
+  if (v.contract && v.contract.declarer) {
+    const who = document.createElement("span");
+    who.className = "declarer"; // left out on a phone, where the row has no room for it
+    who.textContent = ` · ${t("declarer", { seat: seatName(v.contract.declarer) })}`;
+    info.append(who);
+  }
   info.title = info.textContent;
 
   const mine = sideOf(app.seat);
