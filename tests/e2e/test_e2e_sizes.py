@@ -248,3 +248,30 @@ def test_games_of_a_rubber_in_words(
     if game is not None:
         assert got[1] == game
     page.close()
+
+
+@pytest.mark.parametrize("size", ["320", "390"])
+def test_shared_table_tools_fit_a_phone(browser: Browser, server: ServerProcess, size: str) -> None:
+    """A table with friends has two more tools (Table, Chat): on a phone the nine are
+    icons, still 44 px high and at least 24 px wide, and the page no wider than the screen."""
+    page = browser.new_page(viewport=SIZES[size])
+    open_page(page, server.url, "ru")
+    page.wait_for_selector("#dlg-new[open]")
+    page.locator("#new-friends").check()
+    page.locator("#host-name").fill("Anna")
+    page.locator("#new-start").click()
+    page.wait_for_selector("#dlg-invite[open] [data-invite='N']")
+    page.locator("#host-start").click()
+    page.wait_for_selector("#hand .card")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#dlg-invite[open]", state="detached")
+    where = f"shared {size}/ru"
+    geo = page.evaluate(GEOMETRY, MORE_ITEMS)
+    assert geo["sw"] == geo["vw"], f"{where}: the page is {geo['sw']} px wide"
+    tools: list[dict[str, Any]] = page.evaluate(TOOLS)
+    assert len(tools) == 9, f"{where}: {tools}"
+    for tool in tools:
+        assert tool["h"] >= 44 and tool["w"] >= 24, f"{where}: {tool} is too small"
+        assert tool["name"] and tool["title"] == tool["name"], f"{where}: {tool} has no tooltip"
+    page.screenshot(path=str(SHOTS / f"size-shared-{size}-ru.png"))
+    page.close()
