@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -484,7 +485,8 @@ def test_finding_12_english_rubber_sheet_and_recap(browser: Browser, server: Ser
     page.wait_for_selector("#dlg-result[open]")
     games = page.locator("#result-recap li[data-game]")
     assert games.count() >= 2
-    assert "Game 1:" in games.first.inner_text()
+    # its winner and both sides' points, N–S first (issue 32): "Game 1 to E–W (N–S 0, E–W 3)"
+    assert re.match(r"Game 1 to (N–S|E–W) \(N–S \d+, E–W \d+\), worth \d", games.first.inner_text())
     assert "net" in page.locator("#result-score").inner_text()
     page.locator("#result-sheet").click()
     page.wait_for_selector("#dlg-sheet[open]")
