@@ -72,8 +72,15 @@ PANEL_CELLS = """() => {
     const r = c.getBoundingClientRect();
     return {text: c.textContent, left: r.left, right: r.right};
   });
+  // what it must leave in view: the side seats' names, badges, counts and backs
+  const seats = [...document.querySelectorAll(
+    '.seat .name, .seat .badge, .seat .count, .seat .backs')].map((e) => {
+    const r = e.getBoundingClientRect();
+    return {label: e.className, text: e.textContent.slice(0, 20),
+            left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  }).filter((r) => r.right > r.left && r.bottom > r.top);
   return {left: p.left, right: p.right, top: p.top, bottom: p.bottom,
-          overflow: panel.scrollWidth - panel.clientWidth, cells,
+          overflow: panel.scrollWidth - panel.clientWidth, cells, seats,
           vw: innerWidth, vh: innerHeight};
 }"""
 
@@ -106,6 +113,14 @@ def check_panel(page: Page, where: str) -> None:
     assert geo["cells"], f"{where}: an empty panel"
     assert geo["left"] >= 0 and geo["right"] <= geo["vw"], f"{where}: panel {geo}"
     assert geo["overflow"] <= 0, f"{where}: the panel's table is {geo['overflow']} px too wide"
+    for seat in geo["seats"]:  # over the table's middle, not over a seat
+        apart = (
+            seat["right"] <= geo["left"] + 0.5
+            or seat["left"] >= geo["right"] - 0.5
+            or seat["bottom"] <= geo["top"] + 0.5
+            or seat["top"] >= geo["bottom"] - 0.5
+        )
+        assert apart, f"{where}: the panel covers {seat}"
     for cell in geo["cells"]:
         assert cell["left"] >= geo["left"] and cell["right"] <= geo["right"] + 0.5, (
             f"{where}: {cell} spills out of the panel {geo['left']}..{geo['right']}"
