@@ -105,3 +105,22 @@ def test_on_all_interfaces_play_prints_the_network_address_and_its_qr_code(
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_the_announced_address_already_accepts_connections(tmp_path: Path) -> None:
+    """When ``ready`` announces the address (the URL printed, the browser opened), a
+    connection to it is queued until the server accepts, never refused: on a loaded
+    machine uvicorn may start listening seconds after the announcement."""
+    from whistkit.server import serve
+
+    class Announced(Exception):
+        pass
+
+    def ready(where: object) -> None:
+        port = where.port  # type: ignore[attr-defined]
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass  # refused (ConnectionRefusedError) while the socket was only bound
+        raise Announced
+
+    with pytest.raises(Announced):
+        serve(tmp_path / "g.db", port=0, ready=ready)
