@@ -7,7 +7,7 @@ import { afterShown, gatherLater, holdsHandEnd, paceFor, showPlay, stopGather } 
 import { openNew } from "./newgame.js";
 import { addChat, chatRefused, resetChat } from "./chat.js";
 import { hostRefused, onHands, onInvite, onSeats, updateTools } from "./friends.js";
-import { $, app, forgetGame, GAME_KEY, gameEntry, NAME_KEY, rememberGame, TOKEN_KEY } from "./state.js";
+import { $, app, forgetGame, GAME_KEY, gameEntry, NAME_KEY, rememberGame, sideOf, TOKEN_KEY } from "./state.js";
 import { render, showMessage } from "./table.js";
 
 // A server process that stops answering (paused, cut off) keeps the socket open: only
@@ -37,6 +37,7 @@ export function connect() {
   ws.addEventListener("message", heard);
   ws.onopen = () => {
     app.retry = 0;
+    app.joined = false; // events before the state are replayed, not live
     if (app.role === "watch") {
       ws.send(JSON.stringify({ type: "watch", game: app.game, token: app.token, since: app.version }));
       return;
@@ -67,7 +68,10 @@ const queue = [];
 let draining = false;
 
 function onMessage(msg) {
-  if (msg.type === "event" && msg.view) {
+  // a live event waits its turn, also one of several sent together (only the last of
+  // them carries the view: the last card of a hand comes with the hand's end and the next
+  // deal, and each is shown in its order, the last trick before the panel)
+  if (msg.type === "event" && (msg.view || app.joined)) {
     queue.push(msg);
     if (!draining) drain();
     return;
@@ -79,6 +83,7 @@ function onMessage(msg) {
   } else if (msg.type === "state") {
     queue.length = 0;
     releaseHold();
+    app.joined = true;
     app.version = msg.v;
     app.message = null;
     app.liveTrick = msg.view.trick.slice();
@@ -144,11 +149,15 @@ async function drain() {
       if (queue[0] !== msg) continue; // a state replaced the queue meanwhile
       queue.shift();
       app.version = msg.v;
+      const before = app.view;
       if (msg.event) onEvent(msg.event, true);
-      setView(msg.view);
+      // an event without its view: the table as it stands after it
+      setView(msg.view || (before && msg.event ? viewAfter(before, msg.event) : before));
       afterShown(msg.event);
-      // the end of a hand waits for the player (a click, a key) before the next deal
-      if (msg.event && msg.event.type === "hand_end" && !msg.view.winner && holdsHandEnd()) {
+      // the end of a hand waits for the player (a click, a key) before the next deal; not
+      // the game's last hand, whose end is the game's (its events are on their way)
+      const over = (msg.view && msg.view.winner) || queue.some((m) => (m.view && m.view.winner) || (m.event && m.event.type === "game_over"));
+      if (msg.event && msg.event.type === "hand_end" && !over && holdsHandEnd()) {
         await new Promise((ok) => { app.release = ok; });
       }
     }
@@ -187,7 +196,41 @@ function onEvent(ev, live) {
   }
 }
 
+// the view after an event the server sent without one (the last of the batch has it):
+// a card played leaves its hand for the trick, a finished trick counts for its side, and
+// nobody acts until the view that follows
+function viewAfter(v, ev) {
+  if (ev.type === "hand_end") {
+    // the tally and the header agree with the panel
+    const r = ev.result || {};
+    return { ...v, to_play: null, legal: [], irregular: [], tricks: r.tricks || v.tricks, score: r.score || v.score };
+  }
+  if (ev.type !== "play") return v;
+  const seat = ev.seat;
+  const sizes = { ...(v.hand_sizes || {}) };
+  if (typeof sizes[seat] === "number") sizes[seat] = Math.max(0, sizes[seat] - 1);
+  const out = {
+    ...v,
+    hand: seat === v.seat ? v.hand.filter((c) => c !== ev.card) : v.hand,
+    hand_sizes: sizes,
+    to_play: null,
+    legal: [],
+    irregular: [],
+  };
+  if (ev.trick_complete) {
+    const tricks = { ...(v.tricks || { NS: 0, EW: 0 }) };
+    tricks[sideOf(ev.winner)] = (tricks[sideOf(ev.winner)] || 0) + 1;
+    out.tricks = tricks;
+    out.trick = [];
+    out.last_trick = { number: (v.last_trick ? v.last_trick.number : 0) + 1, cards: [...v.trick, { seat, card: ev.card }], winner: ev.winner };
+  } else {
+    out.trick = [...v.trick, { seat, card: ev.card }];
+  }
+  return out;
+}
+
 function setView(view) {
+  if (!view) return;
   app.view = view;
   if (view.seat) app.seat = view.seat;
   // the table shows the server's trick: a card taken back (a corrected revoke) goes

@@ -21,8 +21,14 @@ export function onKey(e) {
   if (!openDlg && e.key === "Escape" && app.picking) { app.picking = null; render(); return; }
   if (!openDlg && e.key === "Escape" && app.armed) { app.armed = null; render(); return; }
   if (!openDlg && e.key === "Escape" && app.handEnd) { dismissHandEnd(); return; }
-  // the hand's end waits for the player: Enter or Space goes on to the next hand
-  if (!openDlg && (e.key === "Enter" || e.key === " ") && app.release) { e.preventDefault(); dismissHandEnd(); return; }
+  // the hand's end waits for the player: Enter or Space puts its panel away (and goes on
+  // to the next hand where it holds it back); a button's own Enter stays the button's
+  const onButton = e.target instanceof HTMLButtonElement && !e.target.classList.contains("card");
+  if (!openDlg && (e.key === "Enter" || e.key === " ") && (app.release || (app.handEnd && !$("#hand-end").hidden && !onButton))) {
+    e.preventDefault();
+    dismissHandEnd();
+    return;
+  }
   if (openDlg) {
     // in a dialog only its own keys work; the letters toggle their dialogs shut
     const k = e.key.toLowerCase();

@@ -63,6 +63,7 @@ export const app = {
   autoPlayed: -1, // the version at which our only legal card was played for us
   trickSerial: 0, // counts finished tricks, so that a late gather is dropped
   gatherTo: null, // where the finished trick is being gathered ("left", ...)
+  joined: false, // the socket's state has come: events from now on are live
   release: null, // resolves the wait at the end of a hand (the panel dismissed)
   picking: null, // laws mode: the kind of action whose card is being chosen ("Correct")
   hint: null, // the server's hint for this position: { v, action }, until the position changes
