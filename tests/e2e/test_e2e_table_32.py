@@ -144,3 +144,82 @@ def test_item_4_the_panel_comes_after_the_last_trick_is_shown(
     assert (seen["ns"], seen["ew"]) == (ns_row[1], ew_row[1]), seen
     assert (seen["scoreNs"], seen["scoreEw"]) == (ns_row[3], ew_row[3]), seen
     page.close()
+
+
+def revoke_in_first_hand(page: Page) -> str:
+    """Laws mode, English, seed 5: play legal cards until S may revoke, then revoke (two
+    clicks); the revoking card."""
+    start_by_clicks(page, "english", {"play_mode": "laws"}, seed=5)
+    last = ""
+    for _ in range(13):
+        assert wait_my_turn(page, last, timeout=60_000)
+        last = version(page)
+        revoke = page.locator('#hand [data-irregular="true"]')
+        if revoke.count():
+            break
+        page.locator('#hand [data-legal="true"]').first.click()
+    else:
+        raise AssertionError("S never could revoke in the first hand")
+    bad = str(revoke.first.get_attribute("data-card"))
+    revoke.first.click()
+    page.locator(f'#hand [data-card="{bad}"][data-armed="true"]').click()
+    return bad
+
+
+def short(card: str) -> str:
+    return ("10" if card[0] == "T" else card[0]) + {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[card[1]]
+
+
+def test_item_1_an_established_revoke_is_announced_with_the_hand_end(
+    browser: Browser, tmp_path: Path
+) -> None:
+    srv = ServerProcess(tmp_path / "laws.sqlite3").start()
+    try:
+        page = browser.new_page(viewport=DESKTOP)
+        open_page(page, srv.url)
+        bad = revoke_in_first_hand(page)
+        # play on without correcting: the revoke is established, the hand goes to its end
+        panel = page.locator("#hand-end")
+        last = ""
+        while True:
+            page.wait_for_function(PANEL_OR_TURN, arg=last, timeout=60_000)
+            if panel.is_visible():
+                break
+            last = version(page)
+            page.locator('#hand [data-legal="true"]').first.click()
+        text = panel.inner_text()
+        en = strings()
+        said = page.locator("#hand-end p.revoke").all_inner_texts()
+        assert len(said) == 2, text
+        assert said[0].startswith(en["revoke_established_you"].split("{")[0]), said
+        assert short(bad) in said[0], said  # the card, and its trick
+        # who claimed (E-W, the bots, automatically) and what it cost them (English: points)
+        assert said[1].startswith(en["revoke_claimed"].format(side="E–W")), said
+        assert "E–W +3" in said[1], said
+        page.close()
+    finally:
+        srv.stop()
+
+
+def test_item_8_a_corrected_revoke_says_what_happened(browser: Browser, tmp_path: Path) -> None:
+    srv = ServerProcess(tmp_path / "laws.sqlite3", bot_delay=1.5).start()
+    try:
+        page = browser.new_page(viewport=DESKTOP)
+        open_page(page, srv.url)
+        bad = revoke_in_first_hand(page)
+        pick = page.locator('#actions [data-pick="Correct"]')
+        pick.wait_for()
+        pick.click()
+        good = legal_cards(page)[0]
+        page.locator(f'#hand [data-card="{good}"]').click()
+        page.wait_for_function(
+            "(c) => document.querySelector(`#hand [data-card='${c}']`) !== null", arg=bad
+        )
+        status = page.locator("#status").inner_text()
+        en = strings()
+        want = en["corrected_you"].format(old=short(bad), card=short(good))
+        assert want in status, status
+        assert good in trick_cards(page)
+        page.close()
+    finally:
+        srv.stop()

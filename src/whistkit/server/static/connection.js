@@ -7,7 +7,9 @@ import { afterShown, gatherLater, holdsHandEnd, paceFor, showPlay, stopGather } 
 import { openNew } from "./newgame.js";
 import { addChat, chatRefused, resetChat } from "./chat.js";
 import { hostRefused, onHands, onInvite, onSeats, updateTools } from "./friends.js";
-import { $, app, forgetGame, GAME_KEY, gameEntry, NAME_KEY, rememberGame, sideOf, TOKEN_KEY } from "./state.js";
+import {
+  $, app, forgetGame, GAME_KEY, gameEntry, isCard, NAME_KEY, rememberGame, seatName, shortCard, sideOf, TOKEN_KEY,
+} from "./state.js";
 import { render, showMessage } from "./table.js";
 
 // A server process that stops answering (paused, cut off) keeps the socket open: only
@@ -152,6 +154,7 @@ async function drain() {
       const before = app.view;
       if (msg.event) onEvent(msg.event, true);
       // an event without its view: the table as it stands after it
+      if (msg.event && msg.view) noteCorrection(before, msg.event, msg.view);
       setView(msg.view || (before && msg.event ? viewAfter(before, msg.event) : before));
       afterShown(msg.event);
       // the end of a hand waits for the player (a click, a key) before the next deal; not
@@ -174,6 +177,7 @@ export function releaseHold() {
 }
 
 function onEvent(ev, live) {
+  if (ev.type === "play" || ev.type === "deal") app.notice = null;
   if (ev.type === "deal") {
     app.liveTrick = [];
     app.doneTrick = null;
@@ -194,6 +198,29 @@ function onEvent(ev, live) {
       if (live) gatherLater(ev.winner);
     }
   }
+}
+
+// laws mode: a revoke corrected (or a card replaced after it) says what happened, in the
+// status line until the next card: which card went back to the hand, which came instead,
+// and who wins the trick now if that changed
+function noteCorrection(before, ev, after) {
+  if (ev.type !== "action" || !ev.action || !before || !Array.isArray(before.trick)) return;
+  const kind = ev.action.kind;
+  if (kind !== "Correct" && kind !== "Replace") return;
+  const seat = ev.seat;
+  const was = before.trick.length ? before.trick : (before.last_trick ? before.last_trick.cards : []);
+  const old = (was.find((c) => c.seat === seat) || {}).card;
+  const card = ev.action.card;
+  const you = seat === app.seat && app.role !== "watch";
+  let text = t(`${kind === "Correct" ? "corrected" : "replaced"}${you ? "_you" : ""}`, {
+    seat: seatName(seat), old: isCard(old) ? shortCard(old) : "?", card: isCard(card) ? shortCard(card) : "?",
+  });
+  const wonBefore = !before.trick.length && before.last_trick ? before.last_trick.winner : null;
+  const wonAfter = !after.trick.length && after.last_trick ? after.last_trick.winner : null;
+  if (wonBefore && wonAfter && wonBefore !== wonAfter) {
+    text += ` ${wonAfter === app.seat && app.role !== "watch" ? t("trick_now_yours") : t("trick_now_won_by", { seat: seatName(wonAfter) })}`;
+  }
+  app.notice = text;
 }
 
 // the view after an event the server sent without one (the last of the batch has it):
@@ -267,6 +294,7 @@ export function startGame(id, seat, token) {
   app.handEnd = null; // the last game's hand does not follow us into this one
   app.selected = 0;
   app.message = null;
+  app.notice = null;
   app.picking = null;
   app.armed = null;
   app.hint = null;

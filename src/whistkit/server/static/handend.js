@@ -42,6 +42,13 @@ export function renderHandEnd() {
     });
   }
   panel.append(h, table);
+  // laws mode: a revoke that stood, who claimed it and what it cost, first
+  for (const line of revokeLines(r)) {
+    const p = document.createElement("p");
+    p.className = "revoke";
+    p.append(withSuits(line));
+    panel.append(p);
+  }
   const notes = [];
   if (r.extra && nonzero(r.extra.honours)) notes.push(`${t("honours")} ${pair(r.extra.honours).join("–")}`);
   if (r.extra && r.extra.game && typeof r.extra.game === "object") notes.push(gameLine(v.match && v.match.games ? v.match.games.length : 1, r.extra.game));
@@ -72,6 +79,36 @@ function dealtHands(hands) {
     box.append(row);
   }
   return box;
+}
+
+// the hand's established revokes in words: who revoked (card, trick), then who claimed
+// and what it cost, or why it cost nothing
+export function revokeLines(r) {
+  const extra = r.extra || {};
+  const revokes = Array.isArray(extra.revokes) ? extra.revokes.filter((x) => x && typeof x.seat === "string") : [];
+  if (!revokes.length) return [];
+  const lines = revokes.map((x) => t(x.seat === app.seat && app.role !== "watch" ? "revoke_established_you" : "revoke_established", {
+    seat: seatName(x.seat), card: isCard(x.card) ? shortCard(x.card) : "?", trick: x.trick,
+  }));
+  const side = (s) => t(s === "NS" ? "side_ns" : "side_ew");
+  const count = { NS: 0, EW: 0 };
+  for (const x of revokes) count[sideOf(x.seat)] += 1;
+  if (extra.void) return [...lines, t("revoke_void")];
+  const offenders = count.NS > count.EW ? "NS" : count.EW > count.NS ? "EW" : null;
+  if (!offenders) return [...lines, t("revoke_cancel")];
+  const claimants = offenders === "NS" ? "EW" : "NS";
+  if (!extra.penalised) return [...lines, t("revoke_not_claimed", { side: side(claimants) })];
+  let cost = "";
+  if (extra.penalties && nonzero(extra.penalties)) {
+    const [ns, ew] = pair(extra.penalties);
+    cost = [["NS", ns], ["EW", ew]].filter(([, n]) => n).map(([s, n]) => `${side(s)} ${signed(n)}`).join(", ");
+    cost = t("revoke_cost_points", { points: cost });
+  } else if (extra.tricks_played) {
+    const [ns] = pair(extra.tricks_played);
+    const moved = ns - r.tricks.NS; // > 0: N-S gave tricks away
+    if (moved) cost = t("revoke_cost_tricks", { n: Math.abs(moved), from: side(moved > 0 ? "NS" : "EW"), to: side(moved > 0 ? "EW" : "NS") });
+  }
+  return [...lines, t("revoke_claimed", { side: side(claimants) }) + (cost ? ` ${cost}` : "")];
 }
 
 function signed(n) {

@@ -56,6 +56,7 @@ export const app = {
   typed: "", // a rank typed, waiting for its suit
   typedAt: 0,
   message: null, // a refusal or error shown in the status line
+  notice: null, // what just happened (a revoke corrected), before the status until the next card
   retry: 0,
   resultShown: null, // the game whose result dialog has been shown
   handEnd: null, // the last hand's result, in its panel until the next card or a click

@@ -190,6 +190,7 @@ export function renderStatus(v) {
     text = `${t(v.variant === "swedish" ? "nollspel_advice" : "nolo_advice")} · ${text}`;
   }
   if (!app.message && app.hint && !v.winner) text = hintText(app.hint.action);
+  if (!app.message && app.notice && !v.winner) text = `${app.notice} · ${text}`;
   $("#status").textContent = text;
 }
 
