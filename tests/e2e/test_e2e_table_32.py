@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Browser, Page
 
 from whistkit.server.app import STATIC_DIR
 
 from .conftest import DESKTOP, ServerProcess
+from .test_e2e_friends import LOOK, close_all, create_table, join, new_person, play_together
 from .pages import (
     MY_TURN_OR_END,
     hand_cards,
@@ -221,5 +223,51 @@ def test_item_8_a_corrected_revoke_says_what_happened(browser: Browser, tmp_path
         assert want in status, status
         assert good in trick_cards(page)
         page.close()
+    finally:
+        srv.stop()
+
+
+def test_item_5_a_friend_who_leaves_is_shown_counting_down_and_back(
+    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the table's time scaled (30 s -> 15 s): the countdown is in real seconds
+    monkeypatch.setenv("WHISTKIT_TURN_TIME_SCALE", "0.5")
+    srv = ServerProcess(tmp_path / "away.sqlite3", bot_delay=0).start()
+    try:
+        host = new_person(browser, "S", srv.url)
+        links = create_table(host, "felagsvist", {"N": "person", "E": "club", "W": "club"})
+        north = join(browser, "N", links["N"], "Nina")
+        host.page.locator("#dlg-invite .close").click()
+        # play until it is North's turn; North closes their page then
+        while not north.page.evaluate(LOOK)["mine"]:
+            play_together([host, north], steps=1)
+        north.context.close()
+        en = strings()
+        status = host.page.locator("#status")
+        counting = en["away_standin_in"].split("{s}")[0].format(name="Nina")
+        host.page.wait_for_function(
+            "(t) => document.querySelector('#status').textContent.includes(t)", arg=counting
+        )
+        first = status.inner_text()
+        # it counts down: the seconds change while the table waits
+        host.page.wait_for_function(
+            "([t, was]) => { const s = document.querySelector('#status').textContent;"
+            " return !s.includes(t) || s !== was; }",
+            arg=[counting, first],
+        )
+        # then the stand-in plays, and the status says so
+        host.page.wait_for_function(
+            "(t) => document.querySelector('#status').textContent.includes(t)",
+            arg=en["away_standin"].format(name="Nina"),
+            timeout=60_000,
+        )
+        # North comes back: said once, and the away line goes
+        back = join(browser, "N", links["N"], "Nina")
+        host.page.wait_for_function(
+            "(t) => document.querySelector('#status').textContent.includes(t)",
+            arg=en["person_back"].format(name="Nina"),
+        )
+        assert "Nina has left" not in status.inner_text()
+        close_all([host, back])
     finally:
         srv.stop()

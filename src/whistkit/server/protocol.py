@@ -102,7 +102,9 @@ Shared tables also send:
   level plays a person's seat: the person is away (disconnected, and the table's time or
   the grace of 30 s passed on their turn, or the table was started before they came),
   or did not act within the table's ``timeout`` (then for that one action). Bot seats
-  have ``"connected": false`` and their level.
+  have ``"connected": false`` and their level. A person away on their turn, before the
+  stand-in plays, also has ``"standin_in": seconds`` (whole seconds left, rounded up,
+  when the message was made): the page counts down from it.
 - ``{"type": "chat", "seat": S, "name": str, "text": str} | {..., "phrase": KEY}`` with
   ``"at"`` (server time, seconds since the epoch): to every seat and watcher; on joining,
   the last lines (at most 30) come after ``seats``. Render text as text (textContent).

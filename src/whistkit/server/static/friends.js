@@ -5,7 +5,7 @@ import { has, t } from "./i18n.js";
 import { send, startGame } from "./connection.js";
 import { closeDialogs, openDialog } from "./sheet.js";
 import { $, app, gameEntry, NAME_KEY, rememberTable, SEATS } from "./state.js";
-import { render, showMessage } from "./table.js";
+import { render, renderStatus, showMessage } from "./table.js";
 
 export const TIMEOUTS = [0, 30, 60, 120];
 const OTHER_SEATS = ["N", "E", "W"];
@@ -232,7 +232,21 @@ function hostButtons(seat, isPerson) {
 
 // the server's word on who sits where
 export function onSeats(msg) {
+  const before = app.seats;
   app.seats = msg.seats || null;
+  // an away person's stand-in: when it plays (counted down in the status line)
+  app.standinDue = {};
+  for (const [seat, p] of Object.entries(app.seats || {})) {
+    if (p && Number.isFinite(p.standin_in)) app.standinDue[seat] = performance.now() + 1000 * p.standin_in;
+  }
+  tickAway();
+  // a person back at the table: said once to the others
+  if (before && app.seats && msg.started && app.view) {
+    const back = SEATS.filter((s) => s !== (app.role === "watch" ? null : app.seat)
+      && before[s] && before[s].kind === "person" && !before[s].connected
+      && app.seats[s] && app.seats[s].kind === "person" && app.seats[s].connected);
+    if (back.length) showMessage(back.map((s) => t("person_back", { name: personName(s) })).join(" "));
+  }
   app.started = Boolean(msg.started);
   app.ended = Boolean(msg.ended);
   app.timeout = Number(msg.timeout) || 0;
@@ -244,6 +258,37 @@ export function onSeats(msg) {
   updateTools();
   if (app.view) render();
   if ($("#dlg-invite").open) renderInvite();
+}
+
+function personName(seat) {
+  const p = app.seats && app.seats[seat];
+  return (p && p.name) || t(`seat_${seat}`);
+}
+
+// who has left the table, for the status line: "Eve has left: a bot takes over in 25 s"
+// on her turn, counting down; "Eve has left." otherwise
+export function awayText(v) {
+  if (!app.shared || !app.seats || !app.started || app.ended || !v || v.winner) return "";
+  const parts = [];
+  for (const seat of SEATS) {
+    const p = app.seats[seat];
+    if (!p || p.kind !== "person" || p.connected || (seat === app.seat && app.role !== "watch")) continue;
+    const name = personName(seat);
+    const due = (app.standinDue || {})[seat];
+    if (p.standin) parts.push(t("away_standin", { name }));
+    else if (due !== undefined && v.to_play === seat) parts.push(t("away_standin_in", { name, s: Math.max(0, Math.ceil((due - performance.now()) / 1000)) }));
+    else parts.push(t("away_left", { name }));
+  }
+  return parts.join(" ");
+}
+
+// the countdown: the status line again each second while a stand-in is due
+let awayTimer = 0;
+function tickAway() {
+  clearTimeout(awayTimer);
+  const due = Object.values(app.standinDue || {});
+  if (!due.length || due.every((d) => d < performance.now())) return;
+  awayTimer = setTimeout(() => { if (app.view) renderStatus(app.view); tickAway(); }, 1000);
 }
 
 // a new link for a reopened seat (sent to the host)

@@ -6,6 +6,7 @@ import { renderActions } from "./actions.js";
 import { renderHand, hintText } from "./hand.js";
 import { renderHandEnd, renderResult } from "./handend.js";
 import { applyGather } from "./motion.js";
+import { awayText } from "./friends.js";
 import { renderSeats } from "./seats.js";
 import { renderLast, renderSheet } from "./sheet.js";
 import {
@@ -191,6 +192,8 @@ export function renderStatus(v) {
   }
   if (!app.message && app.hint && !v.winner) text = hintText(app.hint.action);
   if (!app.message && app.notice && !v.winner) text = `${app.notice} · ${text}`;
+  const away = app.message ? "" : awayText(v);
+  if (away) text = `${away} · ${text}`;
   $("#status").textContent = text;
 }
 
