@@ -74,32 +74,29 @@ def test_item_11_enter_after_a_refused_click_plays_the_selected_card(
 def test_item_2_space_puts_the_end_of_hand_panel_away(
     browser: Browser, server: ServerProcess
 ) -> None:
-    """At pace 0 the panel stays until the next card; when S is to lead the next hand it
-    covers the table at S's turn: Space puts it away (docs/web.md: a click, a key or your
-    next card), and plays nothing."""
+    """At a person's pace the end of a hand waits with its panel up: Space goes on (as
+    docs/web.md says: a click, a key or your next card), and the next deal comes."""
     page = browser.new_page(viewport=DESKTOP)
     open_page(page, server.url)
-    start_by_keyboard(page, seed=6)
+    start_by_keyboard(page, seed=3)
     panel = page.locator("#hand-end")
     last = ""
-    for _ in range(13 * 5):
+    paced = False
+    while True:
         page.wait_for_function(PANEL_OR_TURN, arg=last, timeout=60_000)
         if panel.is_visible():
-            page.wait_for_function(MY_TURN_OR_END, arg=last)
-            if panel.is_visible():
-                break
+            break
         last = version(page)
+        if not paced and len(hand_cards(page)) <= 3:
+            page.evaluate("localStorage.setItem('whistkit.pace', 'fast')")
+            paced = True
         page.locator('#hand [data-legal="true"]').first.click()
-    else:
-        raise AssertionError("the panel was never up at S's turn")
-    assert len(hand_cards(page)) == 13
     page.keyboard.press(" ")
     page.wait_for_selector("#hand-end[hidden]", state="attached")
-    assert len(hand_cards(page)) == 13  # the key put the panel away, it played nothing
     assert page.locator("#status").inner_text() != strings()["refused_turn"]
-    # and the next Space plays the selected card
-    page.keyboard.press(" ")
-    page.wait_for_function("() => document.querySelectorAll('#hand .card').length === 12")
+    # the next hand is dealt
+    page.wait_for_function("() => document.querySelectorAll('#hand .card').length === 13")
+    assert panel.is_hidden()
     page.close()
 
 

@@ -21,10 +21,13 @@ export function onKey(e) {
   if (!openDlg && e.key === "Escape" && app.picking) { app.picking = null; render(); return; }
   if (!openDlg && e.key === "Escape" && app.armed) { app.armed = null; render(); return; }
   if (!openDlg && e.key === "Escape" && app.handEnd) { dismissHandEnd(); return; }
-  // the hand's end waits for the player: Enter or Space puts its panel away (and goes on
-  // to the next hand where it holds it back); a button's own Enter stays the button's
+  // the hand's end waits for the player: Enter or Space goes on to the next hand; where
+  // nothing holds it back (pace 0) they put the panel away while it is not your turn (on
+  // your turn they play your card, and the panel goes with it); a button's own Enter
+  // stays the button's
   const onButton = e.target instanceof HTMLButtonElement && !e.target.classList.contains("card");
-  if (!openDlg && (e.key === "Enter" || e.key === " ") && (app.release || (app.handEnd && !$("#hand-end").hidden && !onButton))) {
+  const panelUp = app.handEnd && !$("#hand-end").hidden && !onButton && app.view && app.view.to_play !== app.seat;
+  if (!openDlg && (e.key === "Enter" || e.key === " ") && (app.release || panelUp)) {
     e.preventDefault();
     dismissHandEnd();
     return;
