@@ -268,3 +268,66 @@ def test_item_5_a_friend_who_leaves_is_shown_counting_down_and_back(
         close_all([host, back])
     finally:
         srv.stop()
+
+
+STATUS_SEEN = """
+addEventListener('DOMContentLoaded', () => {
+  window.__status = [];
+  const s = document.querySelector('#status');
+  new MutationObserver(() => window.__status.push(
+    [document.querySelector('#table').dataset.phase || '', document.querySelector('#table').dataset.turn || '', s.textContent]
+  )).observe(s, { childList: true, characterData: true, subtree: true });
+});
+"""
+
+
+def test_item_9_swedish_bidding_reveal_and_outcome_are_said(
+    browser: Browser, server: ServerProcess
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    page.add_init_script(STATUS_SEEN)
+    open_page(page, server.url)
+    start_by_clicks(page, "swedish", {}, seed=7)
+    en = strings()
+    last = ""
+    while page.locator("#table").get_attribute("data-phase") != "play":
+        assert wait_my_turn(page, last)
+        last = version(page)
+        if page.locator("#table").get_attribute("data-phase") != "bid":
+            break
+        page.locator('#hand [data-legal="true"]').first.click()
+    page.wait_for_function("() => document.querySelector('#table').dataset.phase === 'play'")
+    # while a bot chose its bottom card, the status said so (not "West to play")
+    seen = page.evaluate("() => window.__status")
+    bidding = [text for phase, turn, text in seen if phase == "bid" and turn not in ("", "S")]
+    assert bidding, seen
+    choosing = en["choosing_bottom"].split("{seat}")[1]
+    assert all(choosing in text for text in bidding), bidding
+    # the bottom cards turned up, together, with their colours and what they made
+    info = page.locator("#public-info").inner_text()
+    contract = page.locator("#hand-info").get_attribute("data-contract")
+    lead = en["bottoms_spel" if contract == "SPEL" else "bottoms_nollspel"].split("{cards}")[0]
+    assert lead in info, info
+    assert en["colour_red"] in info or en["colour_black"] in info, info
+    if contract == "SPEL":
+        assert en["colour_red"] in info
+    else:
+        assert en["colour_red"] not in info
+    # the end of the hand says whether the declarer made it
+    panel = page.locator("#hand-end")
+    last = ""
+    while True:
+        page.wait_for_function(PANEL_OR_TURN, arg=last, timeout=60_000)
+        if panel.is_visible():
+            break
+        last = version(page)
+        page.locator('#hand [data-legal="true"]').first.click()
+    made = page.locator("#hand-end p.made").inner_text()
+    ns, ew = (int(x) for x in page.locator("#hand-end tbody tr td:nth-child(2)").all_inner_texts())
+    if contract == "SPEL":
+        word = en["spel_made"].split(":")[0], en["spel_failed"].split(":")[0]
+        assert made.split(":")[0] in word, made
+    else:
+        assert en["nollspel_made"].split(":")[0] in made, made
+    assert str(ns) in made or str(ew) in made, made
+    page.close()

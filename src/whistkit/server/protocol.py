@@ -225,6 +225,12 @@ def contract_json(contract: Contract | None) -> dict[str, Any] | None:
 
 def result_json(result: HandResult) -> dict[str, Any]:
     """One finished hand for the score sheet."""
+    extra = dict(result.extra)
+    revealed = extra.get("revealed")
+    if isinstance(revealed, tuple) and all(type(s) is int and 0 <= s < 4 for s in revealed):
+        # Swedish: the seats whose bottom cards were turned up (not cards, as in the view's
+        # public "revealed" map)
+        extra["revealed"] = [seat_name(s) for s in revealed]
     return {
         "number": result.number,
         "dealer": seat_name(result.dealer),
@@ -233,7 +239,7 @@ def result_json(result: HandResult) -> dict[str, Any]:
         "tricks": sides(result.tricks),
         "points": sides(result.points),
         "score": sides(result.score),
-        "extra": to_json_value(dict(result.extra)),
+        "extra": to_json_value(extra),
     }
 
 

@@ -4,6 +4,7 @@
 import { t } from "./i18n.js";
 import { releaseHold } from "./connection.js";
 import { gameLine, sheetTable, sideName } from "./sheet.js";
+import { bottomsText } from "./table.js";
 import {
   $, app, contractText, formatValue, isCard, nonzero, pair, seatName, shortCard, sideOf, sortHand, withSuits,
 } from "./state.js";
@@ -50,6 +51,14 @@ export function renderHandEnd() {
     panel.append(p);
   }
   const notes = [];
+  // Swedish: what the bottom cards made, and whether the declarer made it
+  const swedish = swedishLines(r);
+  if (swedish) {
+    const p = document.createElement("p");
+    p.className = "made";
+    p.append(withSuits(swedish));
+    panel.append(p);
+  }
   if (r.extra && nonzero(r.extra.honours)) notes.push(`${t("honours")} ${pair(r.extra.honours).join("–")}`);
   if (r.extra && r.extra.game && typeof r.extra.game === "object") notes.push(gameLine(v.match && v.match.games ? v.match.games.length : 1, r.extra.game));
   notes.push(t("hand_end_next"));
@@ -109,6 +118,30 @@ export function revokeLines(r) {
     if (moved) cost = t("revoke_cost_tricks", { n: Math.abs(moved), from: side(moved > 0 ? "NS" : "EW"), to: side(moved > 0 ? "EW" : "NS") });
   }
   return [...lines, t("revoke_claimed", { side: side(claimants) }) + (cost ? ` ${cost}` : "")];
+}
+
+function swedishLines(r) {
+  const c = r.contract;
+  if (!c || !["SPEL", "NOLLSPEL"].includes(c.code) || !r.tricks) return "";
+  const parts = [];
+  const extra = r.extra || {};
+  // the bottom cards turned up, as the table showed them (in reveal order)
+  if (Array.isArray(extra.revealed) && extra.bottom && typeof extra.bottom === "object") {
+    const bottom = Array.isArray(extra.bottom) ? Object.fromEntries(["N", "E", "S", "W"].map((s, i) => [s, extra.bottom[i]])) : extra.bottom;
+    const shown = Object.fromEntries(extra.revealed.filter((s) => isCard(bottom[s])).map((s) => [s, bottom[s]]));
+    const text = bottomsText(c, shown);
+    if (text) parts.push(text);
+  }
+  const side = (s) => t(s === "NS" ? "side_ns" : "side_ew");
+  if (c.code === "SPEL" && c.declarer) {
+    const s = sideOf(c.declarer);
+    const n = r.tricks[s];
+    parts.push(t(n >= 7 ? "spel_made" : "spel_failed", { seat: seatName(c.declarer), side: side(s), n }));
+  } else if (c.code === "NOLLSPEL") {
+    const s = r.tricks.NS <= 6 ? "NS" : "EW";
+    parts.push(t("nollspel_made", { side: side(s), n: r.tricks[s] }));
+  }
+  return parts.join(" ");
 }
 
 function signed(n) {

@@ -11,7 +11,7 @@ import { renderSeats } from "./seats.js";
 import { renderLast, renderSheet } from "./sheet.js";
 import {
   $, app, CARD_BESIDE, cardFace, contractText, formatValue, isCard, isSeatCards, patchChildren, posOf,
-  PUBLIC_HIDDEN, publicKey, publicName, seatName, sideOf, suitMark, trickWonText,
+  PUBLIC_HIDDEN, publicKey, publicName, seatName, SEATS, shortCard, sideOf, suitMark, trickWonText,
 } from "./state.js";
 
 export function render() {
@@ -128,6 +128,8 @@ function renderPublicInfo(v) {
     }
     if (text) parts.push(`${publicName(key)}: ${text}`);
   }
+  const bottoms = v.phase === "play" ? bottomsText(v.contract, (v.public || {}).revealed) : "";
+  if (bottoms) parts.push(bottoms);
   const match = v.match || {};
   if (Array.isArray(match.games) && match.games.length) {
     // each game as its winner and the winner's score first: "E–W 6–1 (2)"
@@ -142,6 +144,18 @@ function renderPublicInfo(v) {
   }
   const el = $("#public-info");
   el.textContent = parts.join(" · ");
+}
+
+// Swedish: the bottom cards turned up, in order, with their colours, and what they made:
+// "Bottom cards West 5♠ black, North 3♥ red: the first red card makes spel, North declares."
+export function bottomsText(contract, revealed) {
+  if (!contract || !revealed || typeof revealed !== "object" || !["SPEL", "NOLLSPEL"].includes(contract.code)) return "";
+  const cards = Object.entries(revealed).filter(([seat, c]) => SEATS.includes(seat) && isCard(c))
+    .map(([seat, c]) => `${seatName(seat)} ${shortCard(c)} ${t("HD".includes(c[1]) ? "colour_red" : "colour_black")}`);
+  if (!cards.length) return "";
+  const list = cards.join(", ");
+  if (contract.code === "NOLLSPEL") return t("bottoms_nollspel", { cards: list });
+  return t("bottoms_spel", { cards: list, seat: seatName(contract.declarer) });
 }
 
 function renderTrick(v) {
@@ -181,6 +195,8 @@ export function renderStatus(v) {
   else if (v.to_play === app.seat && app.role !== "watch") {
     const special = v.legal.some((a) => a.type === "action");
     text = v.phase === "bid" ? t("prompt_bid") : special && !v.legal.some((a) => a.type === "play") ? t("prompt_action") : t("your_turn");
+  } else if (v.to_play && v.phase === "bid" && v.variant === "swedish") {
+    text = t("choosing_bottom", { seat: seatName(v.to_play) }); // not yet a card to play
   } else if (v.to_play) text = t("turn_of", { seat: seatName(v.to_play) });
   else text = t("waiting");
   if (!app.message && v.trick.length === 0 && app.doneTrick && app.doneTrick.winner) {
