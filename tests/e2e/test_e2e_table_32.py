@@ -331,3 +331,44 @@ def test_item_9_swedish_bidding_reveal_and_outcome_are_said(
         assert en["nollspel_made"].split(":")[0] in made, made
     assert str(ns) in made or str(ew) in made, made
     page.close()
+
+
+def test_item_7_an_invite_says_what_comes_and_no_tool_acts_without_a_game(
+    browser: Browser, server: ServerProcess
+) -> None:
+    host = new_person(browser, "S", server.url)
+    links = create_table(host, "felagsvist", {"N": "person", "E": "club", "W": "club"})
+    host.page.locator("#dlg-invite .close").click()
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    open_page(page, links["N"])
+    page.wait_for_selector("#dlg-join[open]")
+    en = strings()
+    # what happens next, and how to play from the form itself
+    page.wait_for_function("() => document.querySelector('#join-next').textContent !== ''")
+    assert page.locator("#join-next").inner_text() == en["join_next"].format(host="Anna")
+    page.locator("#join-rules").click()
+    page.wait_for_selector("#dlg-rules[open]")
+    assert page.locator("#dlg-join[open]").count() == 1  # the form stays beneath
+    page.locator("#dlg-rules .close").first.click()
+    # the game's tools do nothing without a game: disabled, and their keys too
+    for tool in ("#btn-new", "#btn-hint", "#btn-last", "#btn-sheet"):
+        assert page.locator(tool).is_disabled(), tool
+    page.locator("#player-name").fill("Nina")
+    page.locator("#player-name").press("Enter")
+    page.wait_for_selector('#me[data-seat="N"][data-player="Nina"]')
+    for tool in ("#btn-new", "#btn-hint", "#btn-last", "#btn-sheet"):
+        assert page.locator(tool).is_enabled(), tool
+    # a watcher gets no Hint and no New game (the last trick is theirs to look at)
+    watch = browser.new_context(viewport=DESKTOP)
+    wpage = watch.new_page()
+    open_page(wpage, links["watch"])
+    wpage.wait_for_selector('#table[data-role="watch"][data-version]')
+    assert wpage.locator("#btn-hint").is_hidden() and wpage.locator("#btn-new").is_hidden()
+    assert wpage.locator("#btn-last").is_visible()
+    wpage.keyboard.press("n")
+    wpage.keyboard.press("h")
+    assert wpage.locator("dialog[open]").count() == 0
+    close_all([host])
+    context.close()
+    watch.close()

@@ -3,6 +3,7 @@
 
 import { has, t } from "./i18n.js";
 import { send, startGame } from "./connection.js";
+import { openRules } from "./rules.js";
 import { closeDialogs, openDialog } from "./sheet.js";
 import { $, app, gameEntry, NAME_KEY, rememberTable, SEATS } from "./state.js";
 import { render, renderStatus, showMessage } from "./table.js";
@@ -333,6 +334,12 @@ export function updateTools() {
   // watchers read the chat; only the people at the table write in it
   $("#chat-form").hidden = app.role === "watch";
   $("#chat-phrases").hidden = app.role === "watch";
+  // a watcher has no hand to hint at, and does not start the game watched
+  const watching = app.role === "watch";
+  $("#btn-hint").hidden = watching;
+  $("#btn-new").hidden = watching;
+  // behind the name form of an invite there is no game yet: no game's tools
+  for (const id of ["#btn-new", "#btn-last", "#btn-sheet", "#btn-hint"]) $(id).disabled = Boolean(app.joining);
 }
 
 // -- arriving by a link ----------------------------------------------------------------
@@ -365,8 +372,11 @@ export async function arriveByLink() {
 }
 
 async function openJoin(game, seat, token) {
+  app.joining = true;
+  updateTools();
   const summary = $("#join-summary");
   summary.textContent = "";
+  $("#join-next").textContent = "";
   $("#join-error").textContent = "";
   let info = null;
   const sit = $("#join-sit");
@@ -383,7 +393,14 @@ async function openJoin(game, seat, token) {
   } catch (err) {
     $("#join-error").textContent = t("error", { message: err.message });
   }
-  if (info) summary.textContent = joinSummary(info, seat);
+  if (info) {
+    summary.textContent = joinSummary(info, seat);
+    // what comes after "Sit down"
+    const host = info.seats && info.seats.S && info.seats.S.name ? info.seats.S.name : t("seat_S");
+    $("#join-next").textContent = t(info.started ? "join_next_started" : "join_next", { host });
+  }
+  $("#join-rules").onclick = () => openRules((info && info.variant) || "felagsvist", true);
+  $("#dlg-join").addEventListener("close", () => { app.joining = false; updateTools(); }, { once: true });
   const input = $("#player-name");
   input.value = localStorage.getItem(NAME_KEY) || "";
   const form = $("#join-form");

@@ -45,6 +45,8 @@ export function onKey(e) {
   // keeps the focus there until its next frame, and a quick N after Escape was lost)
   const field = target instanceof HTMLSelectElement || target instanceof HTMLInputElement;
   if (field && !target.closest("dialog:not([open])")) return;
+  // arriving by an invite, before sitting down: no game, no game's keys
+  if (app.joining) return;
   const key = e.key;
   const upper = key.length === 1 ? key.toUpperCase() : key;
   const now = Date.now();
@@ -67,10 +69,10 @@ export function onKey(e) {
     return;
   }
   if (key === "?") { e.preventDefault(); openDialog("#dlg-help"); return; }
-  if (upper === "N") { e.preventDefault(); askNew(); return; }
+  if (upper === "N" && app.role !== "watch") { e.preventDefault(); askNew(); return; }
   if (upper === "L") { e.preventDefault(); renderLast(); openDialog("#dlg-last"); return; }
   if (upper === "S") { e.preventDefault(); renderSheet(); openDialog("#dlg-sheet"); return; }
-  if (upper === "H") { e.preventDefault(); askHint(); return; }
+  if (upper === "H" && app.role !== "watch") { e.preventDefault(); askHint(); return; }
   if (upper === "R") { e.preventDefault(); openRules(); return; }
   if (upper === "G") { e.preventDefault(); openGames(); return; }
   if (upper === "1") { app.typed = "1"; app.typedAt = now; return; }

@@ -78,6 +78,7 @@ export const app = {
   ended: false, // the host ended the shared table
   timeout: 0, // the table's time to play, in seconds (0: none)
   chat: [], // the table's chat, oldest first: {seat, name, text | phrase, at}
+  joining: false, // an invite's name form is up: no game yet
   replaced: false, // this seat was taken over on another page: no reconnecting
   shownHands: null, // a watcher: the last hand's hands as dealt {number, hands}, if shown
 };
