@@ -43,6 +43,24 @@ def tally(page: Page) -> tuple[int, int]:
 PANEL_OR_TURN = f"(last) => !document.querySelector('#hand-end').hidden || ({MY_TURN_OR_END})(last)"
 
 
+def play_to_panel(page: Page) -> None:
+    """Click legal cards until the end-of-hand panel is up. The last three tricks at a
+    person's pace (the page reads the pace as it shows each event), where the panel waits
+    for the player: at pace 0 it goes with the next card, a bot's lead too."""
+    panel = page.locator("#hand-end")
+    last = ""
+    paced = False
+    while True:
+        page.wait_for_function(PANEL_OR_TURN, arg=last, timeout=60_000)
+        if panel.is_visible():
+            return
+        last = version(page)
+        if not paced and len(hand_cards(page)) <= 3:
+            page.evaluate("localStorage.setItem('whistkit.pace', 'fast')")
+            paced = True
+        page.locator('#hand [data-legal="true"]').first.click()
+
+
 def test_item_11_enter_after_a_refused_click_plays_the_selected_card(
     browser: Browser, server: ServerProcess
 ) -> None:
@@ -179,13 +197,8 @@ def test_item_1_an_established_revoke_is_announced_with_the_hand_end(
         bad = revoke_in_first_hand(page)
         # play on without correcting: the revoke is established, the hand goes to its end
         panel = page.locator("#hand-end")
-        last = ""
-        while True:
-            page.wait_for_function(PANEL_OR_TURN, arg=last, timeout=60_000)
-            if panel.is_visible():
-                break
-            last = version(page)
-            page.locator('#hand [data-legal="true"]').first.click()
+        play_to_panel(page)
+        assert panel.get_attribute("data-ended") == "1"
         text = panel.inner_text()
         en = strings()
         said = page.locator("#hand-end p.revoke").all_inner_texts()
@@ -314,14 +327,8 @@ def test_item_9_swedish_bidding_reveal_and_outcome_are_said(
     else:
         assert en["colour_red"] not in info
     # the end of the hand says whether the declarer made it
-    panel = page.locator("#hand-end")
-    last = ""
-    while True:
-        page.wait_for_function(PANEL_OR_TURN, arg=last, timeout=60_000)
-        if panel.is_visible():
-            break
-        last = version(page)
-        page.locator('#hand [data-legal="true"]').first.click()
+    play_to_panel(page)
+    assert page.locator("#hand-end").get_attribute("data-ended") == "1"
     made = page.locator("#hand-end p.made").inner_text()
     ns, ew = (int(x) for x in page.locator("#hand-end tbody tr td:nth-child(2)").all_inner_texts())
     if contract == "SPEL":

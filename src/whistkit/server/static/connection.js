@@ -232,7 +232,8 @@ function viewAfter(v, ev) {
     const r = ev.result || {};
     return { ...v, to_play: null, legal: [], irregular: [], tricks: r.tricks || v.tricks, score: r.score || v.score };
   }
-  if (ev.type !== "play") return v;
+  // another event (a decision made): what it changes comes with the next view
+  if (ev.type !== "play") return { ...v, to_play: null, legal: [], irregular: [] };
   const seat = ev.seat;
   const sizes = { ...(v.hand_sizes || {}) };
   if (typeof sizes[seat] === "number") sizes[seat] = Math.max(0, sizes[seat] - 1);
