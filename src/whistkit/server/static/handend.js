@@ -60,7 +60,14 @@ export function renderHandEnd() {
     panel.append(p);
   }
   if (r.extra && nonzero(r.extra.honours)) notes.push(`${t("honours")} ${pair(r.extra.honours).join("–")}`);
-  if (r.extra && r.extra.game && typeof r.extra.game === "object") notes.push(gameLine(v.match && v.match.games ? v.match.games.length : 1, r.extra.game));
+  if (r.extra && r.extra.game && typeof r.extra.game === "object") {
+    // the game this hand ended: the match's last, or the next one while the view shown is
+    // still the one before the hand's end (its next deal not shown yet)
+    const games = v.match && Array.isArray(v.match.games) ? v.match.games : [];
+    const key = (g) => JSON.stringify([sideName(g.winner), pair(g.score || [0, 0]), g.value]);
+    const listed = games.length && key(games[games.length - 1]) === key(r.extra.game);
+    notes.push(gameLine(listed ? games.length : games.length + 1, r.extra.game));
+  }
   notes.push(t("hand_end_next"));
   // a watcher of a table that shows them: the hands as they were dealt
   const shown = app.shownHands;

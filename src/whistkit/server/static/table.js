@@ -199,7 +199,7 @@ export function renderStatus(v) {
     text = t("choosing_bottom", { seat: seatName(v.to_play) }); // not yet a card to play
   } else if (v.to_play) text = t("turn_of", { seat: seatName(v.to_play) });
   else text = t("waiting");
-  if (!app.message && v.trick.length === 0 && app.doneTrick && app.doneTrick.winner) {
+  if (!app.message && !app.notice && v.trick.length === 0 && app.doneTrick && app.doneTrick.winner) {
     text = `${trickWonText(app.doneTrick.winner)} · ${text}`;
   }
   // the first Nóló hand of a game: what the player is to do, where they look
@@ -210,7 +210,10 @@ export function renderStatus(v) {
   if (!app.message && app.notice && !v.winner) text = `${app.notice} · ${text}`;
   const away = app.message ? "" : awayText(v);
   if (away) text = `${away} · ${text}`;
-  $("#status").textContent = text;
+  const status = $("#status");
+  status.textContent = text;
+  // a long line (a correction, someone away) in a smaller type, in the same box
+  status.dataset.long = String(text.length > 64);
 }
 
 // a shared table before it starts: who it waits for
@@ -229,6 +232,7 @@ function firstMisere(v) {
 export function showMessage(text) {
   app.message = text;
   $("#status").textContent = text;
+  $("#status").dataset.long = String(text.length > 64);
   clearTimeout(showMessage.timer);
   showMessage.timer = setTimeout(() => { app.message = null; if (app.view) renderStatus(app.view); }, 4000);
 }
