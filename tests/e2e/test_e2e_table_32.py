@@ -15,7 +15,6 @@ from playwright.sync_api import Browser, Page
 from whistkit.server.app import STATIC_DIR
 
 from .conftest import DESKTOP, ServerProcess
-from .test_e2e_friends import LOOK, close_all, create_table, join, new_person, play_together
 from .pages import (
     MY_TURN_OR_END,
     hand_cards,
@@ -27,6 +26,7 @@ from .pages import (
     version,
     wait_my_turn,
 )
+from .test_e2e_friends import LOOK, close_all, create_table, join, new_person, play_together
 
 
 def strings(lang: str = "en") -> dict[str, str]:

@@ -241,7 +241,7 @@ class SharedTable(Table):
     def seats_json(self) -> dict[str, Any]:
         """The ``seats`` message."""
         assert self.shared is not None
-        seats = {}
+        seats: dict[str, dict[str, Any]] = {}
         for s in range(4):
             who = self.seats[s]
             person = who == HUMAN
@@ -252,10 +252,10 @@ class SharedTable(Table):
                 "standin": self.standin(s),
                 "level": None if person else who[len(BOT_PREFIX) :],
             }
-            if person and self._timer_key is not None and self._timer_key[0] == s:
-                if not self._timer_key[2]:
-                    # away on their turn: a stand-in plays in this many seconds
-                    seats[seat_name(s)]["standin_in"] = self._seconds_left()
+            key = self._timer_key
+            if person and key is not None and key[0] == s and not key[2]:
+                # away on their turn: a stand-in plays in this many seconds
+                seats[seat_name(s)]["standin_in"] = self._seconds_left()
         return {
             "type": "seats",
             "seats": seats,
