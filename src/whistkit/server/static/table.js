@@ -151,7 +151,10 @@ function renderPublicInfo(v) {
 export function bottomsText(contract, revealed) {
   if (!contract || !revealed || typeof revealed !== "object" || !["SPEL", "NOLLSPEL"].includes(contract.code)) return "";
   const cards = Object.entries(revealed).filter(([seat, c]) => SEATS.includes(seat) && isCard(c))
-    .map(([seat, c]) => `${seatName(seat)} ${shortCard(c)} ${t("HD".includes(c[1]) ? "colour_red" : "colour_black")}`);
+    .map(([seat, c]) => {
+      const red = c[1] === "H" || c[1] === "D";
+      return `${seatName(seat)} ${shortCard(c)} ${t(red ? "colour_red" : "colour_black")}`;
+    });
   if (!cards.length) return "";
   const list = cards.join(", ");
   if (contract.code === "NOLLSPEL") return t("bottoms_nollspel", { cards: list });
