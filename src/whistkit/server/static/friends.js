@@ -233,7 +233,7 @@ function hostButtons(seat, isPerson) {
 
 // the server's word on who sits where
 export function onSeats(msg) {
-  const before = app.seats;
+  const before = app.started ? app.seats : null; // (a table that starts: everyone arrives)
   app.seats = msg.seats || null;
   // an away person's stand-in: when it plays (counted down in the status line)
   app.standinDue = {};
@@ -244,7 +244,7 @@ export function onSeats(msg) {
   // a person back at the table: said once to the others
   if (before && app.seats && msg.started && app.view) {
     const back = SEATS.filter((s) => s !== (app.role === "watch" ? null : app.seat)
-      && before[s] && before[s].kind === "person" && !before[s].connected
+      && before[s] && before[s].kind === "person" && !before[s].connected && before[s].name
       && app.seats[s] && app.seats[s].kind === "person" && app.seats[s].connected);
     if (back.length) showMessage(back.map((s) => t("person_back", { name: personName(s) })).join(" "));
   }
