@@ -102,7 +102,9 @@ Shared tables also send:
   level plays a person's seat: the person is away (disconnected, and the table's time or
   the grace of 30 s passed on their turn, or the table was started before they came),
   or did not act within the table's ``timeout`` (then for that one action). Bot seats
-  have ``"connected": false`` and their level.
+  have ``"connected": false`` and their level. A person away on their turn, before the
+  stand-in plays, also has ``"standin_in": seconds`` (whole seconds left, rounded up,
+  when the message was made): the page counts down from it.
 - ``{"type": "chat", "seat": S, "name": str, "text": str} | {..., "phrase": KEY}`` with
   ``"at"`` (server time, seconds since the epoch): to every seat and watcher; on joining,
   the last lines (at most 30) come after ``seats``. Render text as text (textContent).
@@ -223,6 +225,12 @@ def contract_json(contract: Contract | None) -> dict[str, Any] | None:
 
 def result_json(result: HandResult) -> dict[str, Any]:
     """One finished hand for the score sheet."""
+    extra = dict(result.extra)
+    revealed = extra.get("revealed")
+    if isinstance(revealed, tuple) and all(type(s) is int and 0 <= s < 4 for s in revealed):
+        # Swedish: the seats whose bottom cards were turned up (not cards, as in the view's
+        # public "revealed" map)
+        extra["revealed"] = [seat_name(s) for s in revealed]
     return {
         "number": result.number,
         "dealer": seat_name(result.dealer),
@@ -231,7 +239,7 @@ def result_json(result: HandResult) -> dict[str, Any]:
         "tricks": sides(result.tricks),
         "points": sides(result.points),
         "score": sides(result.score),
-        "extra": to_json_value(dict(result.extra)),
+        "extra": to_json_value(extra),
     }
 
 

@@ -32,6 +32,7 @@ import contextlib
 import dataclasses
 import hmac
 import json
+import math
 import secrets
 import time
 from collections.abc import Callable, Mapping
@@ -174,6 +175,7 @@ class SharedTable(Table):
         self.clock: Callable[[], float] = time.monotonic
         self._timer: asyncio.TimerHandle | None = None
         self._timer_key: tuple[Seat, int, bool] | None = None
+        self._timer_due = 0.0  # the loop's time when the armed timer fires
         self._seats_sent: dict[str, Any] | None = None
 
     # -- loading and storing ---------------------------------------------------------
@@ -239,7 +241,7 @@ class SharedTable(Table):
     def seats_json(self) -> dict[str, Any]:
         """The ``seats`` message."""
         assert self.shared is not None
-        seats = {}
+        seats: dict[str, dict[str, Any]] = {}
         for s in range(4):
             who = self.seats[s]
             person = who == HUMAN
@@ -250,6 +252,10 @@ class SharedTable(Table):
                 "standin": self.standin(s),
                 "level": None if person else who[len(BOT_PREFIX) :],
             }
+            key = self._timer_key
+            if person and key is not None and key[0] == s and not key[2]:
+                # away on their turn: a stand-in plays in this many seconds
+                seats[seat_name(s)]["standin_in"] = self._seconds_left()
         return {
             "type": "seats",
             "seats": seats,
@@ -445,10 +451,18 @@ class SharedTable(Table):
         return shared.level if self.standin(seat) else None
 
     def review(self) -> None:
-        """After any change: tell everyone if the seats changed, and arm the turn's
-        timer (or let a stand-in play)."""
-        self._seats_changed()
+        """After any change: arm the turn's timer (or let a stand-in play), and tell
+        everyone if the seats changed (an away person's countdown among them)."""
         self._arm()
+        self._seats_changed()
+
+    def _seconds_left(self) -> int:
+        """Whole seconds (rounded up) until the armed timer fires, in real time."""
+        try:
+            now = asyncio.get_running_loop().time()
+        except RuntimeError:
+            return 0
+        return max(0, math.ceil(self._timer_due - now))
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
@@ -488,6 +502,7 @@ class SharedTable(Table):
         except RuntimeError:
             return
         self._timer_key = key
+        self._timer_due = loop.time() + seconds * self.time_scale
         self._timer = loop.call_later(seconds * self.time_scale, self._expire, key)
 
     def _expire(self, key: tuple[Seat, int, bool]) -> None:

@@ -3,9 +3,10 @@
 
 import { has, t } from "./i18n.js";
 import { send, startGame } from "./connection.js";
+import { openRules } from "./rules.js";
 import { closeDialogs, openDialog } from "./sheet.js";
 import { $, app, gameEntry, NAME_KEY, rememberTable, SEATS } from "./state.js";
-import { render, showMessage } from "./table.js";
+import { render, renderStatus, showMessage } from "./table.js";
 
 export const TIMEOUTS = [0, 30, 60, 120];
 const OTHER_SEATS = ["N", "E", "W"];
@@ -232,7 +233,21 @@ function hostButtons(seat, isPerson) {
 
 // the server's word on who sits where
 export function onSeats(msg) {
+  const before = app.started ? app.seats : null; // (a table that starts: everyone arrives)
   app.seats = msg.seats || null;
+  // an away person's stand-in: when it plays (counted down in the status line)
+  app.standinDue = {};
+  for (const [seat, p] of Object.entries(app.seats || {})) {
+    if (p && Number.isFinite(p.standin_in)) app.standinDue[seat] = performance.now() + 1000 * p.standin_in;
+  }
+  tickAway();
+  // a person back at the table: said once to the others
+  if (before && app.seats && msg.started && app.view) {
+    const back = SEATS.filter((s) => s !== (app.role === "watch" ? null : app.seat)
+      && before[s] && before[s].kind === "person" && !before[s].connected && before[s].name
+      && app.seats[s] && app.seats[s].kind === "person" && app.seats[s].connected);
+    if (back.length) showMessage(back.map((s) => t("person_back", { name: personName(s) })).join(" "));
+  }
   app.started = Boolean(msg.started);
   app.ended = Boolean(msg.ended);
   app.timeout = Number(msg.timeout) || 0;
@@ -244,6 +259,37 @@ export function onSeats(msg) {
   updateTools();
   if (app.view) render();
   if ($("#dlg-invite").open) renderInvite();
+}
+
+function personName(seat) {
+  const p = app.seats && app.seats[seat];
+  return (p && p.name) || t(`seat_${seat}`);
+}
+
+// who has left the table, for the status line: "Eve has left: a bot takes over in 25 s"
+// on her turn, counting down; "Eve has left." otherwise
+export function awayText(v) {
+  if (!app.shared || !app.seats || !app.started || app.ended || !v || v.winner) return "";
+  const parts = [];
+  for (const seat of SEATS) {
+    const p = app.seats[seat];
+    if (!p || p.kind !== "person" || p.connected || (seat === app.seat && app.role !== "watch")) continue;
+    const name = personName(seat);
+    const due = (app.standinDue || {})[seat];
+    if (p.standin) parts.push(t("away_standin", { name }));
+    else if (due !== undefined && v.to_play === seat) parts.push(t("away_standin_in", { name, s: Math.max(0, Math.ceil((due - performance.now()) / 1000)) }));
+    else parts.push(t("away_left", { name }));
+  }
+  return parts.join(" ");
+}
+
+// the countdown: the status line again each second while a stand-in is due
+let awayTimer = 0;
+function tickAway() {
+  clearTimeout(awayTimer);
+  const due = Object.values(app.standinDue || {});
+  if (!due.length || due.every((d) => d < performance.now())) return;
+  awayTimer = setTimeout(() => { if (app.view) renderStatus(app.view); tickAway(); }, 1000);
 }
 
 // a new link for a reopened seat (sent to the host)
@@ -288,6 +334,12 @@ export function updateTools() {
   // watchers read the chat; only the people at the table write in it
   $("#chat-form").hidden = app.role === "watch";
   $("#chat-phrases").hidden = app.role === "watch";
+  // a watcher has no hand to hint at, and does not start the game watched
+  const watching = app.role === "watch";
+  $("#btn-hint").hidden = watching;
+  $("#btn-new").hidden = watching;
+  // behind the name form of an invite there is no game yet: no game's tools
+  for (const id of ["#btn-new", "#btn-last", "#btn-sheet", "#btn-hint"]) $(id).disabled = Boolean(app.joining);
 }
 
 // -- arriving by a link ----------------------------------------------------------------
@@ -320,8 +372,11 @@ export async function arriveByLink() {
 }
 
 async function openJoin(game, seat, token) {
+  app.joining = true;
+  updateTools();
   const summary = $("#join-summary");
   summary.textContent = "";
+  $("#join-next").textContent = "";
   $("#join-error").textContent = "";
   let info = null;
   const sit = $("#join-sit");
@@ -338,7 +393,14 @@ async function openJoin(game, seat, token) {
   } catch (err) {
     $("#join-error").textContent = t("error", { message: err.message });
   }
-  if (info) summary.textContent = joinSummary(info, seat);
+  if (info) {
+    summary.textContent = joinSummary(info, seat);
+    // what comes after "Sit down"
+    const host = info.seats && info.seats.S && info.seats.S.name ? info.seats.S.name : t("seat_S");
+    $("#join-next").textContent = t(info.started ? "join_next_started" : "join_next", { host });
+  }
+  $("#join-rules").onclick = () => openRules((info && info.variant) || "felagsvist", true);
+  $("#dlg-join").addEventListener("close", () => { app.joining = false; updateTools(); }, { once: true });
   const input = $("#player-name");
   input.value = localStorage.getItem(NAME_KEY) || "";
   const form = $("#join-form");
