@@ -58,7 +58,7 @@ from . import shared
 from .cluster import Cluster, Elsewhere
 from .collector import full_collections
 from .database import open_store
-from .limits import Busy, Limits, Outbox, WorkQueue
+from .limits import Bucket, Busy, Limits, Outbox, WorkQueue
 from .pgstore import PgStore
 from .protocol import (
     GAME_ID_CHARS,
@@ -630,7 +630,20 @@ def create_app(
             while True:
                 await ws.send_text(await out.next_text())
 
+        loop = asyncio.get_running_loop()
+        opened = heard = loop.time()
+        # the message rate: a client over it is not read until it is back under (the
+        # server reads nothing more of the socket meanwhile, and TCP holds the sender)
+        rate = limits.max_messages_per_second
+        messages = Bucket(rate, 2 * rate, opened)
+        volume = Bucket(
+            limits.max_bytes_per_second,
+            limits.max_frame_bytes + limits.max_bytes_per_second,
+            opened,
+        )
+
         async def read() -> None:
+            nonlocal heard
             while True:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
@@ -638,19 +651,40 @@ def create_app(
                 raw = message.get("text")
                 if raw is None:
                     raw = message.get("bytes") or b""
+                now = heard = loop.time()
+                size = len(raw) if isinstance(raw, bytes) or raw.isascii() else len(raw.encode())
+                wait = max(messages.take(1, now), volume.take(size, now))
+                if wait > 0:
+                    await asyncio.sleep(wait)
                 await conn.handle(raw)
                 # let the answers go out between messages a client sent at once, so a
                 # batch of joins does not pile up its replays in the outbox
                 await asyncio.sleep(0)
+
+        async def watch() -> str:
+            """Why the socket is closed: it joined no game in time, or went silent."""
+            while True:
+                now = loop.time()
+                joined = conn.table is not None or conn.relay is not None
+                if not joined and now >= opened + limits.join_timeout:
+                    return f"no game joined within {limits.join_timeout} s"
+                if now >= heard + limits.idle_timeout:
+                    return f"nothing heard for {limits.idle_timeout} s"
+                due = heard + limits.idle_timeout
+                if not joined:
+                    due = min(due, opened + limits.join_timeout)
+                await asyncio.sleep(max(due - now, 0.01))
 
         sender = asyncio.create_task(pump())
         reader = asyncio.create_task(read())
         slow = asyncio.create_task(too_slow.wait())
         kicked = asyncio.create_task(conn.kicked.wait())
         moved = asyncio.create_task(conn.moved.wait())
+        watcher = asyncio.create_task(watch())
         try:
             await asyncio.wait(
-                {reader, slow, sender, kicked, moved}, return_when=asyncio.FIRST_COMPLETED
+                {reader, slow, sender, kicked, moved, watcher},
+                return_when=asyncio.FIRST_COMPLETED,
             )
         finally:
             conn.close()
@@ -658,7 +692,15 @@ def create_app(
             slow.cancel()
             kicked.cancel()
             moved.cancel()
-            if too_slow.is_set():
+            watcher.cancel()
+            if watcher.done() and not watcher.cancelled():
+                # idle: 1001 (going away; the page reconnects), never joined: 1008
+                sender.cancel()
+                reason = watcher.result()
+                code = 1008 if reason.startswith("no game") else 1001
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(ws.close(code, reason), 1.0)
+            elif too_slow.is_set():
                 # the client does not read what it is sent: drop it, the game goes on
                 sender.cancel()
                 with contextlib.suppress(Exception):
@@ -676,7 +718,7 @@ def create_app(
                 elif conn.moved.is_set():  # the table moved to another process: reconnect
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(ws.close(1012, "the table moved; reconnect"), 1.0)
-            for task in (sender, reader, slow, kicked, moved):
+            for task in (sender, reader, slow, kicked, moved, watcher):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
@@ -708,7 +750,11 @@ def create_app(
         ],
         middleware=[
             Middleware(
-                Edge, hosts=hosts, public_url=public_url, max_body_bytes=limits.max_body_bytes
+                Edge,
+                hosts=hosts,
+                public_url=public_url,
+                max_body_bytes=limits.max_body_bytes,
+                body_timeout=limits.body_timeout,
             )
         ],
         lifespan=lifespan,
