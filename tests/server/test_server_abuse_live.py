@@ -196,3 +196,79 @@ def test_a_socket_is_read_at_the_byte_rate(live: LiveServer) -> None:
         got = answers_by(ws, 2.0)
         elapsed = time.monotonic() - start
         assert 1 <= got <= (4096 + 1024 + 1024 * elapsed) / 2000 + 1, (got, elapsed)
+
+
+# -- item 16: creating games and tables -----------------------------------------------
+
+
+TABLE = {"name": "Host", "seats": {"N": "person", "E": "club", "W": "club"}}
+
+
+@pytest.mark.parametrize("live", [("--new-games-per-minute", "1")], indirect=True)
+def test_new_games_from_one_address_are_rate_limited(live: LiveServer) -> None:
+    """Before: 3,000 POSTs made 3,000 games. Now a burst of twice the rate a minute, then
+    429 naming the limit, with Retry-After; games and shared tables count together."""
+    assert post(live, "api/games", {"seed": 1})[0] == 200
+    assert post(live, "api/tables", TABLE)[0] == 200
+    req = urllib.request.Request(
+        live.url + "api/games",
+        data=b"{}",
+        headers={"content-type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=30)
+    assert e.value.code == 429
+    assert int(e.value.headers["Retry-After"]) >= 1
+    message = json.load(e.value)["error"]
+    assert "at most 1 a minute (--new-games-per-minute)" in message, message
+    status, body = post(live, "api/tables", TABLE)
+    assert status == 429 and "--new-games-per-minute" in body["error"]
+
+
+@pytest.mark.parametrize(
+    "live",
+    [
+        (
+            "--new-games-per-minute",
+            "1000",
+            "--max-live-games-per-client",
+            "2",
+            "--live-game-seconds",
+            "3",
+        )
+    ],
+    indirect=True,
+)
+def test_unfinished_games_per_address_are_bounded_and_old_ones_kept(live: LiveServer) -> None:
+    """At most --max-live-games-per-client unfinished games of an address count; once
+    they are older than --live-game-seconds they no longer count, and they are still
+    stored and playable (nothing is removed to make room)."""
+    games = [post(live, "api/games", {"seed": i})[1] for i in (1, 2)]
+    status, body = post(live, "api/games", {"seed": 3})
+    assert status == 429
+    assert "has 2 unfinished games started in the last 3 s" in body["error"]
+    assert "at most 2 (--max-live-games-per-client)" in body["error"]
+    assert post(live, "api/tables", TABLE)[0] == 429
+    time.sleep(3.5)
+    status, _ = post(live, "api/games", {"seed": 4})
+    assert status == 200
+    with urllib.request.urlopen(
+        live.url + "api/games?ids=" + ",".join(g["id"] for g in games), timeout=30
+    ) as r:
+        assert {g["id"] for g in json.load(r)} == {g["id"] for g in games}
+    with ws_connect(live) as ws:
+        assert join(ws, games[0])["type"] == "state"
+
+
+@pytest.mark.parametrize(
+    "live",
+    [("--max-live-games", "3", "--max-live-games-per-client", "100")],
+    indirect=True,
+)
+def test_unfinished_games_in_all_are_bounded(live: LiveServer) -> None:
+    """At most --max-live-games unfinished games played lately, all addresses together."""
+    for i in range(3):
+        assert post(live, "api/games", {"seed": i})[0] == 200
+    status, body = post(live, "api/games", {"seed": 9})
+    assert status == 429
+    assert "at most 3 (--max-live-games)" in body["error"], body

@@ -55,6 +55,7 @@ from ..seats import SOUTH, Seat, seat_name
 from ..state import Action
 from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_variant
 from . import shared
+from .admission import Admission, Refused
 from .cluster import Cluster, Elsewhere
 from .collector import full_collections
 from .database import open_store
@@ -205,6 +206,10 @@ class Server:
         self.progress: dict[str, tuple[int, int]] = {}
         # game id -> why its last review failed, told once to the next poll (a few kept)
         self.failures: dict[str, BaseException] = {}
+        # the bounds on new games per client address and in all (shared with a bus)
+        self.admission = Admission(
+            self.limits, self.store, None if self.cluster is None else self.cluster.redis
+        )
 
     async def analysis_of(
         self, game_id: str, record: str, wait: bool = True
@@ -432,10 +437,23 @@ def create_app(
         except ProtocolError as e:
             return JSONResponse({"error": e.message.replace("is not JSON", "must be JSON")}, 400)
 
+    async def admitted(request: Request) -> Response | None:
+        """The 429 refusing a new game from this client's address, or None."""
+        try:
+            await server.admission.admit(client_address(request))
+        except Refused as e:
+            return JSONResponse(
+                {"error": e.message}, 429, headers={"Retry-After": str(e.retry_after)}
+            )
+        return None
+
     async def new_game(request: Request) -> Response:
         body = await json_body(request)
         if isinstance(body, Response):
             return body
+        refusal = await admitted(request)
+        if refusal is not None:
+            return refusal
         problem = new_game_problem(body)
         if problem is not None:
             return JSONResponse({"error": problem}, 400)
@@ -466,6 +484,7 @@ def create_app(
             return JSONResponse({"error": str(e)}, 400)
         except StoreError as e:
             return JSONResponse({"error": f"the game could not be stored, try again: {e}"}, 503)
+        await server.admission.made(client_address(request), table.id)
         return JSONResponse(
             {"id": table.id, "seat": seat_name(human), "token": table.tokens[human]}
         )
@@ -485,12 +504,16 @@ def create_app(
             new = shared.read_new_table(body, preset.level)
         except ProtocolError as e:
             return JSONResponse({"error": e.message.replace("is not JSON", "must be JSON")}, 400)
+        refusal = await admitted(request)
+        if refusal is not None:
+            return refusal
         try:
             table = await shared.create(server.tables, new)
         except (OptionError, UnknownVariant, ValueError) as e:
             return JSONResponse({"error": str(e)}, 400)
         except StoreError as e:
             return JSONResponse({"error": f"the table could not be stored, try again: {e}"}, 503)
+        await server.admission.made(client_address(request), table.id)
         return JSONResponse(shared.created_json(table, base_of(request.url)))
 
     async def table_summary(request: Request) -> Response:
@@ -791,6 +814,12 @@ def _is_game_id(value: str) -> bool:
         return read_game_id(value) == value
     except ProtocolError:
         return False
+
+
+def client_address(request: Request) -> str:
+    """The client's address (a proxy's X-Forwarded-For from loopback, as uvicorn reads
+    it), "" if unknown."""
+    return request.client.host if request.client is not None else ""
 
 
 def _short_word(value: Any) -> bool:

@@ -305,6 +305,16 @@ class Bucket:
         self.tokens -= amount
         return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
 
+    def take_whole(self, amount: float, now: float) -> float:
+        """Take ``amount`` tokens only if the bucket holds them: 0 when taken, else the
+        seconds until it will (nothing is taken then)."""
+        self.tokens = min(self.size, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= amount:
+            self.tokens -= amount
+            return 0.0
+        return (amount - self.tokens) / self.rate
+
 
 _K = TypeVar("_K", bound=Hashable)
 _V = TypeVar("_V")
