@@ -1088,6 +1088,8 @@ class Connection:
             raise ProtocolError("unknown_game", f"unknown game {quote(game_id)}")
         table.check_token(seat, msg.get("token"))
         name = None if msg.get("name") is None else read_name(msg["name"])
+        if name is not None and isinstance(table, shared.SharedTable) and table.shared:
+            table.check_name(seat, name)  # before the socket follows the table
         old = self.table
         for m in table.join_messages(seat, since):
             self.send(m)

@@ -145,6 +145,9 @@ HOST_OPS = ("start", "bot", "reopen", "end")
 # a person's name at a shared table, and a chat line, at most (code points, once trimmed)
 NAME_CHARS = 24
 CHAT_CHARS = 200
+# combining marks one character of a name or a chat line may carry (Vietnamese stacks
+# two, Tibetan and some Indic clusters a few more)
+MARKS_PER_CHAR = 4
 
 
 class ProtocolError(ValueError):
@@ -609,12 +612,29 @@ def read_action(value: Any) -> dict[str, Any]:
 def _text_problem(value: str) -> str | None:
     """Why ``value`` cannot be shown as one line of text (None if it can): it holds a
     control or format character, a line or paragraph separator, an unpaired surrogate,
-    an unassigned or a private-use code point."""
+    an unassigned or a private-use code point, or more than :data:`MARKS_PER_CHAR`
+    combining marks on one character (once composed, NFC: marks stacked by the hundred
+    spill over the lines above and below)."""
     for char in value:
         category = unicodedata.category(char)
         if category[0] == "C" or category in ("Zl", "Zp"):
             return f"it holds the character U+{ord(char):04X}, which is not shown as text"
+    run = most = 0
+    for char in unicodedata.normalize("NFC", value):
+        run = run + 1 if unicodedata.category(char)[0] == "M" else 0
+        most = max(most, run)
+    if most > MARKS_PER_CHAR:
+        return (
+            f"it has {most} combining marks on one character; at most {MARKS_PER_CHAR}"
+            " (accents and the like)"
+        )
     return None
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: NFKC and case folded (so "Host", "HOST" and
+    "Ｈｏｓｔ" are one name)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
 
 
 def read_name(value: Any) -> str:
@@ -677,6 +697,7 @@ def read_host(data: Mapping[str, Any]) -> tuple[str, Seat | None]:
 
 __all__ = [
     "CHAT_CHARS",
+    "MARKS_PER_CHAR",
     "HOST_OPS",
     "MESSAGE_FIELDS",
     "MESSAGE_TYPES",
@@ -695,6 +716,7 @@ __all__ = [
     "read_game_id",
     "read_host",
     "read_json",
+    "name_key",
     "read_name",
     "read_seat",
     "read_since",

@@ -46,6 +46,7 @@ from .protocol import (
     quote,
     read_chat,
     read_host,
+    name_key,
     read_name,
     to_json_value,
     view_json,
@@ -379,6 +380,18 @@ class SharedTable(Table):
         return out
 
     # -- connections -------------------------------------------------------------------
+
+    def check_name(self, seat: Seat, name: str) -> None:
+        """``ProtocolError`` (``name_taken``) when another seat goes by ``name`` (a
+        person's name or a bot's, compared NFKC and case folded: :func:`name_key`)."""
+        key = name_key(name)
+        for other, shown in self.players().items():
+            if other != seat and name_key(shown) == key:
+                raise ProtocolError(
+                    "name_taken",
+                    f"the name {quote(name)} is taken at this table (seat"
+                    f" {seat_name(other)} goes by {quote(shown)}); choose another name",
+                )
 
     def seated(self, seat: Seat, conn: Seated, name: str | None) -> None:
         """``conn`` (already subscribed to ``seat``) now holds the seat: an older
