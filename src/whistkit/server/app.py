@@ -18,8 +18,9 @@ Routes:
   background with ``REFINE_FACTOR`` times the node limit; until that is done the first
   review is served with ``"refining": {"done", "total", "node_limit"}``, then the
   refined one (without the key).
-- ``POST /api/tables``, ``GET /api/tables/{id}?t=T``, ``GET /api/qr?u=URL``: shared
-  tables (:mod:`whistkit.server.shared`; the protocol's docstring describes them).
+- ``POST /api/tables``, ``GET /api/tables/{id}`` (``X-Table-Token: T``), ``POST
+  /api/qr``: shared tables (:mod:`whistkit.server.shared`; the protocol's docstring
+  describes them).
 - ``WS /ws``: the play protocol of :mod:`whistkit.server.protocol`.
 
 Everything passes :class:`whistkit.server.security.Edge` first (host and origin checks,
@@ -95,6 +96,7 @@ IDLE_ENV = "WHISTKIT_IDLE_SECONDS"
 DEFAULT_IDLE_SECONDS = 30.0  # a table nobody watches leaves memory after this long
 TURN_SCALE_ENV = "WHISTKIT_TURN_TIME_SCALE"  # tests: a shared table's turn time, scaled
 QR_URL_CHARS = 512
+TOKEN_HEADER = "x-table-token"  # a shared table's token, for GET /api/tables/ID
 _N = TypeVar("_N", int, float)
 
 
@@ -518,7 +520,8 @@ def create_app(
 
     async def table_summary(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        token = request.query_params.get("t")
+        # the header keeps the token out of the URL (and so out of proxies' logs)
+        token = request.headers.get(TOKEN_HEADER) or request.query_params.get("t")
         unknown = JSONResponse({"error": f"no table {quote(game_id)} with this token"}, 404)
         if not _is_game_id(game_id) or token is None or len(token) > 128:
             return unknown
@@ -549,7 +552,15 @@ def create_app(
         return None
 
     async def qr(request: Request) -> Response:
-        url = request.query_params.get("u", "")
+        if request.method == "POST":
+            body = await json_body(request)
+            if isinstance(body, Response):
+                return body
+            if not isinstance(body, dict) or not isinstance(body.get("u"), str) or len(body) > 1:
+                return JSONResponse({"error": 'the body must be {"u": URL}'}, 400)
+            url: str = body["u"]
+        else:
+            url = request.query_params.get("u", "")
         bases = server.bases or [base_of(request.url)]
         if len(url) > QR_URL_CHARS:
             return JSONResponse(
@@ -767,7 +778,7 @@ def create_app(
             Route("/api/games/{game_id}/analysis", review),
             Route("/api/tables", new_table, methods=["POST"]),
             Route("/api/tables/{game_id}", table_summary),
-            Route("/api/qr", qr),
+            Route("/api/qr", qr, methods=["GET", "POST"]),
             WebSocketRoute("/ws", websocket),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],

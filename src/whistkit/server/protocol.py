@@ -8,17 +8,22 @@ Shared tables over HTTP (the rest of the HTTP API is in :mod:`whistkit.server.ap
   stand-ins; a missing seat is a bot; ``seed`` is refused: a shared table's deals come
   from the server's secret) answers ``{"game": ID, "seat": "S", "token": T, "name",
   "invites": {"N": URL, ...} (person seats only), "tokens": {"N": T, ...}, "watch": URL,
-  "watch_token": T}``. An invite URL is ``<base>/?join=ID&seat=N&t=T``, the watch URL
-  ``<base>/?watch=ID&t=T``, where base is ``--public-url``, else the LAN address when
-  the server listens on all interfaces, else the address the request came to. Tokens
-  are 128-bit secrets (``secrets.token_urlsafe(16)``), compared in constant time.
-- ``GET /api/tables/ID?t=T`` (a seat's or the watch token): the table's summary for the
+  "watch_token": T}``. An invite URL is ``<base>/?join=ID&seat=N#t=T``, the watch URL
+  ``<base>/?watch=ID#t=T`` (the token in the fragment, which browsers never send: no
+  proxy logs it; the page also reads ``&t=T`` of older links), where base is
+  ``--public-url``, else the LAN address when the server listens on all interfaces, else
+  the address the request came to. Tokens are 128-bit secrets
+  (``secrets.token_urlsafe(16)``), compared in constant time.
+- ``GET /api/tables/ID`` with the header ``X-Table-Token: T`` (a seat's or the watch
+  token; ``?t=T`` is still read, for older pages): the table's summary for the
   join form and the games list: ``{"game", "variant", "options", "level", "seats"
   (as in the ``seats`` message), "started", "ended", "finished", "winner", "score",
   "hand_number", "timeout", "watch_hands", "you": "N" | ... | "watch"}``; 404 for an
   unknown game or a wrong token (the same answer: a token is not guessable).
-- ``GET /api/qr?u=URL``: an SVG QR code (``image/svg+xml``) of ``URL``, which must be a
-  URL of this server (one of the bases above) of at most 512 characters (400 otherwise).
+- ``POST /api/qr`` with JSON ``{"u": URL}`` (``GET /api/qr?u=URL`` for older pages: a
+  query string is logged): an SVG QR code (``image/svg+xml``) of ``URL``, which must be
+  a URL of this server (one of the bases above) of at most 512 characters (400
+  otherwise).
 
 Client to server (one JSON object per message):
 

@@ -792,11 +792,13 @@ def qr_svg(url: str) -> bytes:
 
 
 def invite_path(game: str, seat: str, token: str) -> str:
-    return f"?join={game}&seat={seat}&t={token}"
+    """An invite link's path: the token in the fragment, which a browser never sends (no
+    proxy's log holds it); the page reads it, and still reads ``&t=`` of older links."""
+    return f"?join={game}&seat={seat}#t={token}"
 
 
 def watch_path(game: str, token: str) -> str:
-    return f"?watch={game}&t={token}"
+    return f"?watch={game}#t={token}"
 
 
 def created_json(table: SharedTable, base: str) -> dict[str, Any]:
