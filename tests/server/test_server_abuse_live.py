@@ -87,9 +87,7 @@ def test_a_socket_that_joins_no_game_is_closed(live: LiveServer) -> None:
     assert code == 1008 and "no game joined within 1 s" in reason
 
 
-@pytest.mark.parametrize(
-    "live", [("--idle-timeout", "3", "--join-timeout", "60")], indirect=True
-)
+@pytest.mark.parametrize("live", [("--idle-timeout", "3", "--join-timeout", "60")], indirect=True)
 def test_a_silent_socket_is_closed_and_a_pinging_one_is_not(live: LiveServer) -> None:
     """A joined socket that says nothing is closed once the idle timeout passes; one that
     pings (as the page does) stays open."""

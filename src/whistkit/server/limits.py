@@ -403,9 +403,9 @@ class WorkQueue(Generic[_K, _V]):
 
 __all__ = [
     "ACCEPT_BATCHES",
-    "Bucket",
     "FD_RESERVE",
     "LRU",
+    "Bucket",
     "Busy",
     "Limits",
     "Outbox",

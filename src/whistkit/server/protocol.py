@@ -702,8 +702,8 @@ def read_host(data: Mapping[str, Any]) -> tuple[str, Seat | None]:
 
 __all__ = [
     "CHAT_CHARS",
-    "MARKS_PER_CHAR",
     "HOST_OPS",
+    "MARKS_PER_CHAR",
     "MESSAGE_FIELDS",
     "MESSAGE_TYPES",
     "NAME_CHARS",
@@ -713,6 +713,7 @@ __all__ = [
     "contract_json",
     "dumps_message",
     "error",
+    "name_key",
     "parse_message",
     "quote",
     "read_action",
@@ -721,7 +722,6 @@ __all__ = [
     "read_game_id",
     "read_host",
     "read_json",
-    "name_key",
     "read_name",
     "read_seat",
     "read_since",

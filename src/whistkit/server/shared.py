@@ -43,10 +43,10 @@ from ..seats import SEATS, SOUTH, Seat, seat_name
 from ..state import View
 from .protocol import (
     ProtocolError,
+    name_key,
     quote,
     read_chat,
     read_host,
-    name_key,
     read_name,
     to_json_value,
     view_json,
