@@ -31,7 +31,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SRC = Path(__file__).resolve().parents[2] / "src"
+# WHISTKIT_TEST_SRC: another checkout's src, to see a test fail on the code before a fix
+SRC = Path(os.environ.get("WHISTKIT_TEST_SRC") or Path(__file__).resolve().parents[2] / "src")
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 
