@@ -98,3 +98,25 @@ def test_the_host_s_page_asks_for_qr_codes_without_tokens_in_urls(
     leaked = [u for u in urls if any(t in u for t in tokens)]
     assert leaked == [], leaked
     host.context.close()
+
+
+def test_a_name_taken_at_the_table_asks_for_another(
+    browser: Browser, shared_server: ServerProcess
+) -> None:
+    """Issue 32, item 17 at the page: the server refuses "ANNA" (the host is Anna); the
+    join form comes back saying so, in the page's language, and another name sits."""
+    made = new_table(shared_server)
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    open_page(page, shared_server.url + made["invites"]["N"].split("/", 3)[3], lang="sv")
+    page.wait_for_selector("#dlg-join[open]")
+    page.locator("#player-name").fill("ANNA")
+    page.locator("#join-sit").click()
+    page.wait_for_function(
+        "() => document.querySelector('#join-error').textContent.includes('heter redan')"
+    )
+    assert page.locator("#dlg-join[open]").count() == 1
+    page.locator("#player-name").fill("Björk")
+    page.locator("#join-sit").click()
+    page.wait_for_selector('#me[data-seat="N"][data-player="Björk"]')
+    context.close()

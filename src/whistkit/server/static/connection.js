@@ -6,7 +6,7 @@ import { t } from "./i18n.js";
 import { afterShown, gatherLater, holdsHandEnd, paceFor, showPlay, stopGather } from "./motion.js";
 import { openNew } from "./newgame.js";
 import { addChat, chatRefused, resetChat } from "./chat.js";
-import { hostRefused, onHands, onInvite, onSeats, updateTools } from "./friends.js";
+import { hostRefused, nameRefused, onHands, onInvite, onSeats, updateTools } from "./friends.js";
 import { $, app, forgetGame, GAME_KEY, gameEntry, NAME_KEY, rememberGame, TOKEN_KEY } from "./state.js";
 import { render, showMessage } from "./table.js";
 
@@ -115,6 +115,8 @@ function onMessage(msg) {
     app.message = null;
     showMessage(t(msg.code === "replaced" ? "seat_replaced" : "seat_closed"));
     $("#table").dataset.closed = msg.code;
+  } else if (msg.type === "error" && msg.code === "name_taken" && app.shared && !app.view) {
+    nameRefused(msg);
   } else if (msg.type === "error" && (msg.code === "not_started" || msg.code === "table_ended" || msg.code === "stale")) {
     showMessage(t(`refused_${msg.code}`));
   } else if (msg.type === "error" && msg.code === "forbidden" && app.shared && app.view) {

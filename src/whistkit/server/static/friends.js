@@ -200,11 +200,19 @@ function linkRow(kind, url, note) {
   qr.alt = t("qr_alt");
   qr.width = 120;
   qr.height = 120;
-  // asked by POST: the link's token stays out of every URL the server sees
-  fetch("/api/qr", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ u: url }) })
-    .then((r) => (r.ok ? r.text() : null))
-    .then((svg) => { if (svg) qr.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`; })
-    .catch(() => {});
+  // asked by POST, so that the link's token stays out of every URL the server sees; kept
+  // for the panel's next renderings
+  if (qrCodes.has(url)) qr.src = qrCodes.get(url);
+  else {
+    fetch("/api/qr", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ u: url }) })
+      .then((r) => (r.ok ? r.text() : null))
+      .then((svg) => {
+        if (!svg) return;
+        qrCodes.set(url, `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`);
+        qr.src = qrCodes.get(url);
+      })
+      .catch(() => {});
+  }
   box.append(text, qr);
   return box;
 }
@@ -300,6 +308,8 @@ export function updateTools() {
 // true when the page handles it. The token is in the fragment, which the browser never
 // sends (no proxy logs it); an older link's &t= is read too, and moved to the fragment at
 // once so that a reload does not send it again.
+const qrCodes = new Map(); // link -> its QR code as a data: URL
+
 export async function arriveByLink() {
   const q = new URLSearchParams(location.search);
   const token = new URLSearchParams(location.hash.slice(1)).get("t") || q.get("t");
@@ -385,4 +395,13 @@ function joinSummary(info, seat) {
 
 export function closeJoin() {
   closeDialogs();
+}
+
+// the server refused the name at the table (another seat goes by it): the join form
+// again, saying why, instead of reconnecting with the same name
+export async function nameRefused(msg) {
+  if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
+  app.replaced = true;
+  await openJoin(app.game, app.seat, app.token);
+  $("#join-error").textContent = t("name_taken");
 }
