@@ -177,7 +177,7 @@ class Admission:
                     f"your address has {len(games) - len(finished)} unfinished games started"
                     f" in the last {_span(window)}; at most {lim.max_live_games_per_client}"
                     " (--max-live-games-per-client): finish one, or try again later",
-                    window // 10,
+                    min(window, 600),  # a game finished meanwhile frees a place
                 )
         mono = time.monotonic()
         if mono - self._counted >= COUNT_SECONDS:
