@@ -120,3 +120,37 @@ def test_a_name_taken_at_the_table_asks_for_another(
     page.locator("#join-sit").click()
     page.wait_for_selector('#me[data-seat="N"][data-player="Björk"]')
     context.close()
+
+
+def test_a_page_that_hears_much_and_says_nothing_still_pings(
+    browser: Browser, shared_server: ServerProcess
+) -> None:
+    """Issue 32, item 14 at the page: the server closes a socket that sends nothing for
+    --idle-timeout (150 s), so the page must speak even while it hears plenty (a person
+    at a table where the others chat and play, a watcher). Before, it pinged only when it
+    heard nothing for 10 s. The page's clock is driven by the test (no waiting): with a
+    chat line heard every 5 s for 40 s, it sends a ping within 25 s of its last message."""
+    from websockets.sync.client import connect
+
+    made = new_table(shared_server)
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    page.clock.install()
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda data: sent.append(str(data))))
+    open_page(page, shared_server.url + made["invites"]["N"].split("/", 3)[3])
+    sit(page, "N", "Björk")
+    join = {"type": "join", "game": made["game"], "seat": "S", "token": made["token"]}
+    with connect(shared_server.url.replace("http", "ws") + "ws", open_timeout=10) as host:
+        host.send(json.dumps({**join, "name": "Anna"}))
+        for i in range(8):  # 40 s of the page's time, a chat line every 5 s
+            host.send(json.dumps({"type": "chat", "text": f"line {i}"}))
+            page.wait_for_function(
+                "(n) => [...document.querySelectorAll('#chat-log *')]"
+                ".some((e) => e.textContent.includes(n))",
+                arg=f"line {i}",
+            )
+            page.clock.run_for(5000)
+    pings = [m for m in sent if '"ping"' in m]
+    assert pings, sent
+    context.close()
