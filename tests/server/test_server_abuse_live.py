@@ -14,6 +14,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +114,30 @@ def test_a_silent_socket_is_closed_and_a_pinging_one_is_not(live: LiveServer) ->
             talker.send('{"type": "ping"}')
             assert until(talker, ("pong",)) == {"type": "pong"}
             time.sleep(0.5)
+
+
+@pytest.mark.parametrize("live", [("--max-sockets-per-game", "3")], indirect=True)
+def test_the_sockets_following_one_game_are_bounded(live: LiveServer) -> None:
+    """The join timeout is no help against sockets that join: one game joined by 150
+    sockets (that ping now and then) would still fill the server. At most
+    --max-sockets-per-game follow one game; the next join is refused with game_full
+    (the socket is then closed at the join timeout), and a place that frees is taken."""
+    _, game = post(live, "api/games", {"seed": 5})
+    with ExitStack() as stack:
+        sockets = [stack.enter_context(ws_connect(live)) for _ in range(4)]
+        for ws in sockets[:3]:
+            assert join(ws, game)["type"] == "state"
+        assert join(sockets[0], game)["type"] == "state"  # a join again adds no socket
+        refused = join(sockets[3], game)
+        assert refused["code"] == "game_full"
+        assert "at most 3 (--max-sockets-per-game)" in refused["message"]
+        sockets[0].close()
+        for _ in range(100):  # the server lets the closed socket go
+            if join(sockets[3], game)["type"] == "state":
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the freed place was not taken")
 
 
 @pytest.mark.parametrize("live", [("--body-timeout", "2")], indirect=True)

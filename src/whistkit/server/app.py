@@ -405,6 +405,7 @@ def create_app(
                 server.hints,
                 limits.max_frame_bytes,
                 server.relays,
+                limits.max_sockets_per_game,
             )
             conn.base = server.bases[0] if server.bases else base
             return conn
@@ -657,6 +658,7 @@ def create_app(
             server.hints,
             limits.max_frame_bytes,
             server.relays,
+            limits.max_sockets_per_game,
         )
         conn.base = base_of(ws.url)
 
@@ -903,6 +905,7 @@ class Connection:
         hint_queue: WorkQueue[tuple[str, Seat, int, str], Action] | None = None,
         max_message: int = Limits.max_frame_bytes,
         relays: Relays | None = None,
+        max_followers: int = Limits.max_sockets_per_game,
     ) -> None:
         self.tables = tables
         self.out = out
@@ -922,6 +925,7 @@ class Connection:
         # several processes: this socket's messages go to the table's owner elsewhere
         self.relays = relays
         self.relay: tuple[str, str] | None = None  # (relay id, game) while relayed
+        self.max_followers = max_followers  # sockets following one table, at most
 
     def kick(self, code: str, message: str) -> None:
         """A shared table let this connection go (its seat taken over or closed): tell
@@ -1099,6 +1103,7 @@ class Connection:
             raise ProtocolError("unknown_game", f"unknown game {quote(game_id)}")
         table.check_token(seat, msg.get("token"))
         name = None if msg.get("name") is None else read_name(msg["name"])
+        shared.check_room(table, self)
         if name is not None and isinstance(table, shared.SharedTable) and table.shared:
             table.check_name(seat, name)  # before the socket follows the table
         old = self.table

@@ -89,6 +89,11 @@ class Limits:
         "seconds a WebSocket may send nothing (the page pings at least every 25 s); a"
         " quieter one is closed (1001)",
     )
+    max_sockets_per_game: int = _limit(
+        64,
+        "WebSockets following one game, its players and watchers together; more are"
+        " refused (game_full)",
+    )
     max_messages_per_second: int = _limit(
         20,
         "WebSocket messages read per second per connection, in bursts of twice as many;"

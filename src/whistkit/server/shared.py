@@ -736,6 +736,20 @@ async def create(tables: Tables, new: NewTable) -> SharedTable:
 # -- the shared messages of a connection -----------------------------------------------------
 
 
+def check_room(table: Table, conn: Any) -> None:
+    """``ProtocolError`` (``game_full``) when ``table`` has as many sockets following it
+    as ``conn.max_followers`` and ``conn`` is not one of them (a join at the same table
+    moves a socket, it adds none)."""
+    most: int = getattr(conn, "max_followers", 0) or 0
+    full = bool(most) and len(table.subscribers) >= most
+    if full and not any(q is conn.out for _, q in table.subscribers):
+        raise ProtocolError(
+            "game_full",
+            f"game {table.id} has {len(table.subscribers)} connections already; at most"
+            f" {most} (--max-sockets-per-game)",
+        )
+
+
 async def watch(conn: Client, msg: Mapping[str, Any]) -> None:
     """A ``watch`` message: follow the table as a watcher (with its watch token)."""
     game_id = msg.get("game")
@@ -748,6 +762,7 @@ async def watch(conn: Client, msg: Mapping[str, Any]) -> None:
         raise ProtocolError("not_shared", f"game {game_id} is not a shared table")
     if not _same(msg.get("token"), table.shared.watch_token):
         raise ProtocolError("forbidden", f"watching game {game_id} needs its watch token")
+    check_room(table, conn)
     old = conn.table
     for m in table.watch_messages(int(since)):
         conn.send(m)
