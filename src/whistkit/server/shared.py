@@ -44,6 +44,7 @@ from ..seats import SEATS, SOUTH, Seat, seat_name
 from ..state import View
 from .protocol import (
     ProtocolError,
+    name_key,
     quote,
     read_chat,
     read_host,
@@ -385,6 +386,18 @@ class SharedTable(Table):
         return out
 
     # -- connections -------------------------------------------------------------------
+
+    def check_name(self, seat: Seat, name: str) -> None:
+        """``ProtocolError`` (``name_taken``) when another seat goes by ``name`` (a
+        person's name or a bot's, compared NFKC and case folded: :func:`name_key`)."""
+        key = name_key(name)
+        for other, shown in self.players().items():
+            if other != seat and name_key(shown) == key:
+                raise ProtocolError(
+                    "name_taken",
+                    f"the name {quote(name)} is taken at this table (seat"
+                    f" {seat_name(other)} goes by {quote(shown)}); choose another name",
+                )
 
     def seated(self, seat: Seat, conn: Seated, name: str | None) -> None:
         """``conn`` (already subscribed to ``seat``) now holds the seat: an older
@@ -738,6 +751,20 @@ async def create(tables: Tables, new: NewTable) -> SharedTable:
 # -- the shared messages of a connection -----------------------------------------------------
 
 
+def check_room(table: Table, conn: Any) -> None:
+    """``ProtocolError`` (``game_full``) when ``table`` has as many sockets following it
+    as ``conn.max_followers`` and ``conn`` is not one of them (a join at the same table
+    moves a socket, it adds none)."""
+    most: int = getattr(conn, "max_followers", 0) or 0
+    full = bool(most) and len(table.subscribers) >= most
+    if full and not any(q is conn.out for _, q in table.subscribers):
+        raise ProtocolError(
+            "game_full",
+            f"game {table.id} has {len(table.subscribers)} connections already; at most"
+            f" {most} (--max-sockets-per-game)",
+        )
+
+
 async def watch(conn: Client, msg: Mapping[str, Any]) -> None:
     """A ``watch`` message: follow the table as a watcher (with its watch token)."""
     game_id = msg.get("game")
@@ -750,6 +777,7 @@ async def watch(conn: Client, msg: Mapping[str, Any]) -> None:
         raise ProtocolError("not_shared", f"game {game_id} is not a shared table")
     if not _same(msg.get("token"), table.shared.watch_token):
         raise ProtocolError("forbidden", f"watching game {game_id} needs its watch token")
+    check_room(table, conn)
     old = conn.table
     for m in table.watch_messages(int(since)):
         conn.send(m)
@@ -794,11 +822,13 @@ def qr_svg(url: str) -> bytes:
 
 
 def invite_path(game: str, seat: str, token: str) -> str:
-    return f"?join={game}&seat={seat}&t={token}"
+    """An invite link's path: the token in the fragment, which a browser never sends (no
+    proxy's log holds it); the page reads it, and still reads ``&t=`` of older links."""
+    return f"?join={game}&seat={seat}#t={token}"
 
 
 def watch_path(game: str, token: str) -> str:
-    return f"?watch={game}&t={token}"
+    return f"?watch={game}#t={token}"
 
 
 def created_json(table: SharedTable, base: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import { t } from "./i18n.js";
 import { afterShown, gatherLater, holdsHandEnd, paceFor, showPlay, stopGather } from "./motion.js";
 import { openNew } from "./newgame.js";
 import { addChat, chatRefused, resetChat } from "./chat.js";
-import { hostRefused, onHands, onInvite, onSeats, updateTools } from "./friends.js";
+import { hostRefused, nameRefused, onHands, onInvite, onSeats, updateTools } from "./friends.js";
 import {
   $, app, forgetGame, GAME_KEY, gameEntry, isCard, NAME_KEY, rememberGame, seatName, shortCard, sideOf, TOKEN_KEY,
 } from "./state.js";
@@ -14,17 +14,27 @@ import { render, showMessage } from "./table.js";
 
 // A server process that stops answering (paused, cut off) keeps the socket open: only
 // silence shows it. The page pings while it hears nothing, and a socket silent for
-// SILENT_MS is closed and opened again, to any process (docs/deploy.md).
+// SILENT_MS is closed and opened again, to any process (docs/deploy.md). The server
+// closes a socket that sends nothing for --idle-timeout (150 s by default), so the page
+// also pings when it has sent nothing for SEND_MS (a watcher hears much, says nothing):
+// it speaks at least every 25 s.
 const PING_MS = 10000;
 const SILENT_MS = 25000;
+const SEND_MS = 20000;
+let lastSent = 0;
 
 function watchSilence(ws) {
   let heard = Date.now();
+  lastSent = Date.now();
   const timer = setInterval(() => {
     if (app.ws !== ws) { clearInterval(timer); return; }
     const quiet = Date.now() - heard;
     if (quiet > SILENT_MS) { clearInterval(timer); ws.close(); return; }
-    if (quiet > PING_MS && ws.readyState === WebSocket.OPEN) ws.send('{"type":"ping"}');
+    const mute = Date.now() - lastSent;
+    if ((quiet > PING_MS || mute > SEND_MS) && ws.readyState === WebSocket.OPEN) {
+      ws.send('{"type":"ping"}');
+      lastSent = Date.now();
+    }
   }, PING_MS / 2);
   return () => { heard = Date.now(); };
 }
@@ -62,7 +72,10 @@ export function connect() {
 export function send(msg) {
   // the version the player saw: the server refuses an action chosen on an older view
   if (msg.type === "play" || msg.type === "action") msg = { ...msg, v: app.version };
-  if (app.ws && app.ws.readyState === WebSocket.OPEN) app.ws.send(JSON.stringify(msg));
+  if (app.ws && app.ws.readyState === WebSocket.OPEN) {
+    app.ws.send(JSON.stringify(msg));
+    lastSent = Date.now();
+  }
 }
 
 // live events wait their turn in this queue; everything else is shown at once
@@ -109,6 +122,8 @@ function onMessage(msg) {
     app.message = null;
     showMessage(t(msg.code === "replaced" ? "seat_replaced" : "seat_closed"));
     $("#table").dataset.closed = msg.code;
+  } else if (msg.type === "error" && msg.code === "name_taken" && app.shared && !app.view) {
+    nameRefused(msg);
   } else if (msg.type === "error" && (msg.code === "not_started" || msg.code === "table_ended" || msg.code === "stale")) {
     showMessage(t(`refused_${msg.code}`));
   } else if (msg.type === "error" && msg.code === "forbidden" && app.shared && app.view) {

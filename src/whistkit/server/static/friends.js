@@ -201,7 +201,19 @@ function linkRow(kind, url, note) {
   qr.alt = t("qr_alt");
   qr.width = 120;
   qr.height = 120;
-  qr.src = `/api/qr?u=${encodeURIComponent(url)}`;
+  // asked by POST, so that the link's token stays out of every URL the server sees; kept
+  // for the panel's next renderings
+  if (qrCodes.has(url)) qr.src = qrCodes.get(url);
+  else {
+    fetch("/api/qr", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ u: url }) })
+      .then((r) => (r.ok ? r.text() : null))
+      .then((svg) => {
+        if (!svg) return;
+        qrCodes.set(url, `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`);
+        qr.src = qrCodes.get(url);
+      })
+      .catch(() => {});
+  }
   box.append(text, qr);
   return box;
 }
@@ -301,8 +313,8 @@ export function onInvite(msg) {
     // the link on the same address as the table's other links (the LAN or public one)
     const other = Object.values(invites).concat(entry.watch || []).find((u) => typeof u === "string");
     const url = new URL(other || "/", location.href);
-    url.hash = "";
-    url.search = new URLSearchParams({ join: app.game, seat: msg.seat, t: msg.token }).toString();
+    url.search = new URLSearchParams({ join: app.game, seat: msg.seat }).toString();
+    url.hash = new URLSearchParams({ t: msg.token }).toString();
     invites[msg.seat] = url.href;
   }
   const fields = { invites };
@@ -344,11 +356,20 @@ export function updateTools() {
 
 // -- arriving by a link ----------------------------------------------------------------
 
-// an invite link (?join=<game>&seat=<N>&t=<token>) or a watch link (?watch=<game>&t=...):
-// true when the page handles it
+// an invite link (?join=<game>&seat=<N>#t=<token>) or a watch link (?watch=<game>#t=...):
+// true when the page handles it. The token is in the fragment, which the browser never
+// sends (no proxy logs it); an older link's &t= is read too, and moved to the fragment at
+// once so that a reload does not send it again.
+const qrCodes = new Map(); // link -> its QR code as a data: URL
+
 export async function arriveByLink() {
   const q = new URLSearchParams(location.search);
-  const token = q.get("t");
+  const token = new URLSearchParams(location.hash.slice(1)).get("t") || q.get("t");
+  if (q.has("t")) {
+    q.delete("t");
+    const hash = token ? `#${new URLSearchParams({ t: token })}` : "";
+    history.replaceState(null, "", `/?${q}${hash}`);
+  }
   if (q.get("watch") && token) {
     const game = q.get("watch");
     history.replaceState(null, "", "/");
@@ -382,7 +403,7 @@ async function openJoin(game, seat, token) {
   const sit = $("#join-sit");
   sit.disabled = false;
   try {
-    const r = await fetch(`/api/tables/${encodeURIComponent(game)}?t=${encodeURIComponent(token)}`);
+    const r = await fetch(`/api/tables/${encodeURIComponent(game)}`, { headers: { "X-Table-Token": token } });
     const body = await r.json().catch(() => ({}));
     if (r.ok) info = body;
     else {
@@ -436,4 +457,13 @@ function joinSummary(info, seat) {
 
 export function closeJoin() {
   closeDialogs();
+}
+
+// the server refused the name at the table (another seat goes by it): the join form
+// again, saying why, instead of reconnecting with the same name
+export async function nameRefused(msg) {
+  if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
+  app.replaced = true;
+  await openJoin(app.game, app.seat, app.token);
+  $("#join-error").textContent = t("name_taken");
 }
