@@ -90,6 +90,9 @@ def serve(
         # the garbage collector's policy (server.collector), its timer run by the lifespan
         collector.apply(limits)
         app.state.full_gc_seconds = limits.gc_full_seconds
+        # connections wait in the queue from now on, not refused: `ready` prints the
+        # address and opens a browser on it before uvicorn has started
+        sock.listen(limits.backlog)
         if ready is not None:
             ready(Listening(host, port))
         config = uvicorn.Config(
