@@ -61,8 +61,11 @@ def pyinstaller(work: Path) -> Path:
     """Run PyInstaller; the folder it made."""
     import PyInstaller.__main__
 
+    # without their debugging symbols Python's libraries are half the size
+    strip = [] if sys.platform == "win32" else ["--strip"]
     PyInstaller.__main__.run(
         [
+            *strip,
             str(HERE / "whistkit_main.py"),
             "--name=whistkit",
             "--onedir",
