@@ -34,9 +34,10 @@ def port_free(port: int) -> bool:
     return True
 
 
-def hall_arguments(port: int = HALL_PORT) -> list[str]:
+def hall_arguments(port: int | None = None) -> list[str]:
     """The command a double-click runs: ``whistkit evening`` for the hall's network, on
-    ``port`` if it is free, else on any free port."""
+    ``port`` (:data:`HALL_PORT`) if it is free, else on any free port."""
+    port = HALL_PORT if port is None else port
     if not port_free(port):
         port = 0
     return ["evening", "--host", "0.0.0.0", "--port", str(port), "--browser"]
