@@ -215,6 +215,7 @@ def test_the_bundle_runs_an_evening_and_the_game_without_python(
                 strings = client.get(f"/static/i18n/{lang}.json")
                 assert strings.status_code == 200 and strings.json()
             table = final["tables"][0]["url"]
+            assert table.startswith(hall_url)  # the cards carry the hall's address
             assert client.get("/t/" + table.split("/t/", 1)[1]).status_code == 200
         assert httpx.get(hall_url, timeout=60).status_code == 200  # a phone's address
         # the same evening run from the sources gives the same standings
