@@ -13,7 +13,6 @@ Enter, so that the window does not vanish before the host has read why.
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
 import sys
 from collections.abc import Sequence
@@ -43,21 +42,8 @@ def hall_arguments(port: int | None = None) -> list[str]:
     return ["evening", "--host", "0.0.0.0", "--port", str(port), "--browser"]
 
 
-def restore_library_path() -> None:
-    """Give the programs this one starts (the browser) the library path they had: the
-    bundle's loader sets its own for Python and keeps the original aside."""
-    if not getattr(sys, "frozen", False):
-        return
-    original = os.environ.pop("LD_LIBRARY_PATH_ORIG", None)
-    if original is not None:
-        os.environ["LD_LIBRARY_PATH"] = original
-    else:
-        os.environ.pop("LD_LIBRARY_PATH", None)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    restore_library_path()
     if argv:
         return cli_main(argv)
     code = cli_main(hall_arguments())
@@ -67,4 +53,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-__all__ = ["HALL_PORT", "hall_arguments", "main", "port_free", "restore_library_path"]
+__all__ = ["HALL_PORT", "hall_arguments", "main", "port_free"]

@@ -328,10 +328,9 @@ def _play_web(args: argparse.Namespace) -> int:
                 flush=True,
             )
         if not args.no_browser:
-            import threading
-            import webbrowser
+            from .server.lan import open_browser
 
-            threading.Timer(0.8, lambda: webbrowser.open(local)).start()
+            open_browser(local)
 
     try:
         preset = Preset(args.variant, args.level or DEFAULT_LEVEL, _parse_options(args.option))

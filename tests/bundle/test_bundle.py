@@ -11,6 +11,7 @@ Needs root (chroot, a private mount namespace) and Debian's debootstrap, which
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import random
 import re
@@ -27,6 +28,7 @@ from typing import IO, Any
 import httpx
 import pytest
 from starlette.testclient import TestClient
+from websockets.sync.client import connect
 
 from evening_web.drive import Driver
 from whistkit.evening.web import create_app
@@ -128,10 +130,13 @@ class Minimal:
             timeout=600,
         )
 
-    def start(self, *args: str) -> subprocess.Popen[str]:
+    def start(self, *args: str, bot_delay: str | None = None) -> subprocess.Popen[str]:
+        env = self.env()
+        if bot_delay is not None:  # one worker process for the bots, which play at once
+            env |= {"WHISTKIT_BOT_DELAY": bot_delay, "WHISTKIT_BOT_WORKERS": "1"}
         proc = subprocess.Popen(
             self.command(str(self.program), *args),
-            env=self.env(),
+            env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -180,6 +185,50 @@ def evening_through(client: httpx.Client | TestClient, seed: int) -> dict[str, A
     return host.state()
 
 
+def play_a_hand(base: str) -> dict[str, Any]:
+    """A new web game against expert bots, its first hand played through the WebSocket
+    as S (the first legal card each time); the last view."""
+    origin = base.rstrip("/")
+    made = httpx.post(
+        base + "api/games", json={"level": "expert", "seed": 11}, headers={"Origin": origin}
+    )
+    assert made.status_code == 200, made.text
+    game = made.json()
+    url = origin.replace("http", "ws", 1) + f"/ws?game={game['id']}"
+    with connect(url, origin=origin, open_timeout=60) as ws:  # type: ignore[arg-type]
+        join = {"type": "join", "game": game["id"], "seat": "S", "token": game["token"]}
+        ws.send(json.dumps(join))
+        acted = 0
+        acted_at = -1
+        while acted < 13:
+            msg = json.loads(ws.recv(timeout=600))
+            assert msg["type"] != "error", msg
+            view: dict[str, Any] | None = msg.get("view")
+            if view and view["to_play"] == "S" and view["legal"] and msg["v"] > acted_at:
+                ws.send(json.dumps(view["legal"][0]))
+                acted_at = msg["v"]
+                acted += 1
+        while True:  # the bots finish the last trick
+            msg = json.loads(ws.recv(timeout=600))
+            view = msg.get("view")
+            if view and (view["hand_number"] == 2 or view["winner"]):
+                return view
+
+
+def worker_processes(program: Path) -> list[str]:
+    """The command lines of the bundled program's worker processes (multiprocessing's)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            args = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        line = " ".join(a.decode(errors="replace") for a in args)
+        if line.startswith(str(program)) and "--multiprocessing-fork" in line:
+            found.append(line)
+    return found
+
+
 def test_the_bundle_runs_an_evening_and_the_game_without_python(
     bundle: Path, tmp_path: Path
 ) -> None:
@@ -226,8 +275,11 @@ def test_the_bundle_runs_an_evening_and_the_game_without_python(
         assert final["standings"] == reference["standings"]
         here.stop(hall)
 
-        # the web game's server with its pages, cards and help
-        game = here.start("play", "--no-browser", "--port", "0", "--db", f"{here.home}/g.db")
+        # the web game's server with its pages, cards and help, and a hand against expert
+        # bots who think in a worker process of the bundled program (the compiled solver)
+        game = here.start(
+            "play", "--no-browser", "--port", "0", "--db", f"{here.home}/g.db", bot_delay="0"
+        )
         assert game.stdout is not None
         found, _ = read_until(game.stdout, r"the web game is at (http://\S+/) ")
         with httpx.Client(base_url=found.group(1), timeout=60) as client:
@@ -236,6 +288,9 @@ def test_the_bundle_runs_an_evening_and_the_game_without_python(
             for lang in ("en", "is", "sv", "it", "fr", "ru"):
                 assert client.get(f"/static/help/{lang}.json").json()
                 assert client.get(f"/static/i18n/{lang}.json").json()
+        view = play_a_hand(found.group(1))
+        assert view["hand_number"] == 2 or view["winner"]
+        assert worker_processes(here.program), "the bots thought in no worker process"
         here.stop(game)
 
         # bots in worker processes of the bundled program (a duplicate match)

@@ -56,18 +56,14 @@ def test_a_failed_start_waits_for_enter_in_its_own_window(
     assert asked == ["Press Enter to close this window."]
 
 
-def test_the_browser_gets_the_library_path_the_bundle_was_started_with(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(sys, "frozen", True, raising=False)
-    monkeypatch.setenv("LD_LIBRARY_PATH", "/opt/whistkit/_internal:/usr/local/lib")
-    monkeypatch.setenv("LD_LIBRARY_PATH_ORIG", "/usr/local/lib")
-    bundled.restore_library_path()
-    assert os.environ["LD_LIBRARY_PATH"] == "/usr/local/lib"
-    assert "LD_LIBRARY_PATH_ORIG" not in os.environ
-    monkeypatch.setenv("LD_LIBRARY_PATH", "/opt/whistkit/_internal")
-    bundled.restore_library_path()  # it had none
-    assert "LD_LIBRARY_PATH" not in os.environ
+def test_the_browser_gets_the_library_path_the_bundle_was_started_with() -> None:
+    from whistkit.server.lan import outside_environment
+
+    bundle = {"LD_LIBRARY_PATH": "/opt/whistkit/_internal:/usr/local/lib", "HOME": "/h"}
+    started = bundle | {"LD_LIBRARY_PATH_ORIG": "/usr/local/lib"}
+    assert outside_environment(started) == {"LD_LIBRARY_PATH": "/usr/local/lib", "HOME": "/h"}
+    assert outside_environment(bundle) == {"HOME": "/h"}  # it had none
+    assert started["LD_LIBRARY_PATH"].startswith("/opt/whistkit")  # its own is untouched
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])

@@ -16,7 +16,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..server import listen
-from ..server.lan import WILDCARD_HOSTS, Listening, lan_address, network_url, terminal_qr
+from ..server.lan import (
+    WILDCARD_HOSTS,
+    Listening,
+    lan_address,
+    network_url,
+    open_browser,
+    terminal_qr,
+)
 
 
 def public_url(host: str, port: int) -> str:
@@ -122,15 +129,6 @@ def here_url(url: str, host: str) -> str:
     if host in WILDCARD_HOSTS:
         return Listening("127.0.0.1", urlsplit(url).port or 80).url
     return url
-
-
-def open_browser(url: str) -> None:
-    """Open ``url`` in this machine's browser, soon and in the background; nothing
-    happens where there is none (a server, the hall's minimal machine)."""
-    import threading
-    import webbrowser
-
-    threading.Timer(0.8, lambda: webbrowser.open(url)).start()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
