@@ -201,7 +201,7 @@ def play_a_hand(base: str) -> dict[str, Any]:
         acted = 0
         acted_at = -1
         while acted < 13:
-            msg = json.loads(ws.recv(timeout=600))
+            msg = json.loads(ws.recv(timeout=180))
             assert msg["type"] != "error", msg
             view: dict[str, Any] | None = msg.get("view")
             if view and view["to_play"] == "S" and view["legal"] and msg["v"] > acted_at:
@@ -209,7 +209,7 @@ def play_a_hand(base: str) -> dict[str, Any]:
                 acted_at = msg["v"]
                 acted += 1
         while True:  # the bots finish the last trick
-            msg = json.loads(ws.recv(timeout=600))
+            msg = json.loads(ws.recv(timeout=180))
             view = msg.get("view")
             if view and (view["hand_number"] == 2 or view["winner"]):
                 return view
