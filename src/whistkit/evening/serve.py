@@ -13,9 +13,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..server import listen
-from ..server.lan import lan_address, network_url, terminal_qr
+from ..server.lan import (
+    WILDCARD_HOSTS,
+    Listening,
+    lan_address,
+    network_url,
+    open_browser,
+    terminal_qr,
+)
 
 
 def public_url(host: str, port: int) -> str:
@@ -80,6 +88,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser, *, defaults: bool = Tru
         default=None if defaults else keep,
         help="SQLite file (default: the web game's games.sqlite3 under the user data dir)",
     )
+    parser.add_argument(
+        "--browser",
+        action="store_true",
+        default=False if defaults else keep,
+        help="open the organiser in a browser on this machine (where there is one)",
+    )
 
 
 def add_serve(evening: argparse.ArgumentParser) -> None:
@@ -109,6 +123,14 @@ def default_db() -> Path:
     return Path(user_data_dir("whistkit", appauthor=False)) / "games.sqlite3"
 
 
+def here_url(url: str, host: str) -> str:
+    """The organiser's address on this machine: loopback when listening on all
+    interfaces (the host's own pages need no network), else ``url``."""
+    if host in WILDCARD_HOSTS:
+        return Listening("127.0.0.1", urlsplit(url).port or 80).url
+    return url
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     db = Path(args.db) if args.db else default_db()
 
@@ -120,6 +142,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         for link in links:
             print(f"host link of {link}")
         sys.stdout.flush()
+        if args.browser:
+            open_browser(here_url(url, args.host))
 
     try:
         serve(db, host=args.host, port=args.port, ready=ready)
@@ -131,4 +155,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_serve", "add_serve_arguments", "cmd_serve", "lan_address", "public_url", "serve"]
+__all__ = [
+    "add_serve",
+    "add_serve_arguments",
+    "cmd_serve",
+    "here_url",
+    "lan_address",
+    "open_browser",
+    "public_url",
+    "serve",
+]
