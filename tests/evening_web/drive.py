@@ -6,6 +6,16 @@ import random
 from typing import Any
 
 import httpx
+from starlette.testclient import TestClient
+from starlette.types import ASGIApp
+
+HALL = "http://127.0.0.1:8000"  # where the test clients think the organiser is
+
+
+def hall_client(app: ASGIApp, address: str = "127.0.0.1") -> TestClient:
+    """A client of ``app`` at ``address`` (the laptop itself by default; a phone on the
+    hall's Wi-Fi with e.g. ``192.168.1.23``), with its own cookies (its own device)."""
+    return TestClient(app, base_url=HALL, client=(address, 50000))
 
 FIRST = ["Anna", "Bjarni", "Guðrún", "Dóri", "Edda", "Finnur", "Gunna", "Helgi", "Inga", "Jón"]
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from evening_web.drive import Driver
+from evening_web.drive import Driver, hall_client
 from whistkit.evening.web import create_app, parse_player_lines
 
 STATIC = Path(__file__).resolve().parents[2] / "src/whistkit/evening/static"
@@ -23,7 +23,7 @@ STATIC = Path(__file__).resolve().parents[2] / "src/whistkit/evening/static"
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(tmp_path / "e.sqlite3")) as c:
+    with hall_client(create_app(tmp_path / "e.sqlite3")) as c:
         yield c
 
 

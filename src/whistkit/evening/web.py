@@ -30,13 +30,14 @@ import hmac
 import json
 import secrets
 import unicodedata
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import (
     FileResponse,
     JSONResponse,
@@ -48,6 +49,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .._checks import is_whole
+from ..server.security import Edge, allowed_hosts, quiet_accept_failures
 from . import (
     SEATINGS,
     Derivation,
@@ -62,6 +64,7 @@ from . import (
 from . import (
     start as start_evening,
 )
+from .edge import from_this_machine
 from .store import Conflict, EveningStore, Player, StoredEvening
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -74,6 +77,7 @@ MAX_TITLE = 80
 MAX_REASON = 200
 MAX_OPEN_EVENINGS = 50
 COOKIE = "wk_host_"  # + evening id
+CREATOR_COOKIE = "wk_creator"  # the terminal's key for creating evenings from elsewhere
 
 
 class Refused(Exception):
@@ -380,11 +384,26 @@ def parse_player_lines(raw: str) -> tuple[list[dict[str, Any]], list[str]]:
 # -- the app --------------------------------------------------------------------------------
 
 
-def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
+def create_app(
+    db: str | Path,
+    public_url: str | None = None,
+    *,
+    hosts: Iterable[str] | None = None,
+    creator_key: str | None = None,
+) -> Starlette:
     """The organiser's ASGI app storing evenings in the SQLite file ``db``; the table
     cards' links start with ``public_url`` (e.g. ``http://192.168.1.20:8000/``), else with
-    the address the host's page was opened with."""
+    the address the host's page was opened with.
+
+    The app answers only for ``hosts`` (default: loopback names and the host of
+    ``public_url``), takes state-changing requests only from its own origin and gives
+    every answer the security headers (the game server's
+    :class:`whistkit.server.security.Edge`). Evenings are created from this machine
+    (:func:`whistkit.evening.edge.from_this_machine`), or by a browser that opened
+    ``/?key=creator_key`` (the link the terminal prints)."""
     org = Organiser(db)
+    if hosts is None:
+        hosts = allowed_hosts("127.0.0.1", public_url)
 
     def base_url(request: Request) -> str:
         return public_url or str(request.base_url)
@@ -396,6 +415,24 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             return FileResponse(STATIC_DIR / name, headers=no_cache)
 
         return serve
+
+    async def front_page(request: Request) -> Response:
+        key = request.query_params.get("key")
+        if key is None:
+            return FileResponse(STATIC_DIR / "host.html", headers=no_cache)
+        if creator_key is None or not hmac.compare_digest(key.encode(), creator_key.encode()):
+            raise Refused(403, "this link's key is wrong: open the one the terminal shows")
+        to = RedirectResponse("/", 303)  # the key in a cookie, out of the address bar
+        to.set_cookie(CREATOR_COOKIE, key, httponly=True, samesite="strict")
+        return to
+
+    def may_create(request: Request) -> bool:
+        if from_this_machine(request):
+            return True
+        key = request.cookies.get(CREATOR_COOKIE, "")
+        return creator_key is not None and hmac.compare_digest(
+            key.encode(), creator_key.encode()
+        )
 
     def host_id(request: Request) -> str:
         """The evening of the path if this browser holds its host key, else refused."""
@@ -437,6 +474,8 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
                 return refusal(str(e), 409, e.code)
             except EveningError as e:
                 return refusal(str(e), 400, e.code)
+            except ClientDisconnect:  # gone (or cut off by the body timeout): nobody to answer
+                return Response(status_code=400)
 
         return run
 
@@ -481,6 +520,14 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         )
 
     async def new_evening(request: Request) -> Response:
+        if not may_create(request):
+            # a phone on the hall's Wi-Fi neither creates evenings nor fills the list
+            raise Refused(
+                403,
+                "evenings are created on the laptop the organiser runs on (or with the link"
+                " its terminal shows)",
+                code="creator_only",
+            )
         data = await read_json(request, ("title", "config"))
         title = text(data.get("title", ""), "the title", MAX_TITLE, empty=True) or "Félagsvist"
         config = live.config_to_json(live.config_from_json(data.get("config", {})))
@@ -806,6 +853,8 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # derive the open evenings now, so that the first page after a restart is quick
+        # running out of descriptors is said once in a while, not per accept
+        quiet_accept_failures(asyncio.get_running_loop())
         warm = asyncio.create_task(org.warm_up())
         yield
         warm.cancel()
@@ -816,7 +865,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
     h = handle
     app = Starlette(
         routes=[
-            Route("/", page("host.html")),
+            Route("/", h(front_page)),
             Route("/e/{evening}/host", h(host_page)),
             Route("/e/{evening}/projector", h(host_only_page)),
             Route("/e/{evening}/print/{kind:str}", h(host_only_page)),
@@ -846,6 +895,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
         lifespan=lifespan,
+        middleware=[Middleware(Edge, hosts=hosts, public_url=public_url, max_body_bytes=MAX_BODY)],
     )
     app.state.organiser = org
     return app

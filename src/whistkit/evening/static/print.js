@@ -82,7 +82,8 @@ async function start() {
   languageMenu(document.getElementById("lang"), render);
   const paper = document.getElementById("paper");
   paper.addEventListener("change", () => {
-    document.getElementById("page-size").textContent = `@page { size: ${paper.value}; margin: 12mm; }`;
+    // a stylesheet file per paper size: the page's CSP allows no inline style
+    document.getElementById("page-size").href = `/static/page-${paper.value === "letter" ? "letter" : "A4"}.css`;
   });
   document.getElementById("btn-print").addEventListener("click", () => {
     if (document.getElementById("local-links") && !confirm(document.getElementById("local-links").textContent)) return;
