@@ -107,3 +107,70 @@ def test_a_repeated_log_line_is_said_once_in_a_while() -> None:
     again = logging.makeLogRecord({**record.__dict__, "msg": "Invalid HTTP"})
     assert f.filter(again)
     assert again.msg == "Invalid HTTP (and 1000 more like it in 60 s)"
+
+
+def test_a_result_is_confirmed_from_another_phone_and_the_log_names_both(
+    tmp_path: Path,
+) -> None:
+    """Before: one phone entered a result as N and confirmed it as E (the confirming
+    opponent was only a claimed player id), and the log said neither who nor which
+    phone."""
+    from evening_web.drive import Driver
+
+    with hall_client(create_app(tmp_path / "e.sqlite3")) as laptop:
+        host = Driver(laptop)  # type: ignore[arg-type]
+        host.create({"preset": "felagsvist", "hands": 12})
+        host.setup(4, 4)
+        seats = host.state()["hand_states"][0]["tables"][0]["seats"]
+        path = host.token_path(1)
+        names = {p["id"]: p["name"] for p in host.state()["players"]}
+        one, other = hall_client(laptop.app), hall_client(laptop.app)
+        # a page that never opened the table's view has no phone session
+        r = one.post(f"{path}/enter", json={"hand": 1, "side": "NS", "tricks": 8, "by": seats["N"]})
+        assert r.status_code == 400 and r.json()["code"] == "no_phone"
+        assert one.get(path).status_code == 200 and other.get(path).status_code == 200
+        r = one.post(f"{path}/enter", json={"hand": 1, "side": "NS", "tricks": 8, "by": seats["N"]})
+        assert r.status_code == 200
+        assert one.get(path).json()["hand"]["pending"]["mine"] is True
+        assert other.get(path).json()["hand"]["pending"]["mine"] is False
+        # the same phone, claiming to be an opponent, is refused
+        confirm = {"hand": 1, "by": seats["E"], "ns": 8}
+        r = one.post(f"{path}/confirm", json=confirm)
+        assert r.status_code == 409 and r.json()["code"] == "own_phone"
+        assert host.state()["hand_states"][0]["tables"][0]["result"] is None
+        assert other.post(f"{path}/confirm", json=confirm).status_code == 200
+        audit = host.state()["audit"]
+        result = audit[0]["detail"]
+        assert audit[0]["action"] == "result"
+        assert result["entered_by_name"] == names[seats["N"]]
+        assert result["confirmed_by_name"] == names[seats["E"]]
+        assert result["entered_phone"] and result["confirmed_phone"]
+        assert result["entered_phone"] != result["confirmed_phone"]
+        entered = next(a["detail"] for a in audit if a["action"] == "enter")
+        assert (entered["by_name"], entered["phone"]) == (
+            names[seats["N"]],
+            result["entered_phone"],
+        )
+        # no phone's session cookie is in the log, only its label
+        cookies = {c.value for c in (*one.cookies.jar, *other.cookies.jar)}
+        assert not cookies & {result["entered_phone"], result["confirmed_phone"]}
+
+
+def test_a_database_from_before_gets_the_phone_of_an_entry(tmp_path: Path) -> None:
+    import sqlite3
+
+    from whistkit.evening.store import EveningStore
+
+    db = tmp_path / "old.sqlite3"
+    with sqlite3.connect(db) as c:  # evening_pending as it was before issue 33
+        c.execute(
+            "CREATE TABLE evening_pending (evening TEXT NOT NULL, hand INTEGER NOT NULL,"
+            " tbl INTEGER NOT NULL, ns INTEGER NOT NULL, entered_by INTEGER NOT NULL,"
+            " at REAL NOT NULL, PRIMARY KEY (evening, hand, tbl))"
+        )
+        c.execute("INSERT INTO evening_pending VALUES ('e1', 1, 1, 8, 3, 0)")
+    store = EveningStore(db)
+    columns = [r[1] for r in store.db.execute("PRAGMA table_info(evening_pending)")]
+    assert columns[-1] == "device"
+    store.close()
+    EveningStore(db).close()  # and again: added once

@@ -124,7 +124,7 @@ def test_a_pending_phone_entry_is_replaced_only_knowingly(client: TestClient) ->
     for by, side, tricks in ((seats["E"], "EW", 6), (seats["S"], "NS", 9)):
         r = client.post(f"{path}/enter", json={"hand": 1, "side": side, "tricks": tricks, "by": by})
         assert "has already entered N–S 8 · E–W 5" in error(r, 409)
-    assert client.get(path).json()["hand"]["pending"] == {"ns": 8, "by": seats["N"]}
+    assert client.get(path).json()["hand"]["pending"] == {"ns": 8, "by": seats["N"], "mine": False}
     # the same entry sent again (a retry) is fine
     host.post(f"{path}/enter", {"hand": 1, "side": "NS", "tricks": 8, "by": seats["N"]})
     # the host's paper entry: the same figures confirm it, others need "replace"

@@ -153,7 +153,7 @@ def test_enter_and_confirm_by_an_opponent(client: TestClient) -> None:
         client.post(f"{path}/confirm", json={"hand": 1, "by": e, "ns": 8}), 400
     )
     host.post(f"{path}/enter", enter)
-    assert client.get(path).json()["hand"]["pending"] == {"ns": 8, "by": n}
+    assert client.get(path).json()["hand"]["pending"] == {"ns": 8, "by": n, "mine": False}
     r = client.post(f"{path}/confirm", json={"hand": 1, "by": s, "ns": 8})
     assert "opponent" in error(r, 400)
     r = client.post(f"{path}/confirm", json={"hand": 1, "by": e, "ns": 5})
@@ -162,7 +162,7 @@ def test_enter_and_confirm_by_an_opponent(client: TestClient) -> None:
     ew_entry = {"hand": 1, "side": "EW", "tricks": 6, "by": w}
     r = client.post(f"{path}/enter", json=ew_entry)
     assert "has already entered N–S 8 · E–W 5" in error(r, 409)
-    assert client.get(path).json()["hand"]["pending"] == {"ns": 8, "by": n}
+    assert client.get(path).json()["hand"]["pending"] == {"ns": 8, "by": n, "mine": False}
     host.post(f"{path}/enter", {**ew_entry, "replace": True})
     host.post(f"{path}/confirm", {"hand": 1, "by": n, "ns": 7})
     view = client.get(path).json()
@@ -369,5 +369,5 @@ def test_a_table_page_waits_for_its_own_table(client: TestClient) -> None:
     )
     waiter.join(30)
     assert got and got[0]["etag"] != view["etag"]
-    assert got[0]["hand"]["pending"] == {"ns": 9, "by": tables[0]["seats"]["N"]}
+    assert got[0]["hand"]["pending"] == {"ns": 9, "by": tables[0]["seats"]["N"], "mine": False}
     assert "etag" in error(client.get(f"{mine}?since=a-b"), 400)

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import csv
 import dataclasses
+import hashlib
 import hmac
 import json
 import secrets
@@ -78,6 +79,29 @@ MAX_REASON = 200
 MAX_OPEN_EVENINGS = 50
 COOKIE = "wk_host_"  # + evening id
 CREATOR_COOKIE = "wk_creator"  # the terminal's key for creating evenings from elsewhere
+PHONE_COOKIE = "wk_phone"  # a phone's session: the one that entered a result cannot confirm it
+
+
+def phone_label(request: Request) -> str | None:
+    """The label of the phone's session (a digest of its cookie, never the cookie), or
+    None for a browser that has not opened a table's page."""
+    token = request.cookies.get(PHONE_COOKIE, "")
+    if not 16 <= len(token) <= 64 or not token.replace("-", "").replace("_", "").isalnum():
+        return None
+    return hashlib.sha256(token.encode()).hexdigest()[:10]
+
+
+def with_phone_session(request: Request, response: Response) -> Response:
+    """``response`` giving this browser a phone session if it has none."""
+    if phone_label(request) is None:
+        response.set_cookie(
+            PHONE_COOKIE,
+            secrets.token_urlsafe(16),
+            max_age=2 * 86400,
+            httponly=True,
+            samesite="strict",
+        )
+    return response
 
 
 class Refused(Exception):
@@ -774,6 +798,21 @@ def create_app(
 
     # -- table pages --------------------------------------------------------------------
 
+    async def table_page(request: Request) -> Response:
+        return with_phone_session(
+            request, FileResponse(STATIC_DIR / "table.html", headers=no_cache)
+        )
+
+    def need_phone(request: Request) -> str:
+        label = phone_label(request)
+        if label is None:
+            raise Refused(
+                400,
+                "this phone has no session at this evening: open the table's page again",
+                code="no_phone",
+            )
+        return label
+
     async def table_state(request: Request) -> Response:
         """A table's view; with ``?since=ETAG`` (the ``etag`` of the view the page has) it
         waits until this table's view changes, so 130 phones are not all woken by every
@@ -793,7 +832,12 @@ def create_app(
             await org.hub.wait(evening, ev.stored.version, lambda: org.store.version(evening), left)
             ev, number = await table_of(request)
             view = ev.table_json(number)
-        return JSONResponse(view)
+        pending = (view.get("hand") or {}).get("pending")
+        if pending is not None:  # whether this phone entered it (then another confirms)
+            entered = ev.stored.pending.get((view["hand"]["number"], number))
+            mine = entered is not None and entered.device == phone_label(request)
+            view = {**view, "hand": {**view["hand"], "pending": {**pending, "mine": mine}}}
+        return with_phone_session(request, JSONResponse(view))
 
     async def table_enter(request: Request) -> Response:
         ev, number = await table_of(request)
@@ -820,7 +864,8 @@ def create_app(
                 " to enter again",
                 code="already_entered",
             )
-        return done(ev.stored.id, org.store.enter(ev.stored.id, hand, number, ns, by))
+        phone = need_phone(request)
+        return done(ev.stored.id, org.store.enter(ev.stored.id, hand, number, ns, by, phone))
 
     async def table_confirm(request: Request) -> Response:
         ev, number = await table_of(request)
@@ -831,6 +876,15 @@ def create_app(
         pending = ev.check_confirm(hand, number, by)
         if pending.ns != ns:
             raise Refused(409, "the entry changed meanwhile; look at it again", code="changed")
+        phone = need_phone(request)
+        if pending.device == phone:
+            # the player id is only claimed: a second phone (or the host) is the check
+            raise Refused(
+                409,
+                "this phone entered the result: an opponent confirms it on their own phone,"
+                " or the host on the laptop",
+                code="own_phone",
+            )
         version = org.store.confirm(
             ev.stored.id,
             hand,
@@ -839,6 +893,8 @@ def create_app(
             entered_by=pending.entered_by,
             confirmed_by=by,
             actor=f"table {number}",
+            entered_phone=pending.device,
+            confirmed_phone=phone,
         )
         return done(ev.stored.id, version)
 
@@ -872,7 +928,7 @@ def create_app(
             Route("/e/{evening}/qr/{n:int}.svg", h(qr_svg)),
             Route("/e/{evening}/export.csv", h(export_csv)),
             Route("/e/{evening}/export.json", h(export_json)),
-            Route("/t/{evening}/{token}", page("table.html")),
+            Route("/t/{evening}/{token}", table_page),
             Route("/api/meta", h(meta)),
             Route("/api/evenings", h(new_evening), methods=["POST"]),
             Route("/api/evenings", h(my_evenings), methods=["GET"]),

@@ -552,8 +552,22 @@ function prizesView(prizes) {
 function auditText(a) {
   const d = a.detail || {};
   if (a.action === "correct") return t("audit_correct", { hand: d.hand, table: d.table, from: d.from, to: d.to, reason: d.reason || "" });
-  if (a.action === "result" || a.action === "enter") return t("audit_result", { hand: d.hand, table: d.table, ns: d.ns });
+  if (a.action === "enter") {
+    return `${t("audit_result", { hand: d.hand, table: d.table, ns: d.ns })} · ${t("audit_entered", { entered: who(d.by_name, d.phone) })}`;
+  }
+  if (a.action === "result") {
+    const line = t("audit_result", { hand: d.hand, table: d.table, ns: d.ns });
+    if (!d.confirmed_by_name && !d.entered_by_name) return `${line} · ${t("audit_entered", { entered: t("audit_host") })}`;
+    return `${line} · ${t("audit_who", { entered: who(d.entered_by_name, d.entered_phone), confirmed: who(d.confirmed_by_name, d.confirmed_phone) })}`;
+  }
   return "";
+}
+
+// who entered or confirmed a result: the player's name and their phone's label; the host
+// when there is no player (typed on this page)
+function who(name, phone) {
+  if (!name) return t("audit_host");
+  return phone ? t("audit_phone", { name, phone }) : name;
 }
 
 function auditPanel() {

@@ -205,11 +205,14 @@ function confirmView(hand) {
   return el("div", { class: "confirm" },
     el("p", {}, t("entered_by", { name: hand.seats[enterer].name })),
     el("p", { class: "big", id: "pending-sum" }, `${t("side_NS")} ${p.ns} · ${t("side_EW")} ${13 - p.ns}`),
-    el("p", {}, t("opponent_confirms")),
-    el("div", { class: "names" }, opponents.map((s) => el("button", {
-      class: "primary", "data-confirm": String(hand.seats[s].id),
-      onclick: () => act(() => api("POST", `${base}/confirm`, { hand: hand.number, by: hand.seats[s].id, ns: p.ns })),
-    }, t("confirm_as", { name: hand.seats[s].name })))),
+    // the phone that entered it does not confirm it: another phone (or the host) does
+    p.mine
+      ? el("p", { id: "other-phone" }, t("confirm_other_phone"))
+      : [el("p", {}, t("opponent_confirms")),
+        el("div", { class: "names" }, opponents.map((s) => el("button", {
+          class: "primary", "data-confirm": String(hand.seats[s].id),
+          onclick: () => act(() => api("POST", `${base}/confirm`, { hand: hand.number, by: hand.seats[s].id, ns: p.ns })),
+        }, t("confirm_as", { name: hand.seats[s].name }))))],
     el("button", {
       id: "btn-reject",
       onclick: () => act(() => api("POST", `${base}/reject`, { hand: hand.number, by: p.by })),
