@@ -162,6 +162,7 @@ class Live:
         self.tables = max((len(h.tables) for h in self.seated), default=0)
         self.plays_as = {p.id: model_player(p).plays_as for p in stored.players}
         self.arrives = {p.id: p.arrives for p in stored.players}
+        self.leaves = {p.id: p.leaves for p in stored.players}
         self._tables: dict[int, dict[str, Any]] = {}
         self._projector: dict[str, Any] | None = None
         self._moves: dict[int, list[dict[str, Any]]] = {}
@@ -194,6 +195,8 @@ class Live:
                     "stay": mv.stays,
                     # a late arrival's first hand (not a return from sitting out)
                     "new": mv.from_table is None and self.arrives.get(mv.player) == hand.number + 1,
+                    # an early leaver's last hand: goes home, does not sit out
+                    "leaves": mv.to_table is None and self.leaves.get(mv.player) == hand.number,
                 }
             )
         self._moves[hand.number] = out
@@ -508,6 +511,11 @@ class Live:
                         "points": None if line.points is None else _fmt(line.points),
                         "total": None if line.points is None else _fmt(total),
                         "sat_out": line.sat_out,
+                        # not in the hall that hand (not come yet, or gone home)
+                        "absent": line.sat_out
+                        and (
+                            line.hand < p.arrives or (p.leaves is not None and line.hand > p.leaves)
+                        ),
                     }
                 )
             cards.append({"player": p.id, "lines": lines})

@@ -387,9 +387,15 @@ function seatingView(hand) {
       el("b", {}, t("table_n", { n: tb.table })),
       el("div", {}, `N ${nameOf(tb.seats.N)} · S ${nameOf(tb.seats.S)}`),
       el("div", {}, `E ${nameOf(tb.seats.E)} · W ${nameOf(tb.seats.W)}`))),
-    hand.sitting_out.length
-      ? el("div", { class: "tcard" }, el("b", {}, t("sitting_out")), hand.sitting_out.map((s) => el("div", {}, nameOf(s.player))))
-      : null);
+    outList(hand, "sit_out", (label, names) => el("div", { class: "tcard", "data-out": label }, el("b", {}, t(label)), names.map((n) => el("div", {}, n)))),
+    outList(hand, "absent", (label, names) => el("div", { class: "tcard", "data-out": label }, el("b", {}, t(label)), names.map((n) => el("div", {}, n)))));
+}
+
+// the players of a hand who sit out by the rotation ("sit_out"), or who are not in the
+// hall ("absent": not come yet, or gone home): never called sitting out
+function outList(hand, reason, make) {
+  const names = hand.sitting_out.filter((s) => s.reason === reason).map((s) => nameOf(s.player));
+  return names.length ? make(reason === "sit_out" ? "sitting_out" : "not_here", names) : null;
 }
 
 function tablesPanel() {
@@ -409,9 +415,8 @@ function tablesPanel() {
             : tb.pending ? t("pending_by", { ns: tb.pending.ns, ew: 13 - tb.pending.ns, name: nameOf(tb.pending.by) })
               : t("waiting")));
     })),
-    hand.sitting_out.length
-      ? el("p", { class: "sub" }, t("sitting_out"), ": ", hand.sitting_out.map((s) => nameOf(s.player)).join(", "))
-      : null,
+    outList(hand, "sit_out", (label, names) => el("p", { class: "sub", "data-out": label }, t(label), ": ", names.join(", "))),
+    outList(hand, "absent", (label, names) => el("p", { class: "sub", "data-out": label }, t(label), ": ", names.join(", "))),
   );
 }
 

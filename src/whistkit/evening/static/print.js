@@ -38,7 +38,7 @@ function scoreCards() {
   const where = new Map();
   if (first) {
     for (const tb of first.tables) for (const [seat, pid] of Object.entries(tb.seats)) where.set(pid, `${t("table_n", { n: tb.table })} · ${t(`seat_${seat}`)}`);
-    for (const so of first.sitting_out) where.set(so.player, t("sitting_out"));
+    for (const so of first.sitting_out) where.set(so.player, t(so.reason === "sit_out" ? "sitting_out" : "not_here"));
   }
   return state.players.map((p) => el("section", { class: "score-card", "data-player": String(p.id) },
     el("header", {},
@@ -52,7 +52,7 @@ function scoreCards() {
         const l = lines.get(p.id)?.get(i + 1) || {};
         return el("tr", {},
           el("td", {}, String(i + 1)), el("td", {}, contractShort(c)),
-          el("td", {}, l.sat_out ? t("sitting_out") : cell(l.table)),
+          el("td", {}, l.absent ? t("not_here") : l.sat_out ? t("sitting_out") : cell(l.table)),
           el("td", { class: "wide" }, cell(l.partner)),
           el("td", {}, cell(l.tricks)), el("td", {}, cell(l.points)), el("td", {}, cell(l.total)));
       })))));

@@ -77,7 +77,7 @@ function render(s) {
 // "Anna Jónsdóttir" and "→ 5" apart: the name may be cut short on a narrow screen, the
 // table never
 function moveItem(m) {
-  const text = m.to === null ? t("to_out") : t("to_table", { n: m.to });
+  const text = m.to === null ? t(m.leaves ? "to_home" : "to_out") : t("to_table", { n: m.to });
   const at = text.indexOf("{name}");
   const before = at > 0 ? text.slice(0, at) : "";
   const after = at >= 0 ? text.slice(at + "{name}".length) : text;

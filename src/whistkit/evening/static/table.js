@@ -221,7 +221,7 @@ function confirmView(hand) {
 }
 
 function moveText(m) {
-  if (m.to === null) return t("goes_out", { name: m.name });
+  if (m.to === null) return t(m.leaves ? "goes_home" : "goes_out", { name: m.name });
   const seat = m.seat ? ` (${t(`seat_${m.seat}`)})` : "";
   return (m.stay ? t("stays", { name: m.name }) : t("moves_to", { name: m.name, n: m.to })) + seat;
 }

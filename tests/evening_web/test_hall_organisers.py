@@ -1,0 +1,59 @@
+"""Issue 33, part 3: what the organisers of a real evening saw and missed."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from evening_web.drive import Driver, hall_client, player_lines
+from whistkit.evening.web import create_app
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with hall_client(create_app(tmp_path / "e.sqlite3")) as c:
+        yield c
+
+
+def evening_with(client: TestClient, extra: list[dict[str, Any]], hands: int = 12) -> Driver:
+    """Eight players of the paste and ``extra`` (late arrivals, early leavers), started."""
+    host = Driver(client)  # type: ignore[arg-type]
+    host.create({"preset": "felagsvist", "hands": hands})
+    host.post(f"/api/e/{host.id}/import", {"text": player_lines(4, 4)})
+    players = host.state()["players"] + extra
+    host.post(f"/api/e/{host.id}/players", {"players": players})
+    host.post(f"/api/e/{host.id}/seat", {"mode": "random", "seed": 3})
+    host.post(f"/api/e/{host.id}/status", {"action": "start"})
+    return host
+
+
+# -- 3. leavers and players not come yet are not "sitting out" ------------------------------
+
+
+def test_leavers_go_home_and_late_arrivals_are_not_sitting_out(client: TestClient) -> None:
+    """Before: a leaver's move after their last hand was "sits out", as was a player who
+    had not come yet; nothing told them apart."""
+    host = evening_with(
+        client,
+        [
+            {"name": "Seinn", "group": "A", "arrives": 3},
+            {"name": "Fer", "group": "B", "leaves": 1},
+        ],
+    )
+    ids = {p["name"]: p["id"] for p in host.state()["players"]}
+    first = host.state()["hand_states"][0]
+    reasons = {s["player"]: s["reason"] for s in first["sitting_out"]}
+    assert reasons[ids["Seinn"]] == "absent"
+    host.play_hand(random.Random(1))
+    moves = {m["player"]: m for m in host.state()["moves"]["moves"]}
+    assert moves[ids["Fer"]]["to"] is None and moves[ids["Fer"]]["leaves"] is True
+    assert not any(m["leaves"] for p, m in moves.items() if p != ids["Fer"])
+    # the score cards: hands not in the hall are "not here", not "sat out"
+    cards = {c["player"]: c["lines"] for c in client.get(f"/api/e/{host.id}/cards").json()["cards"]}
+    assert [ln["absent"] for ln in cards[ids["Seinn"]][:2]] == [True, True]
+    assert cards[ids["Fer"]][0]["absent"] is False
