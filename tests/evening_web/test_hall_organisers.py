@@ -57,3 +57,28 @@ def test_leavers_go_home_and_late_arrivals_are_not_sitting_out(client: TestClien
     cards = {c["player"]: c["lines"] for c in client.get(f"/api/e/{host.id}/cards").json()["cards"]}
     assert [ln["absent"] for ln in cards[ids["Seinn"]][:2]] == [True, True]
     assert cards[ids["Fer"]][0]["absent"] is False
+
+
+# -- 6. refused pages are pages in the user's language ---------------------------------------
+
+
+def test_refused_pages_are_pages_in_the_browsers_language(client: TestClient) -> None:
+    """Before: a wrong host key, and the print and export pages without the host's key,
+    answered raw English JSON."""
+    host = Driver(client)  # type: ignore[arg-type]
+    host.create({"preset": "felagsvist", "hands": 12})
+    stranger = hall_client(client.app)
+    icelandic = {"accept-language": "is-IS,is;q=0.9,en;q=0.5"}
+    r = stranger.get(f"/e/{host.id}/host?key=wrong", headers=icelandic, follow_redirects=False)
+    assert r.status_code == 403 and r.headers["content-type"].startswith("text/html")
+    assert '<html lang="is">' in r.text and "Lykillinn í þessum stjórnandatengli er rangur" in r.text
+    for path in ("print/cards", "export.csv", "export.json"):
+        r = stranger.get(f"/e/{host.id}/{path}", headers={"accept-language": "sv"})
+        assert r.status_code == 403 and r.headers["content-type"].startswith("text/html"), path
+        assert "Sidan är värdens" in r.text, path
+    r = stranger.get(f"/e/{host.id}/export.csv", headers={"accept-language": "de, fr;q=0.4"})
+    assert "Cette page est celle de l&#x27;organisateur" in r.text  # French: the first it has
+    r = stranger.get("/e/nosuch/print/cards")
+    assert r.status_code == 404 and '<html lang="en">' in r.text
+    # the host's own pages still are what they were
+    assert client.get(f"/e/{host.id}/export.csv").headers["content-type"].startswith("text/csv")

@@ -28,6 +28,7 @@ import csv
 import dataclasses
 import hashlib
 import hmac
+import html
 import json
 import secrets
 import unicodedata
@@ -41,6 +42,7 @@ from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import (
     FileResponse,
+    HTMLResponse,
     JSONResponse,
     PlainTextResponse,
     RedirectResponse,
@@ -112,6 +114,53 @@ class Refused(Exception):
         self.status = status
         self.message = message
         self.code = code
+
+
+LANGUAGES = ("en", "is", "sv", "it", "fr", "ru")
+_strings: dict[str, dict[str, str]] = {}
+
+
+def strings_of(lang: str) -> dict[str, str]:
+    """The pages' strings in ``lang`` (static/i18n), read once."""
+    if lang not in _strings:
+        path = STATIC_DIR / "i18n" / f"{lang}.json"
+        _strings[lang] = json.loads(path.read_text("utf-8"))
+    return _strings[lang]
+
+
+def language_of(request: Request) -> str:
+    """The first of the browser's languages (``Accept-Language``) the pages have, else
+    English: what the pages pick by themselves (``navigator.language``)."""
+    ranked = []
+    for n, part in enumerate(request.headers.get("accept-language", "")[:400].split(",")):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        ranked.append((-q, n, tag.strip().lower().split("-")[0]))
+    for _, _, lang in sorted(ranked):
+        if lang in LANGUAGES:
+            return lang
+    return "en"
+
+
+def html_refusal(request: Request, status: int, code: str | None, message: str) -> Response:
+    """A refused page (a host link with a wrong key, the print or export pages without
+    the host's key) as a page in the browser's language, not raw JSON."""
+    lang = language_of(request)
+    strings = strings_of(lang)
+    said = strings.get(f"err_{code}") if code else None
+    body = (
+        f'<!doctype html>\n<html lang="{lang}"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<title>whistkit</title><link rel="stylesheet" href="/static/evening.css"></head>'
+        f'<body><main class="refused"><h1>whistkit</h1><p class="big" id="refused" data-code="'
+        f'{html.escape(code or "")}">{html.escape(said or message)}</p></main></body></html>\n'
+    )
+    return HTMLResponse(body, status, headers={"Cache-Control": "no-cache"})
 
 
 def refusal(message: str, status: int, code: str | None) -> JSONResponse:
@@ -511,6 +560,19 @@ def create_app(
             raise Refused(400, f"'since' must be a version number, not {raw!r}")
         await org.hub.wait(evening, int(raw), lambda: org.store.version(evening))
 
+    def shown(
+        fn: Callable[[Request], Awaitable[Response]],
+    ) -> Callable[[Request], Awaitable[Response]]:
+        """A page a person opens in the browser: refused as a page in their language."""
+
+        async def run(request: Request) -> Response:
+            try:
+                return await fn(request)
+            except Refused as e:
+                return html_refusal(request, e.status, e.code, e.message)
+
+        return run
+
     # -- host pages --------------------------------------------------------------------
 
     async def host_page(request: Request) -> Response:
@@ -519,7 +581,7 @@ def create_app(
         if key is not None:  # the printed host link: keep the key in a cookie, drop it from the URL
             row = org.stored(evening)
             if not hmac.compare_digest(key.encode(), row.host_key.encode()):
-                raise Refused(403, "this host link's key is wrong")
+                raise Refused(403, "this host link's key is wrong", code="wrong_key")
             to = RedirectResponse(f"/e/{evening}/host", 303)
             set_host_cookie(to, evening, row.host_key)
             return to
@@ -922,12 +984,12 @@ def create_app(
     app = Starlette(
         routes=[
             Route("/", h(front_page)),
-            Route("/e/{evening}/host", h(host_page)),
-            Route("/e/{evening}/projector", h(host_only_page)),
-            Route("/e/{evening}/print/{kind:str}", h(host_only_page)),
+            Route("/e/{evening}/host", shown(host_page)),
+            Route("/e/{evening}/projector", shown(host_only_page)),
+            Route("/e/{evening}/print/{kind:str}", shown(host_only_page)),
             Route("/e/{evening}/qr/{n:int}.svg", h(qr_svg)),
-            Route("/e/{evening}/export.csv", h(export_csv)),
-            Route("/e/{evening}/export.json", h(export_json)),
+            Route("/e/{evening}/export.csv", shown(export_csv)),
+            Route("/e/{evening}/export.json", shown(export_json)),
             Route("/t/{evening}/{token}", table_page),
             Route("/api/meta", h(meta)),
             Route("/api/evenings", h(new_evening), methods=["POST"]),
