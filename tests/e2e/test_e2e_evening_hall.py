@@ -1,0 +1,153 @@
+"""Issue 33 in the browser: the phone that entered a result leaves the confirming to
+another phone; the "cannot be reached" banner never covers the seats; the host page
+without its key says so in the page's language and stops asking; leavers and players not
+come yet are not "sitting out". Screenshots (EVH_SHOTS=dir) of the changed screens at
+390x844 and 1280x720/1920x1080, in English and Icelandic."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .test_e2e_evening import EveningProcess
+from .test_e2e_evening_phone import LONG_A, LONG_B, Evening, open_page, phone
+
+SHOTS = os.environ.get("EVH_SHOTS")
+
+
+def shot(page: Any, name: str) -> None:
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=False)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EveningProcess]:
+    srv = EveningProcess(tmp_path_factory.mktemp("evening") / "e.sqlite3").start()
+    yield srv
+    srv.stop()
+
+
+def lines() -> list[str]:
+    return [f"{n}, A" for n in LONG_A] + [f"{n}, B" for n in LONG_B]
+
+
+@pytest.mark.parametrize("lang", ["en", "is"])
+def test_the_phone_that_entered_does_not_confirm(
+    browser: Any, server: EveningProcess, lang: str
+) -> None:
+    ev = Evening(server, lines())
+    entering = open_page(phone(browser), ev.table_url(1), lang)
+    other = open_page(phone(browser), ev.table_url(1), lang)
+    entering.wait_for_selector('body[data-stage="enter"]')
+    entering.locator("[data-by]").first.click()
+    entering.locator('[data-tricks="8"]').click()
+    entering.locator("#btn-send").click()
+    entering.wait_for_selector('body[data-stage="pending"] #other-phone')
+    assert entering.locator("[data-confirm]").count() == 0
+    assert entering.locator("#btn-reject").count() == 1  # it may still take it back
+    shot(entering, f"phone-sent-{lang}-390")
+    other.wait_for_selector('body[data-stage="pending"] [data-confirm]')
+    shot(other, f"phone-confirm-{lang}-390")
+    other.locator("[data-confirm]").first.click()
+    other.wait_for_selector('body[data-stage="done"]')
+    entering.wait_for_selector('body[data-stage="done"]')
+    entering.context.close()
+    other.context.close()
+
+
+@pytest.mark.parametrize("size", [(390, 844), (320, 640)])
+def test_the_cannot_be_reached_banner_does_not_cover_the_seats(
+    browser: Any, server: EveningProcess, size: tuple[int, int]
+) -> None:
+    """Before: the banner stuck to the top of the screen over the seat diagram."""
+    ev = Evening(server, lines())
+    page = open_page(phone(browser, *size), ev.table_url(1), "is")
+    page.wait_for_selector('body[data-stage="enter"]')
+    page.route("**/api/t/**", lambda route: route.abort())  # the server is down
+    ev.report(2, 6)  # another table's result: this page's poll is answered, the next fails
+    page.wait_for_selector("#error:not([hidden])", timeout=30000)
+    for seat in "NESW":
+        covered = page.evaluate(
+            """(seat) => {
+              const e = document.querySelector(`.seat-${seat}`);
+              e.scrollIntoView({ block: 'start' });
+              const r = e.getBoundingClientRect();
+              const banner = document.getElementById('error');
+              const points = [[r.left + 2, r.top + 2], [r.right - 2, r.top + 2],
+                [r.left + r.width / 2, r.top + r.height / 2]];
+              return points.some(([x, y]) => banner.contains(document.elementFromPoint(x, y)));
+            }""",
+            seat,
+        )
+        assert not covered, seat
+    page.evaluate("() => window.scrollTo(0, 0)")
+    shot(page, f"phone-offline-is-{size[0]}")
+    page.unroute("**/api/t/**")
+    page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "is"])
+def test_the_host_page_without_its_key_says_so_and_stops(
+    browser: Any, server: EveningProcess, lang: str
+) -> None:
+    """Before: the host page without its key asked the server again and again."""
+    ev = Evening(server, lines())
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = open_page(ctx, f"{server.url}e/{ev.id}/host", lang)
+    page.wait_for_selector('body[data-stopped="host_only"]', timeout=30000)
+    text = page.inner_text("#error")
+    assert ("This page is the host's" if lang == "en" else "Þessi síða er stjórnandans") in text
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/e/" in r.url else None)
+    page.wait_for_timeout(3000)  # a page still polling asks again within 0.5-1.5 s
+    assert asked == []
+    shot(page, f"host-nokey-{lang}-1280")
+    # a wrong key is a page in the browser's language
+    refused = ctx.new_page()
+    refused.set_extra_http_headers({"accept-language": "is" if lang == "is" else "en"})
+    r = refused.goto(f"{server.url}e/{ev.id}/host?key=wrong")
+    assert r is not None and r.status == 403
+    assert refused.locator("#refused").get_attribute("data-code") == "wrong_key"
+    shot(refused, f"host-wrongkey-{lang}-1280")
+    ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "is"])
+def test_leavers_and_late_arrivals_on_the_host_page_and_projector(
+    browser: Any, server: EveningProcess, lang: str
+) -> None:
+    ev = Evening(server, lines())
+    st = ev.host.state()
+    players = st["players"] + [
+        {"name": "Ólafur Ragnar Grímsson", "group": "A", "arrives": 3},
+        {"name": "Dorrit Moussaieff", "group": "B", "arrives": 3},
+    ]
+    players[0] = {**players[0], "leaves": 1}
+    ev.host.post(f"/api/e/{ev.id}/players", {"players": players})
+    ev.host.play_hand(random.Random(2))
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    ctx.add_cookies([ev.cookie()])
+    host = open_page(ctx, f"{server.url}e/{ev.id}/host", lang)
+    host.wait_for_selector('[data-out="not_here"]')
+    not_here = host.locator('#table-states ~ [data-out="not_here"]').inner_text()
+    assert "Ólafur Ragnar Grímsson" in not_here and players[0]["name"] in not_here
+    sitting = host.locator('[data-out="sitting_out"]')
+    if sitting.count():
+        assert "Ólafur" not in sitting.first.inner_text()
+    shot(host, f"host-tables-{lang}-1280")
+    ctx.close()
+    big = browser.new_context(viewport={"width": 1920, "height": 1080})
+    big.add_cookies([ev.cookie()])
+    proj = open_page(big, f"{server.url}e/{ev.id}/projector", lang)
+    leaver = proj.locator(f'.mv[data-player="{players[0]["id"]}"]')
+    leaver.wait_for()
+    assert leaver.inner_text().replace("\n", " ").endswith(
+        "goes home" if lang == "en" else "fer heim"
+    )
+    shot(proj, f"projector-{lang}-1920")
+    big.close()
