@@ -218,14 +218,14 @@ def test_the_create_form_shows_whole_choices_and_the_absence_credit(
         assert len(labels) == 7 and any("winners move" in x for x in labels), labels
         assert cut == []
         box = page.locator("#f-credit-absence")
-        assert box.is_checked()  # the documented default
-        box.uncheck()
+        assert not box.is_checked()  # the documented default: as halls score (issue 33)
+        box.check()
         page.locator("#f-sitout-room_average").check()
         page.locator("#f-create").click()
         page.wait_for_url(re.compile(r"/e/[0-9a-f]+/host$"))
         eid = page.url.split("/")[-2]
         config = c.request.get(f"{server.url}api/e/{eid}").json()["config"]
-        assert config["credit_absence"] is False and config["sit_out"] == "room_average"
+        assert config["credit_absence"] is True and config["sit_out"] == "room_average"
     finally:
         c.close()
 

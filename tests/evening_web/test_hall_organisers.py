@@ -82,3 +82,24 @@ def test_refused_pages_are_pages_in_the_browsers_language(client: TestClient) ->
     assert r.status_code == 404 and '<html lang="en">' in r.text
     # the host's own pages still are what they were
     assert client.get(f"/e/{host.id}/export.csv").headers["content-type"].startswith("text/csv")
+
+
+# -- 7. an early leaver's missed hands score nothing by default ----------------------------
+
+
+def test_a_leaver_is_not_credited_for_the_hands_missed_by_default(client: TestClient) -> None:
+    """Before: absence credit was on by default, and a leaver who played 5 of 12 hands
+    tied for 4th on the average of those five."""
+    host = evening_with(client, [{"name": "Fer", "group": "B", "leaves": 1}], hands=4)
+    assert host.state()["config"]["credit_absence"] is False
+    ids = {p["name"]: p["id"] for p in host.state()["players"]}
+    rng = random.Random(4)
+    for _ in range(3):
+        host.play_hand(rng)
+    st = host.state()
+    first = st["hand_states"][0]
+    table = next(t for t in first["tables"] if ids["Fer"] in t["seats"].values())
+    seat = next(s for s, p in table["seats"].items() if p == ids["Fer"])
+    played = table["result"]["points"][0 if seat in "NS" else 1]
+    fer = next(s for s in st["standings"] if s["player"] == ids["Fer"])
+    assert float(fer["total"]) == played  # hand 1 only: hands 2 and 3 add nothing

@@ -103,8 +103,9 @@ class Config:
     trump_order: tuple[str, ...] | None = None
     # credit for a hand sat out, one of SIT_OUT_POLICIES
     sit_out: str = "own_average"
-    # hands missed by late arrivals and early leavers are credited as sit-outs
-    credit_absence: bool = True
+    # hands missed by late arrivals and early leavers are credited as sit-outs; off by
+    # default, as halls score them: a card counts the hands played (docs/evening.md)
+    credit_absence: bool = False
     # the first hand's seating, one of SEATINGS
     seating: str = "random"
     prizes: Prizes = field(default_factory=Prizes)
