@@ -151,3 +151,23 @@ def test_leavers_and_late_arrivals_on_the_host_page_and_projector(
     )
     shot(proj, f"projector-{lang}-1920")
     big.close()
+
+
+def test_a_player_is_renamed_on_the_host_page(browser: Any, server: EveningProcess) -> None:
+    """Before: a name mistyped in the pasted list could not be mended after the import."""
+    ev = Evening(server, lines())
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    ctx.add_cookies([ev.cookie()])
+    host = open_page(ctx, f"{server.url}e/{ev.id}/host", "is")
+    first = ev.host.state()["players"][0]
+    host.locator("#players-panel > summary").click()  # the list, folded once started
+    host.once("dialog", lambda d: d.accept("Guðmundur Gunnarsson yngri"))
+    host.locator(f"#rename-{first['id']}").click()
+    host.wait_for_function(
+        "() => document.querySelector('#players').textContent.includes('Gunnarsson yngri')"
+    )
+    assert ev.host.state()["players"][0]["name"] == "Guðmundur Gunnarsson yngri"
+    # leavers score nothing for the hands missed (the default, issue 33)
+    assert "fá engin stig" in host.locator("#late-help").inner_text()
+    shot(host, "host-players-is-1280")
+    ctx.close()

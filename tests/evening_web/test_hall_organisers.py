@@ -103,3 +103,47 @@ def test_a_leaver_is_not_credited_for_the_hands_missed_by_default(client: TestCl
     played = table["result"]["points"][0 if seat in "NS" else 1]
     fer = next(s for s in st["standings"] if s["player"] == ids["Fer"])
     assert float(fer["total"]) == played  # hand 1 only: hands 2 and 3 add nothing
+
+
+# -- 5. an import names every problem by its pasted line; a player can be renamed ---------
+
+
+def test_an_import_names_every_problem_by_its_line(client: TestClient) -> None:
+    """Before: only the first problem was reported, as "player 20" (its place in the
+    list, not the pasted line)."""
+    host = Driver(client)  # type: ignore[arg-type]
+    host.create({"preset": "felagsvist", "hands": 12})
+    host.post(f"/api/e/{host.id}/import", {"text": "Gunna, A\nHelgi, B"})
+    pasted = "\n".join(
+        [
+            "Anna, A",
+            "Bjarni, B",
+            "x" * 41 + ", A",
+            "anna, B",
+            "Gunna, B",
+            "Dóri\x07, A",
+            "Edda, B",
+        ]
+    )
+    r = client.post(f"/api/e/{host.id}/import", json={"text": pasted})
+    assert r.status_code == 400
+    lines = r.json()["error"].splitlines()
+    assert lines[0].startswith("Nothing imported: 4 lines not understood")
+    assert lines[1].startswith("line 3 ('xxxx") and "41 characters long; at most 40" in lines[1]
+    assert lines[2] == "line 4 ('anna, B'): anna is there twice (line 1 too)"
+    assert lines[3] == "line 5 ('Gunna, B'): Gunna is on the list already"
+    assert lines[4].startswith("line 6 (") and "control character" in lines[4]
+    assert [p["name"] for p in host.state()["players"]] == ["Gunna", "Helgi"]
+
+
+def test_a_player_is_renamed_after_the_import_and_the_start(client: TestClient) -> None:
+    host = evening_with(client, [])
+    players = host.state()["players"]
+    old = players[2]["name"]
+    players[2] = {**players[2], "name": "Sigríður Á. Jónsdóttir"}
+    host.post(f"/api/e/{host.id}/players", {"players": players})
+    st = host.state()
+    assert st["players"][2]["name"] == "Sigríður Á. Jónsdóttir"
+    assert old not in {p["name"] for p in st["players"]}
+    seated = {pid for t in st["hand_states"][0]["tables"] for pid in t["seats"].values()}
+    assert players[2]["id"] in seated  # the same player, the same seat

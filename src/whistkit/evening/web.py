@@ -405,14 +405,19 @@ def split_player_line(line: str) -> list[str]:
     return [c.strip() for c in row]
 
 
-def parse_player_lines(raw: str) -> tuple[list[dict[str, Any]], list[str]]:
+def parse_player_lines(
+    raw: str, taken: Iterable[str] = ()
+) -> tuple[list[dict[str, Any]], list[str]]:
     """Players from pasted lines or CSV: ``name, group[, fixed]`` per line, the separator
     decided line by line (a tab, else a semicolon, else a comma; docs/evening.md). A header
     line (``name,group``) first is skipped. A line is never guessed at: one without a group
-    of A or B, or with an unknown third column, is a problem naming its line and text.
-    Returns the players and the problems."""
+    of A or B, with an unknown third column, or whose name is not one a player may have
+    (too long, a control character, there twice, or one of ``taken``: the names on the
+    list already) is a problem naming its line and text. Every problem is found, not only
+    the first. Returns the players and the problems."""
     players: list[dict[str, Any]] = []
     problems: list[str] = []
+    seen = {name.casefold(): 0 for name in taken}  # name -> its line (0: on the list)
     lines = raw.splitlines()
     if len(lines) > MAX_PLAYERS + 1:
         return [], [f"{len(lines)} lines; at most {MAX_PLAYERS} players"]
@@ -450,6 +455,20 @@ def parse_player_lines(raw: str) -> tuple[list[dict[str, Any]], list[str]]:
         if not name:
             problems.append(f"{where}: no name")
             continue
+        try:
+            name = text(name, "the name", MAX_NAME)
+        except Refused as e:
+            problems.append(f"{where}: {e.message}")
+            continue
+        before = seen.get(name.casefold())
+        if before is not None:
+            problems.append(
+                f"{where}: {name} is on the list already"
+                if before == 0
+                else f"{where}: {name} is there twice (line {before} too)"
+            )
+            continue
+        seen[name.casefold()] = n
         players.append({"name": name, "group": group, "fixed": flag in FIXED_WORDS})
     return players, problems
 
@@ -694,13 +713,13 @@ def create_app(
         raw = data.get("text")
         if not isinstance(raw, str):
             raise Refused(400, "'text' must be the pasted lines")
-        found, problems = parse_player_lines(raw)
+        replace = data.get("replace") is True
+        found, problems = parse_player_lines(raw, () if replace else (p.name for p in row.players))
         if problems:  # nothing is guessed: the host mends the lines and imports again
-            more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
-            raise Refused(
+            raise Refused(  # every problem, each with its pasted line's number
                 400,
                 f"Nothing imported: {len(problems)} line{'s' if len(problems) > 1 else ''}"
-                " not understood. Mend them and import again.\n" + "\n".join(problems[:20]) + more,
+                " not understood. Mend them and import again.\n" + "\n".join(problems),
             )
         if not found:
             raise Refused(400, "Nothing imported: no player lines (name, group) were pasted")

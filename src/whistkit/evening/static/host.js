@@ -287,6 +287,15 @@ function playersPanel() {
       now.focus();
     }
   });
+  // a name mistyped in the list: mended at any time (the player keeps seat and results)
+  const renameButton = (p, i) => el("button", {
+    class: "small", id: `rename-${p.id}`, title: t("rename_player", { name: p.name }),
+    "aria-label": t("rename_player", { name: p.name }),
+    onclick: () => {
+      const to = prompt(t("rename_prompt", { name: p.name }), p.name);
+      if (to && to.trim() && to.trim() !== p.name) save(players.map((q, j) => (j === i ? { ...q, name: to.trim() } : q)));
+    },
+  }, "✎");
   const counts = { A: 0, B: 0 };
   for (const p of state.players) counts[p.other_group ? (p.group === "A" ? "B" : "A") : p.group] += 1;
   const cur = state.current ? state.current.number : null;
@@ -328,7 +337,7 @@ function playersPanel() {
     el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, t("name")), el("th", {}, t("group")),
       el("th", {}, t("fixed_seat")), el("th", {}, t("other_group")), el("th", {}))),
     el("tbody", {}, state.players.map((p, i) => el("tr", {},
-      el("td", {}, String(p.id)), el("td", {}, p.name), el("td", {}, p.group),
+      el("td", {}, String(p.id)), el("td", {}, p.name, " ", renameButton(p, i)), el("td", {}, p.group),
       el("td", {}, p.fixed ? "✓" : ""), rowEnd(p, i)))));
   const uneven = Math.abs(counts.A - counts.B) > 1 && state.config.preset !== "partner";
   const seatButtons = setup ? el("div", { class: "buttons" },
@@ -337,7 +346,7 @@ function playersPanel() {
     el("button", { id: "btn-seat-entered", onclick: () => act(() => api("POST", `/api/e/${id}/seat`, { mode: "as_entered" })) }, t("seat_entered"))) : null;
   const body = [
     el("h2", {}, t("players"), ` (${state.players.length}: ${t("plays_as_counts", { a: counts.A, b: counts.B })})`),
-    setup ? null : el("p", { class: "sub" }, t("late_help")),
+    setup ? null : el("p", { class: "sub", id: "late-help" }, t(state.config.credit_absence ? "late_help" : "late_help_no_credit")),
     addForm,
     el("details", {
       id: "import-panel",
