@@ -171,3 +171,33 @@ def test_a_player_is_renamed_on_the_host_page(browser: Any, server: EveningProce
     assert "fá engin stig" in host.locator("#late-help").inner_text()
     shot(host, "host-players-is-1280")
     ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "is"])
+def test_a_table_opened_late_has_its_link_and_card_on_the_host_page(
+    browser: Any, server: EveningProcess, lang: str
+) -> None:
+    """Before: a table opened for late arrivals had its link and QR code only on the
+    print page, with every other table's card."""
+    ev = Evening(server, lines())
+    late = "Ari Seinni, A\nBirna Seinni, B\nKalli Seinni, A\nLína Seinni, B"
+    ev.host.post(f"/api/e/{ev.id}/import", {"text": late})
+    ev.host.play_hand(random.Random(5))  # they play from hand 2, at a fourth table
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    ctx.add_cookies([ev.cookie()])
+    host = open_page(ctx, f"{server.url}e/{ev.id}/host", lang)
+    card = host.locator('#cards-panel[open] .link-card.new[data-table="4"]')
+    card.wait_for()
+    assert host.locator("#table-links .link-card").count() == 4
+    assert card.locator("a[href*='/t/']").inner_text().startswith(server.url + "t/")
+    assert host.evaluate(
+        "() => document.querySelector('.link-card[data-table=\"4\"] img').decode().then(() => true)"
+    )
+    card.scroll_into_view_if_needed()
+    shot(host, f"host-late-table-{lang}-1280")
+    href = host.locator("#print-card-4").get_attribute("href")
+    assert href == f"/e/{ev.id}/print/tables?table=4"
+    printed = open_page(ctx, server.url + href.lstrip("/"), lang)
+    assert printed.locator(".table-card").count() == 1
+    assert printed.locator(".table-card").get_attribute("data-table") == "4"
+    ctx.close()

@@ -86,6 +86,7 @@ function render() {
     statusPanel(),
     state.status === "setup" ? playersPanel() : null,
     state.status !== "setup" ? tablesPanel() : null,
+    state.seated ? cardsPanel() : null,
     state.status !== "setup" ? entryPanel() : null,
     state.status !== "setup" ? correctionPanel() : null,
     state.status !== "setup" ? standingsPanel() : null,
@@ -405,6 +406,24 @@ function seatingView(hand) {
 function outList(hand, reason, make) {
   const names = hand.sitting_out.filter((s) => s.reason === reason).map((s) => nameOf(s.player));
   return names.length ? make(reason === "sit_out" ? "sitting_out" : "not_here", names) : null;
+}
+
+// Each table's link and QR code, and its card to print again on its own: a table opened
+// for late arrivals needs one at once (the panel opens by itself while such a table is new)
+function cardsPanel() {
+  const first = state.hand_states.length ? state.hand_states[0].tables.length : state.tables.length;
+  const late = state.tables.filter((tb) => tb.number > first);
+  return panel("cards-panel", late.length > 0,
+    el("summary", {}, t("table_links"), late.length ? ` · ${t("new_tables", { tables: late.map((tb) => tb.number).join(", ") })}` : ""),
+    el("div", { class: "tables", id: "table-links" }, state.tables.map((tb) => el("div", {
+      class: `tcard link-card${tb.number > first ? " new" : ""}`, "data-table": String(tb.number),
+    },
+      el("b", {}, t("table_n", { n: tb.number })),
+      tb.number > first ? el("span", { class: "sub" }, t("table_for_late")) : null,
+      el("img", { class: "qr-small", src: tb.qr, alt: t("qr_alt", { n: tb.number }) }),
+      el("div", { class: "link" }, el("a", { href: tb.url, target: "_blank", rel: "noopener" }, tb.url)),
+      el("a", { class: "button small", id: `print-card-${tb.number}`, href: `/e/${state.id}/print/tables?table=${tb.number}`, target: "_blank" },
+        t("print_this_card"))))));
 }
 
 function tablesPanel() {

@@ -22,7 +22,10 @@ function tableCards() {
   const local = state.tables.length ? localOnly(state.tables[0].url) : null;
   // on screen only: phones in the hall cannot open links to this laptop's own address
   const warning = local ? el("p", { class: "banner noprint", id: "local-links", role: "alert" }, t("local_links", { host: local })) : null;
-  return [warning, ...state.tables.map((tb) => el("section", { class: "sheet table-card", "data-table": String(tb.number) },
+  // ?table=N: that table's card alone (printed again, or for a table opened late)
+  const only = Number(new URLSearchParams(location.search).get("table")) || null;
+  const tables = only ? state.tables.filter((tb) => tb.number === only) : state.tables;
+  return [warning, ...tables.map((tb) => el("section", { class: "sheet table-card", "data-table": String(tb.number) },
     el("p", { class: "ev-title" }, state.title),
     el("h1", {}, t("table_n", { n: tb.number })),
     cycle(),
