@@ -201,3 +201,69 @@ def test_a_table_opened_late_has_its_link_and_card_on_the_host_page(
     assert printed.locator(".table-card").count() == 1
     assert printed.locator(".table-card").get_attribute("data-table") == "4"
     ctx.close()
+
+
+BOARD_SEEN = """() => {
+  const board = document.getElementById('p-board');
+  const bottom = Math.min(innerHeight, board.getBoundingClientRect().bottom);
+  const out = { page: Number(board.dataset.page || 1), pages: Number(board.dataset.pages || 1),
+    shown: [], cut: [] };
+  for (const tr of board.querySelectorAll('tr[data-player]')) {
+    if (tr.hidden) continue;
+    out.shown.push(Number(tr.dataset.player));
+    if (tr.getBoundingClientRect().bottom > bottom + 1) out.cut.push(tr.textContent);
+  }
+  return out;
+}"""
+
+
+def board_pages(page: Any) -> set[int]:
+    """Every player the leaderboard shows, page by page (a key turns the page); no row
+    is cut off on any page."""
+    seen: set[int] = set()
+    first = page.evaluate(BOARD_SEEN)
+    for _ in range(first["pages"]):
+        now = page.evaluate(BOARD_SEEN)
+        assert now["cut"] == [], now
+        seen |= set(now["shown"])
+        page.keyboard.press("PageDown")
+    return seen
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_projector_leaderboard_pages_through_every_player(
+    browser: Any, server: EveningProcess, size: tuple[int, int]
+) -> None:
+    """Before: with 22-23 players the last rows were cut off all evening and never shown,
+    the more so under the "cannot be reached" line, and after Finish the lowest total's
+    winner never appeared."""
+    names_a = [f"{n} {s}" for s in ("eldri", "yngri") for n in LONG_A]
+    names_b = [f"{n} {s}" for s in ("eldri", "yngri") for n in LONG_B][:11]
+    ev = Evening(server, [f"{n}, A" for n in names_a] + [f"{n}, B" for n in names_b])
+    ev.host.play_hand(random.Random(7))
+    everyone = {p["id"] for p in ev.host.state()["players"]}
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    ctx.add_cookies([ev.cookie()])
+    page = open_page(ctx, f"{server.url}e/{ev.id}/projector", "is")
+    page.wait_for_selector("#p-moves")
+    assert board_pages(page) == everyone
+    shot(page, f"projector-board-is-{size[0]}")
+    # the server cannot be reached: the line takes room, the pages are measured again
+    page.route("**/projector?since=**", lambda route: route.abort())
+    ev.report(1, 5)
+    page.wait_for_selector("#error:not([hidden])", timeout=30000)
+    assert board_pages(page) == everyone
+    shot(page, f"projector-offline-is-{size[0]}")
+    page.unroute("**/projector?since=**")
+    page.wait_for_selector("#error[hidden]", state="attached", timeout=30000)
+    # after Finish: the prizes with what they were won with, every winner on a page
+    ev.host.post(f"/api/e/{ev.id}/status", {"action": "finish"})
+    page.wait_for_selector("#p-prizes")
+    prizes = ev.host.state()["prizes"]
+    lowest = next(p for p in prizes if p["category"] == "lowest")
+    item = page.locator('#p-prizes li[data-category="lowest"]').inner_text()
+    assert item.startswith("Lægsta skor (skammarverðlaun): "), item  # no "1" of one place
+    assert item.endswith(f"({lowest['value']})"), item
+    assert set(lowest["players"]) <= board_pages(page) == everyone
+    shot(page, f"projector-final-is-{size[0]}")
+    ctx.close()
