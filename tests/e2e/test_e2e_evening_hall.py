@@ -146,8 +146,8 @@ def test_leavers_and_late_arrivals_on_the_host_page_and_projector(
     proj = open_page(big, f"{server.url}e/{ev.id}/projector", lang)
     leaver = proj.locator(f'.mv[data-player="{players[0]["id"]}"]')
     leaver.wait_for()
-    assert leaver.inner_text().replace("\n", " ").endswith(
-        "goes home" if lang == "en" else "fer heim"
+    assert (
+        leaver.inner_text().replace("\n", " ").endswith("goes home" if lang == "en" else "fer heim")
     )
     shot(proj, f"projector-{lang}-1920")
     big.close()

@@ -17,6 +17,7 @@ def hall_client(app: ASGIApp, address: str = "127.0.0.1") -> TestClient:
     hall's Wi-Fi with e.g. ``192.168.1.23``), with its own cookies (its own device)."""
     return TestClient(app, base_url=HALL, client=(address, 50000))
 
+
 FIRST = ["Anna", "Bjarni", "Guðrún", "Dóri", "Edda", "Finnur", "Gunna", "Helgi", "Inga", "Jón"]
 
 

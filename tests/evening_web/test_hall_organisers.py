@@ -71,7 +71,9 @@ def test_refused_pages_are_pages_in_the_browsers_language(client: TestClient) ->
     icelandic = {"accept-language": "is-IS,is;q=0.9,en;q=0.5"}
     r = stranger.get(f"/e/{host.id}/host?key=wrong", headers=icelandic, follow_redirects=False)
     assert r.status_code == 403 and r.headers["content-type"].startswith("text/html")
-    assert '<html lang="is">' in r.text and "Lykillinn í þessum stjórnandatengli er rangur" in r.text
+    assert (
+        '<html lang="is">' in r.text and "Lykillinn í þessum stjórnandatengli er rangur" in r.text
+    )
     for path in ("print/cards", "export.csv", "export.json"):
         r = stranger.get(f"/e/{host.id}/{path}", headers={"accept-language": "sv"})
         assert r.status_code == 403 and r.headers["content-type"].startswith("text/html"), path

@@ -19,7 +19,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any
 
@@ -133,10 +133,8 @@ def half_heads(srv: Evening, sources: list[str], stack: ExitStack) -> list[socke
         s.bind((source, 0))
         s.settimeout(60)
         s.connect(("127.0.0.1", srv.port))
-        try:
+        with suppress(OSError):  # refused and closed already
             s.sendall(head)
-        except OSError:
-            pass  # refused and closed already
         out.append(s)
     return out
 

@@ -80,8 +80,8 @@ def evening_protocol(limits: Limits, every: float = LOG_EVERY) -> type[Any]:
             count, refused[kind] = refused[kind], 0
             log.warning("%s (%d refused; said once a minute at most)", message, count)
 
-    class EveningProtocol(base):  # type: ignore[misc,valid-type]
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    class EveningProtocol(base):  # type: ignore[misc]
+        def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(transport)
             if not transport.is_closing():
                 return
@@ -142,7 +142,7 @@ def from_this_machine(request: Request) -> bool:
         return False
     if is_loopback(str(client[0])):
         return True
-    return bool(server) and str(client[0]) == str(server[0])
+    return server is not None and str(client[0]) == str(server[0])
 
 
 __all__ = ["LOG_EVERY", "OnceInAWhile", "evening_protocol", "from_this_machine", "is_loopback"]

@@ -522,9 +522,7 @@ def create_app(
         if from_this_machine(request):
             return True
         key = request.cookies.get(CREATOR_COOKIE, "")
-        return creator_key is not None and hmac.compare_digest(
-            key.encode(), creator_key.encode()
-        )
+        return creator_key is not None and hmac.compare_digest(key.encode(), creator_key.encode())
 
     def host_id(request: Request) -> str:
         """The evening of the path if this browser holds its host key, else refused."""
