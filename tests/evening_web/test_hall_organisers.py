@@ -149,3 +149,34 @@ def test_a_player_is_renamed_after_the_import_and_the_start(client: TestClient) 
     assert old not in {p["name"] for p in st["players"]}
     seated = {pid for t in st["hand_states"][0]["tables"] for pid in t["seats"].values()}
     assert players[2]["id"] in seated  # the same player, the same seat
+
+
+# -- 8. a lowest total per group, one prize per person -------------------------------------
+
+
+def test_lowest_of_each_group_and_one_prize_per_person(client: TestClient) -> None:
+    """Before: neither could be asked for (an unknown prize field)."""
+    host = evening_with(client, [], hands=6)
+    rng = random.Random(8)
+    for _ in range(6):
+        host.play_hand(rng)
+    config = host.state()["config"]
+    prizes = {**config["prizes"], "lowest_per_group": True, "longest_at_table": True}
+    host.post(f"/api/e/{host.id}/config", {"config": {**config, "prizes": prizes}})
+    st = host.state()
+    group = {s["player"]: s["group"] for s in st["standings"]}
+    total = {s["player"]: float(s["total"]) for s in st["standings"]}
+    by = {p["category"]: p for p in st["prizes"]}
+    for g in "AB":
+        low = by[f"lowest_{g}"]
+        assert {group[p] for p in low["players"]} == {g}
+        assert low["value"] == min(t for p, t in total.items() if group[p] == g)
+    twice = [p for p in group if sum(p in x["players"] for x in st["prizes"]) > 1]
+    assert twice  # without the option a winner takes more than one prize here
+    host.post(
+        f"/api/e/{host.id}/config",
+        {"config": {**config, "prizes": {**prizes, "one_each": True}}},
+    )
+    won = [p for x in host.state()["prizes"] for p in x["players"]]
+    assert len(won) == len(set(won))
+    assert set(twice) <= set(won)  # they keep their first prize

@@ -168,6 +168,8 @@ function createForm() {
   const perGroup = el("input", { id: "f-top-group", type: "number", min: "0", max: String(meta.max_top), value: String(c.prizes.top_per_group), class: "small" });
   const box = (id, on) => el("input", { type: "checkbox", id, checked: on });
   const lowest = box("f-lowest", c.prizes.lowest);
+  const lowestGroup = box("f-lowest-group", c.prizes.lowest_per_group);
+  const oneEach = box("f-one-each", c.prizes.one_each);
   const longest = box("f-longest", c.prizes.longest_at_table);
   const ten = box("f-ten", c.prizes.ten_tricks);
   const form = el("form", { class: "panel", id: "create" },
@@ -184,8 +186,10 @@ function createForm() {
       el("label", { class: "check" }, top, " ", t("cfg_top")),
       el("label", { class: "check" }, perGroup, " ", t("cfg_top_per_group")),
       el("label", { class: "check" }, lowest, " ", t("prize_lowest")),
+      el("label", { class: "check" }, lowestGroup, " ", t("cfg_lowest_per_group")),
       el("label", { class: "check" }, longest, " ", t("prize_longest_at_table")),
       el("label", { class: "check" }, ten, " ", t("prize_ten_tricks")),
+      el("label", { class: "check" }, oneEach, " ", t("cfg_one_each")),
       field(t("ties"), ties)),
     el("button", { type: "submit", id: "f-create", class: "primary" }, t("create")),
   );
@@ -201,7 +205,8 @@ function createForm() {
       credit_absence: absence.checked,
       prizes: {
         top: Number(top.value), top_per_group: Number(perGroup.value),
-        lowest: lowest.checked, longest_at_table: longest.checked, ten_tricks: ten.checked,
+        lowest: lowest.checked, lowest_per_group: lowestGroup.checked, one_each: oneEach.checked,
+        longest_at_table: longest.checked, ten_tricks: ten.checked,
         ties: ties.value,
       },
     };
