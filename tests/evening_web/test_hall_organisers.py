@@ -180,3 +180,23 @@ def test_lowest_of_each_group_and_one_prize_per_person(client: TestClient) -> No
     won = [p for x in host.state()["prizes"] for p in x["players"]]
     assert len(won) == len(set(won))
     assert set(twice) <= set(won)  # they keep their first prize
+
+
+# -- 8. a player's own running total on the table's phone ----------------------------------
+
+
+def test_each_seat_on_the_phone_has_its_players_running_total(client: TestClient) -> None:
+    """Before: a player saw their total only on the projector."""
+    host = evening_with(client, [])
+    host.play_hand(random.Random(9))
+    st = host.state()
+    total = {s["player"]: s["total"] for s in st["standings"]}
+    for tb in st["hand_states"][1]["tables"]:
+        seats = client.get(host.token_path(tb["table"])).json()["hand"]["seats"]
+        assert {v["id"]: v["total"] for v in seats.values()} == {
+            pid: total[pid] for pid in tb["seats"].values()
+        }
+    # hidden standings are hidden on the phones too
+    host.post(f"/api/e/{host.id}/hide", {"hidden": True})
+    seats = client.get(host.token_path(1)).json()["hand"]["seats"]
+    assert all(v["total"] is None for v in seats.values())

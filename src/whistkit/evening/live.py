@@ -163,6 +163,7 @@ class Live:
         self.plays_as = {p.id: model_player(p).plays_as for p in stored.players}
         self.arrives = {p.id: p.arrives for p in stored.players}
         self.leaves = {p.id: p.leaves for p in stored.players}
+        self._totals: dict[int, Any] | None = None
         self._tables: dict[int, dict[str, Any]] = {}
         self._projector: dict[str, Any] | None = None
         self._moves: dict[int, list[dict[str, Any]]] = {}
@@ -459,7 +460,13 @@ class Live:
             "contract": hand.contract,
             "dealer": t.seat_of(t.dealer),
             "seats": {
-                seat: {"id": pid, "name": self.names[pid], "group": self.group_of(pid)}
+                seat: {
+                    "id": pid,
+                    "name": self.names[pid],
+                    "group": self.group_of(pid),
+                    # their own running total (None while the host hides the standings)
+                    "total": None if s.hide_standings else self.totals().get(pid),
+                }
                 for seat, pid in t.seat_map().items()
             },
             "result": None if t.confirmed_tricks is None else {"ns": t.ns_tricks},
@@ -482,6 +489,12 @@ class Live:
                 if mv["from"] == number and not mv["stay"]
             ]
         return out
+
+    def totals(self) -> dict[int, Any]:
+        """Each player's running total (as the leaderboard has it), worked out once."""
+        if self._totals is None:
+            self._totals = {r["player"]: r["total"] for r in self.standings()}
+        return self._totals
 
     def group_of(self, player: int) -> str:
         """The group a player is seated as (what their score card says)."""

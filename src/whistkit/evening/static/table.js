@@ -141,7 +141,8 @@ function compass(hand) {
     return el("div", { class: `seat seat-${seat}`, "data-seat": seat },
       el("span", { class: "where" }, t(`seat_${seat}`), hand.dealer === seat ? ` · ${t("deals")}` : ""),
       el("span", { class: "who" }, p.name),
-      el("span", { class: "grp" }, t(`group_${p.group}`)));
+      el("span", { class: "grp" }, t(`group_${p.group}`),
+        p.total !== null && p.total !== undefined ? el("span", { class: "total", "data-total": String(p.total) }, ` · ${t("total_so_far", { total: p.total })}`) : null));
   };
   return el("div", { class: "compass" }, SEATS.map(cell), el("div", { class: "middle" }, t("table_n", { n: state.table })));
 }
