@@ -267,3 +267,35 @@ def test_the_projector_leaderboard_pages_through_every_player(
     assert set(lowest["players"]) <= board_pages(page) == everyone
     shot(page, f"projector-final-is-{size[0]}")
     ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "is"])
+def test_half_time_on_the_host_page_and_own_totals_on_the_phone(
+    browser: Any, server: EveningProcess, lang: str
+) -> None:
+    ev = Evening(server, lines())
+    rng = random.Random(11)
+    for _ in range(6):
+        ev.play_hand(rng)
+    st = ev.host.state()
+    assert st["half_time"]["after"] == 6
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    ctx.add_cookies([ev.cookie()])
+    host = open_page(ctx, f"{server.url}e/{ev.id}/host", lang)
+    host.locator("#half-panel > summary").click()
+    host.locator("#half-time").scroll_into_view_if_needed()
+    first = st["half_time"]["standings"]["A"][0]
+    cell = host.locator(f'#half-time td[data-player="{first["player"]}"]')
+    assert cell.inner_text() == str(first["total"])
+    lowest = host.locator('#prizes li[data-category="lowest"]').inner_text()
+    assert ":" in lowest and " 1:" not in lowest and lowest.endswith(")")
+    shot(host, f"host-half-time-{lang}-1280")
+    ctx.close()
+    page = open_page(phone(browser), ev.table_url(1), lang)
+    page.wait_for_selector('body[data-stage="enter"]')
+    totals = {s["player"]: s["total"] for s in st["standings"]}
+    seats = st["hand_states"][6]["tables"][0]["seats"]
+    n_total = page.locator(".seat-N .total").get_attribute("data-total")
+    assert n_total == str(totals[seats["N"]])
+    shot(page, f"phone-totals-{lang}-390")
+    page.context.close()

@@ -200,3 +200,27 @@ def test_each_seat_on_the_phone_has_its_players_running_total(client: TestClient
     host.post(f"/api/e/{host.id}/hide", {"hidden": True})
     seats = client.get(host.token_path(1)).json()["hand"]["seats"]
     assert all(v["total"] is None for v in seats.values())
+
+
+# -- 8. half-time standings ------------------------------------------------------------------
+
+
+def test_the_half_time_standings_once_the_first_half_is_reported(client: TestClient) -> None:
+    """Before: the standings at the break were gone once the next hand was reported."""
+    host = evening_with(client, [], hands=4)
+    rng = random.Random(10)
+    host.play_hand(rng)
+    assert host.state()["half_time"] is None  # hand 2 not reported yet
+    host.play_hand(rng)
+    half = host.state()["half_time"]
+    at_half = {s["player"]: s["total"] for s in host.state()["standings"]}
+    host.play_hand(rng)
+    st = host.state()
+    assert st["half_time"] == half and half["after"] == 2
+    rows = half["standings"]["A"] + half["standings"]["B"]
+    assert {r["player"]: r["total"] for r in rows} == at_half
+    assert {s["player"]: s["total"] for s in st["standings"]} != at_half
+    for g in "AB":
+        totals = [r["total"] for r in half["standings"][g]]
+        assert totals == sorted(totals, reverse=True)
+        assert half["standings"][g][0]["rank"] == 1

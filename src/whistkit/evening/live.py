@@ -164,6 +164,7 @@ class Live:
         self.arrives = {p.id: p.arrives for p in stored.players}
         self.leaves = {p.id: p.leaves for p in stored.players}
         self._totals: dict[int, Any] | None = None
+        self._half: dict[str, Any] | None = None  # {}: worked out, none yet
         self._tables: dict[int, dict[str, Any]] = {}
         self._projector: dict[str, Any] | None = None
         self._moves: dict[int, list[dict[str, Any]]] = {}
@@ -389,6 +390,7 @@ class Live:
             "hand_states": [self.hand_json(h) for h in self.seated],
             "moves": self.last_moves(),
             "standings": self.standings() if self.started else [],
+            "half_time": self.half_time(),
             "prizes": self.prizes(),
             "audit": audit,
         }
@@ -489,6 +491,41 @@ class Live:
                 if mv["from"] == number and not mv["stay"]
             ]
         return out
+
+    def half_time(self) -> dict[str, Any] | None:
+        """The standings after the first half of the hands (hand ``hands // 2``), once
+        every table of those hands has reported: what is read out at the break. Each group
+        ranked by the points of those hands (sit-out credits as they stand now); players
+        not come by then are not in it."""
+        if self._half is not None:
+            return self._half or None
+        self._half = {}
+        half = self.hands // 2
+        if self.done is None or not self.started or half < 1 or len(self.seated) < half:
+            return None
+        if any(t.confirmed_tricks is None for h in self.seated[:half] for t in h.tables):
+            return None
+        groups: dict[str, list[tuple[float, Any]]] = {"A": [], "B": []}
+        for p in self.stored.players:
+            if p.arrives > half:
+                continue
+            lines = self.done.card(p.id)
+            total = sum(ln.points for ln in lines if ln.hand <= half and ln.points is not None)
+            groups[self.group_of(p.id)].append((float(total), p))
+        out: dict[str, list[dict[str, Any]]] = {}
+        for g, rows in groups.items():
+            rows.sort(key=lambda r: (-r[0], r[1].name))
+            out[g] = [
+                {
+                    "player": p.id,
+                    "name": p.name,
+                    "total": _fmt(total),
+                    "rank": 1 + sum(1 for other, _ in rows if other > total),
+                }
+                for total, p in rows
+            ]
+        self._half = {"after": half, "standings": out}
+        return self._half
 
     def totals(self) -> dict[int, Any]:
         """Each player's running total (as the leaderboard has it), worked out once."""

@@ -574,7 +574,21 @@ function standingsPanel() {
         el("caption", {}, t(`group_${g}`)),
         el("tbody", {}, groups[g].map((r) => el("tr", {},
           el("td", {}, String(r.rank)), el("td", {}, r.name), el("td", { class: "num", "data-player": String(r.player) }, fmt(r.total)))))))),
-    state.prizes.length ? prizesView(state.prizes) : null);
+    state.prizes.length ? prizesView(state.prizes) : null,
+    halfTimeView());
+}
+
+// the standings at the break (after the first half of the hands), to read out or keep
+function halfTimeView() {
+  const half = state.half_time;
+  if (!half) return null;
+  return panel("half-panel", false,
+    el("summary", {}, t("half_time", { n: half.after })),
+    el("div", { class: "cols", id: "half-time" }, Object.keys(half.standings).sort().map((g) =>
+      el("table", { class: "grid", "data-group": g },
+        el("caption", {}, t(`group_${g}`)),
+        el("tbody", {}, half.standings[g].map((r) => el("tr", {},
+          el("td", {}, String(r.rank)), el("td", {}, r.name), el("td", { class: "num", "data-player": String(r.player) }, fmt(r.total)))))))));
 }
 
 export function fmt(x) {
@@ -583,8 +597,12 @@ export function fmt(x) {
 
 function prizesView(prizes) {
   return el("div", { id: "prizes" }, el("h3", {}, t(state.status === "finished" ? "prizes" : "prizes_so_far")),
-    el("ul", { class: "plain" }, prizes.map((p) => el("li", {},
-      `${t(`prize_${p.category}`)} ${p.place}: ${p.players.map(nameOf).join(", ")}`))));
+    el("ul", { class: "plain" }, prizes.map((p) => {
+      // the place only where the prize has several; what it was won with
+      const places = prizes.filter((q) => q.category === p.category).length;
+      const what = places > 1 ? t("prize_place", { prize: t(`prize_${p.category}`), n: p.place }) : t(`prize_${p.category}`);
+      return el("li", { "data-category": p.category }, `${what}: ${p.players.map(nameOf).join(", ")} (${fmt(p.value)})`);
+    })));
 }
 
 function auditText(a) {
