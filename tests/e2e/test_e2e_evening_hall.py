@@ -299,3 +299,40 @@ def test_half_time_on_the_host_page_and_own_totals_on_the_phone(
     assert n_total == str(totals[seats["N"]])
     shot(page, f"phone-totals-{lang}-390")
     page.context.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_52_players_on_the_projector_every_one_within_the_page_turns(
+    browser: Any, server: EveningProcess, size: tuple[int, int]
+) -> None:
+    """Issue 33's hall: 52 players at 13 tables; the leaderboard shows each of them on
+    one of its pages, beside the moves and then on its own after the last hand."""
+    from .test_e2e_evening_phone import many
+
+    ev = Evening(server, many(13))
+    ev.play_hand(random.Random(12))
+    everyone = {p["id"] for p in ev.host.state()["players"]}
+    assert len(everyone) == 52
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    ctx.add_cookies([ev.cookie()])
+    page = open_page(ctx, f"{server.url}e/{ev.id}/projector", "en")
+    page.wait_for_selector("#p-moves")
+    grid = page.locator(".p-grid")
+    if "p-rotate" in (grid.get_attribute("class") or ""):  # the standings a turn of their own
+        page.wait_for_selector('.p-grid[data-show="board"]', timeout=120_000)
+    assert board_pages(page) == everyone
+    shot(page, f"projector-52-en-{size[0]}")
+    ev.host.post(f"/api/e/{ev.id}/status", {"action": "finish"})
+    page.wait_for_selector("#p-prizes")
+    assert board_pages(page) == everyone
+    cut = page.evaluate(
+        """() => {
+          const box = document.getElementById('p-prizes').getBoundingClientRect();
+          return [...document.querySelectorAll('#p-prizes li')]
+            .filter((li) => li.getBoundingClientRect().bottom > Math.min(box.bottom, innerHeight) + 1)
+            .map((li) => li.textContent);
+        }"""
+    )
+    assert cut == []  # every winner is on the screen
+    shot(page, f"projector-52-final-en-{size[0]}")
+    ctx.close()

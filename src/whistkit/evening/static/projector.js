@@ -128,9 +128,22 @@ function paginateBoard(advance = false) {
   for (const e of board.querySelectorAll(".board-page")) e.textContent = pages > 1 ? `${boardPage + 1}/${pages}` : "";
 }
 
+// Every winner on the screen: the prizes' type made smaller (down to half) until the list
+// fits beside the leaderboard
+function fitPrizes() {
+  const box = main.querySelector("#p-prizes");
+  if (!box) return;
+  const list = box.querySelector("ul");
+  list.style.fontSize = "";
+  for (let k = 0.95; box.scrollHeight > box.clientHeight + 1 && k >= 0.5; k -= 0.05) {
+    list.style.fontSize = `${k}em`;
+  }
+}
+
 function startBoardTurns() {
   if (boardTimer) clearInterval(boardTimer);
   boardTimer = null;
+  fitPrizes();
   paginateBoard();
   const grid = main.querySelector(".p-grid");
   // where the standings are a turn of their own among the moves, they turn with those
