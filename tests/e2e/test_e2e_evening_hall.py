@@ -336,3 +336,27 @@ def test_52_players_on_the_projector_every_one_within_the_page_turns(
     assert cut == []  # every winner is on the screen
     shot(page, f"projector-52-final-en-{size[0]}")
     ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "is"])
+def test_the_series_running_total_on_the_host_page(
+    browser: Any, server: EveningProcess, lang: str
+) -> None:
+    series = f"Vetur {lang}"
+    evs = []
+    for _ in range(2):
+        ev = Evening(server, lines(), hands=2)
+        config = ev.host.state()["config"]
+        ev.host.post(f"/api/e/{ev.id}/config", {"config": {**config, "series": series}})
+        rng = random.Random(14)
+        ev.play_hand(rng)
+        ev.play_hand(rng)
+        evs.append(ev)
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    ctx.add_cookies([evs[1].cookie()])
+    host = open_page(ctx, f"{server.url}e/{evs[1].id}/host", lang)
+    host.locator("#series-panel > summary").click()
+    host.locator("#series").scroll_into_view_if_needed()
+    assert host.locator("#series tr").count() == 12
+    shot(host, f"host-series-{lang}-1280")
+    ctx.close()

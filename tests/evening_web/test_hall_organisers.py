@@ -224,3 +224,39 @@ def test_the_half_time_standings_once_the_first_half_is_reported(client: TestCli
         totals = [r["total"] for r in half["standings"][g]]
         assert totals == sorted(totals, reverse=True)
         assert half["standings"][g][0]["rank"] == 1
+
+
+# -- 8. a running total over a series of evenings ------------------------------------------
+
+
+def test_a_running_total_over_the_evenings_of_a_series(client: TestClient) -> None:
+    """Before: each evening stood alone (an unknown config field 'series')."""
+    rng = random.Random(13)
+    done: list[dict[str, float]] = []
+    hosts = []
+    for title in ("Fyrsta kvöld", "Annað kvöld"):
+        host = Driver(client)  # type: ignore[arg-type]
+        host.create({"preset": "felagsvist", "hands": 2, "series": "Vetur 2026"}, title=title)
+        host.setup(4, 4, seed=len(hosts) + 1)
+        host.play_hand(rng)
+        host.play_hand(rng)
+        host.post(f"/api/e/{host.id}/status", {"action": "finish"})
+        done.append({s["name"]: float(s["total"]) for s in host.state()["standings"]})
+        hosts.append(host)
+    other = Driver(client)  # type: ignore[arg-type]
+    other.create({"preset": "felagsvist", "hands": 2, "series": "Sumar"})
+    other.setup(4, 4)
+    other.play_hand(rng)
+    series = hosts[1].state()["series"]
+    assert series["name"] == "Vetur 2026"
+    assert [e["title"] for e in series["evenings"]] == ["Fyrsta kvöld", "Annað kvöld"]
+    got = {r["name"]: (float(r["total"]), r["evenings"]) for r in series["standings"]}
+    assert got == {n: (done[0][n] + done[1][n], 2) for n in done[0]}  # not the summer's
+    for g in "AB":
+        rows = [r for r in series["standings"] if r["group"] == g]
+        assert rows[0]["rank"] == 1 and [r["total"] for r in rows] == sorted(
+            (r["total"] for r in rows), reverse=True
+        )
+    assert other.state()["series"]["evenings"] == [{"id": other.id, "title": "Test evening"}]
+    r = client.post("/api/evenings", json={"config": {"series": "x\x07"}})
+    assert r.status_code == 400 and "series" in r.json()["error"]

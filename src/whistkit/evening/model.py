@@ -126,6 +126,9 @@ class Config:
     prizes: Prizes = field(default_factory=Prizes)
     # every random choice (seating, sit-out rotation, drawn lots) follows from it
     seed: int = 0
+    # the series the evening belongs to ("" none): evenings of the same series have a
+    # running total, by player name (the usual three-evening competition)
+    series: str = ""
 
     @property
     def contracts(self) -> tuple[str, ...]:
@@ -147,6 +150,12 @@ class Config:
     def check(self) -> None:
         if self.preset not in PRESETS:
             raise EveningError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
+        if (
+            not isinstance(self.series, str)
+            or len(self.series) > 80
+            or any(not c.isprintable() for c in self.series)
+        ):
+            raise EveningError("series must be a name of at most 80 printable characters")
         if not _is_int(self.hands) or not 1 <= self.hands <= MAX_HANDS:
             raise EveningError(f"hands must be a whole number 1 to {MAX_HANDS}")
         if self.hands_per_move not in (1, 4) or isinstance(self.hands_per_move, bool):

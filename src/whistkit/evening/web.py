@@ -79,6 +79,7 @@ MAX_NAME = 40
 MAX_TITLE = 80
 MAX_REASON = 200
 MAX_OPEN_EVENINGS = 50
+MAX_SERIES_LOOKUP = 200  # evenings looked through for a series' running total
 COOKIE = "wk_host_"  # + evening id
 CREATOR_COOKIE = "wk_creator"  # the terminal's key for creating evenings from elsewhere
 PHONE_COOKIE = "wk_phone"  # a phone's session: the one that entered a result cannot confirm it
@@ -665,7 +666,43 @@ def create_app(
             {"at": a.at, "actor": a.actor, "action": a.action, "detail": a.detail}
             for a in org.store.audit(eid, limit=300)
         ]
-        return JSONResponse((await org.live(eid)).host_json(base_url(request), audit))
+        state = (await org.live(eid)).host_json(base_url(request), audit)
+        state["series"] = await series_of(org.stored(eid))
+        return JSONResponse(state)
+
+    async def series_of(row: StoredEvening) -> dict[str, Any] | None:
+        """The running total of the evening's series: every evening on this laptop with
+        the same series name, each player's totals added up by name (the same name in
+        another evening is the same player), the groups as in the latest evening."""
+        name = str(row.config.get("series") or "").strip()
+        if not name:
+            return None
+        evenings = []
+        for eid, title, _, _ in reversed(org.store.list(limit=MAX_SERIES_LOOKUP)):
+            other = org.store.get(eid)
+            if other is None or other.seating is None:
+                continue
+            if str(other.config.get("series") or "").strip().casefold() == name.casefold():
+                evenings.append((eid, title))
+        sums: dict[str, dict[str, Any]] = {}
+        for eid, _ in evenings:
+            for r in (await org.live(eid)).standings():
+                key = r["name"].casefold()
+                have = sums.setdefault(key, {"name": r["name"], "total": 0.0, "evenings": 0})
+                have["total"] += float(r["total"])
+                have["evenings"] += 1
+                have["group"] = r["group"]
+        rows = sorted(sums.values(), key=lambda r: (-r["total"], r["name"]))
+        for r in rows:
+            r["rank"] = 1 + sum(
+                1 for o in rows if o["group"] == r["group"] and o["total"] > r["total"]
+            )
+            r["total"] = live._fmt(r["total"])
+        return {
+            "name": name,
+            "evenings": [{"id": e, "title": t} for e, t in evenings],
+            "standings": rows,
+        }
 
     async def projector_state(request: Request) -> Response:
         eid = host_id(request)

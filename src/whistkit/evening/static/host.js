@@ -167,6 +167,7 @@ function createForm() {
   const top = el("input", { id: "f-top", type: "number", min: "0", max: String(meta.max_top), value: String(c.prizes.top), class: "small" });
   const perGroup = el("input", { id: "f-top-group", type: "number", min: "0", max: String(meta.max_top), value: String(c.prizes.top_per_group), class: "small" });
   const box = (id, on) => el("input", { type: "checkbox", id, checked: on });
+  const series = el("input", { id: "f-series", maxlength: "80", value: c.series || "", placeholder: t("series_placeholder") });
   const lowest = box("f-lowest", c.prizes.lowest);
   const lowestGroup = box("f-lowest-group", c.prizes.lowest_per_group);
   const oneEach = box("f-one-each", c.prizes.one_each);
@@ -191,6 +192,7 @@ function createForm() {
       el("label", { class: "check" }, ten, " ", t("prize_ten_tricks")),
       el("label", { class: "check" }, oneEach, " ", t("cfg_one_each")),
       field(t("ties"), ties)),
+    field(t("cfg_series"), series),
     el("button", { type: "submit", id: "f-create", class: "primary" }, t("create")),
   );
   form.addEventListener("submit", (e) => {
@@ -203,6 +205,7 @@ function createForm() {
       trump_order: valueOf(preset) !== "felagsvist" && order.length ? order : null,
       sit_out: valueOf(sitOut),
       credit_absence: absence.checked,
+      series: series.value.trim(),
       prizes: {
         top: Number(top.value), top_per_group: Number(perGroup.value),
         lowest: lowest.checked, lowest_per_group: lowestGroup.checked, one_each: oneEach.checked,
@@ -575,7 +578,26 @@ function standingsPanel() {
         el("tbody", {}, groups[g].map((r) => el("tr", {},
           el("td", {}, String(r.rank)), el("td", {}, r.name), el("td", { class: "num", "data-player": String(r.player) }, fmt(r.total)))))))),
     state.prizes.length ? prizesView(state.prizes) : null,
-    halfTimeView());
+    halfTimeView(),
+    seriesView());
+}
+
+// the running total over the evenings of the series (by name), each group ranked
+function seriesView() {
+  const series = state.series;
+  if (!series || !series.standings.length) return null;
+  const groups = {};
+  for (const row of series.standings) (groups[row.group] ||= []).push(row);
+  return panel("series-panel", false,
+    el("summary", {}, t("series_total", { name: series.name, n: series.evenings.length })),
+    el("p", { class: "sub" }, series.evenings.map((e) => e.title).join(" · ")),
+    el("div", { class: "cols", id: "series" }, Object.keys(groups).sort().map((g) =>
+      el("table", { class: "grid", "data-group": g },
+        el("caption", {}, t(`group_${g}`)),
+        el("tbody", {}, groups[g].map((r) => el("tr", {},
+          el("td", {}, String(r.rank)), el("td", {}, r.name),
+          el("td", { class: "num", "data-name": r.name }, fmt(r.total)),
+          el("td", { class: "num sub" }, t("evenings_n", { n: r.evenings })))))))));
 }
 
 // the standings at the break (after the first half of the hands), to read out or keep
