@@ -895,6 +895,11 @@ def start_servers(
     # server ignores the variable)
     sockets = args.games * args.people + args.conns
     env.setdefault("WHISTKIT_MAX_CONNECTIONS_PER_CLIENT", str(2 * sockets + 100))
+    # and the per-address bounds on new games, and the message rate of a socket (the
+    # benchmark's players answer at once, faster than a person)
+    env.setdefault("WHISTKIT_NEW_GAMES_PER_MINUTE", "1000000")
+    env.setdefault("WHISTKIT_MAX_LIVE_GAMES_PER_CLIENT", "1000000")
+    env.setdefault("WHISTKIT_MAX_MESSAGES_PER_SECOND", "100000")
     if src:
         env["PYTHONPATH"] = str(Path(src).resolve() / "src")
     env.pop("SERVER_LOAD_BUS", None)

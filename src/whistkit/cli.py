@@ -175,6 +175,21 @@ def cmd_variants(args: argparse.Namespace) -> int:
     return 0
 
 
+def slow_solver_note() -> str | None:
+    """What to tell a player whose whistkit has no compiled solver core (installed where
+    there was no C compiler), or None: the bots then think with the pure-Python solver."""
+    from .solver import has_core
+
+    if has_core():
+        return None
+    return (
+        "the solver's compiled core is not installed here (no C compiler when whistkit was"
+        " installed), so the bots use the pure-Python solver and are slower: the expert bot"
+        " may take seconds a card, the terminal game's default level is club"
+        " (docs/install.md)"
+    )
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     from .server.limits import Limits
     from .variants import OptionError, UnknownVariant, get_variant
@@ -210,6 +225,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    note = slow_solver_note()
+    if note:
+        print(f"whistkit play: {note}", file=sys.stderr)
     if not args.text:
         return _play_web(args)
     from .bots import LEVELS, play_level
@@ -315,10 +333,9 @@ def _play_web(args: argparse.Namespace) -> int:
                 flush=True,
             )
         if not args.no_browser:
-            import threading
-            import webbrowser
+            from .server.lan import open_browser
 
-            threading.Timer(0.8, lambda: webbrowser.open(local)).start()
+            open_browser(local)
 
     try:
         preset = Preset(args.variant, args.level or DEFAULT_LEVEL, _parse_options(args.option))
@@ -516,7 +533,13 @@ def build_parser() -> argparse.ArgumentParser:
         own_version = version("whistkit")
     except PackageNotFoundError:  # run from a source tree that was never installed
         own_version = "unknown (not installed)"
-    parser.add_argument("--version", action="version", version=f"whistkit {own_version}")
+    from .solver import core_build
+
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"whistkit {own_version} (solver core: {core_build()})",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = sub.add_parser("play", help="play a game against bots")

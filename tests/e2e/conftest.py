@@ -31,7 +31,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SRC = Path(__file__).resolve().parents[2] / "src"
+# WHISTKIT_TEST_SRC: another checkout's src, to see a test fail on the code before a fix
+SRC = Path(os.environ.get("WHISTKIT_TEST_SRC") or Path(__file__).resolve().parents[2] / "src")
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 
@@ -71,6 +72,11 @@ class ServerProcess:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
         env["WHISTKIT_BOT_DELAY"] = str(self.bot_delay)
+        # every page of the browser tests is 127.0.0.1, creating games in quick
+        # succession: the per-address bounds on new games (tested in tests/server) are
+        # lifted unless a test sets them
+        env.setdefault("WHISTKIT_NEW_GAMES_PER_MINUTE", "100000")
+        env.setdefault("WHISTKIT_MAX_LIVE_GAMES_PER_CLIENT", "100000")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "whistkit.cli", "play", "--no-browser"]
             + ["--port", str(self.port), "--db", str(self.db), *self.args],

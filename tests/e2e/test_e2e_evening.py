@@ -51,6 +51,9 @@ class EveningProcess:
     def start(self) -> EveningProcess:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
+        # every phone and browser of these tests is on 127.0.0.1, where a hall's phones
+        # each have an address of their own: the limit per address is lifted for them
+        env["WHISTKIT_MAX_CONNECTIONS_PER_CLIENT"] = "10000"
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "whistkit.cli", "evening", "--port", str(self.port)]
             + ["--db", str(self.db)],
@@ -129,7 +132,7 @@ def test_three_table_evening_in_the_browser(
     lines = [f"{n}, A" for n in A_NAMES] + [f"{n}, B" for n in B_NAMES]
     host.locator("#import-text").fill("\n".join(lines))
     host.locator("#btn-import").click()
-    host.wait_for_function("document.querySelectorAll('#players tbody tr').length === 12")
+    host.wait_for_function("() => document.querySelectorAll('#players tbody tr').length === 12")
     host.locator("#btn-seat-random").click()
     host.wait_for_selector("#seating .tcard")
     host.locator("#btn-start").click()
@@ -156,6 +159,8 @@ def test_three_table_evening_in_the_browser(
 
     projector = open_page(host_ctx, f"{evening_server.url}e/{evening}/projector")
     phones = [open_page(browser.new_context(viewport=PHONE), link) for link in links]
+    # an opponent's own phone at each table: the phone that entered cannot confirm
+    others = [open_page(browser.new_context(viewport=PHONE), link) for link in links]
 
     totals = {name: 0 for name in A_NAMES + B_NAMES}
     first_result: dict[str, Any] = {}
@@ -169,8 +174,11 @@ def test_three_table_evening_in_the_browser(
             phone.locator("[data-by]").first.click()
             phone.locator(f'[data-tricks="{ns}"]').click()
             phone.locator("#btn-send").click()
-            phone.wait_for_selector('body[data-stage="pending"]')
-            phone.locator("[data-confirm]").first.click()
+            phone.wait_for_selector('body[data-stage="pending"] #other-phone')
+            assert phone.locator("[data-confirm]").count() == 0
+            other = others[i]
+            other.wait_for_selector('body[data-stage="pending"] [data-confirm]')
+            other.locator("[data-confirm]").first.click()
             phone.wait_for_selector(
                 f'body[data-hand="{hand}"][data-stage="done"], body[data-hand="{hand + 1}"]'
             )

@@ -146,8 +146,8 @@ def test_open_panels_focus_and_typed_text_survive_live_updates(
     assert host.locator("#import-text").input_value() == "Sól Björk, B"
     # and after an Add (a late arrival): the panel stays open, the name field takes the next
     host.keyboard.press("Enter")
-    host.wait_for_function("document.querySelectorAll('#players tbody tr').length === 13")
-    host.wait_for_function("document.getElementById('add-name').value === ''")
+    host.wait_for_function("() => document.querySelectorAll('#players tbody tr').length === 13")
+    host.wait_for_function("() => document.getElementById('add-name').value === ''")
     assert host.evaluate("document.getElementById('players-panel').open")
     assert host.evaluate("document.activeElement.id") == "add-name"
 
@@ -182,6 +182,7 @@ def test_a_pending_phone_entry_shows_and_is_replaced_only_knowingly(
     token_url = st["tables"][0]["url"].replace("/t/", "/api/t/")
     n = tb["seats"]["N"]
     name = next(p["name"] for p in st["players"] if p["id"] == n)
+    assert ctx.request.get(token_url).ok  # the table's view gives the phone its session
     post(ctx, f"{token_url}/enter", {"hand": 1, "side": "NS", "tricks": 8, "by": n})
     host = open_page(ctx, f"{server.url}e/{eid}/host")
     wait_text(host, "#pending-1", f"{name} entered N–S 8")
@@ -217,14 +218,14 @@ def test_the_create_form_shows_whole_choices_and_the_absence_credit(
         assert len(labels) == 7 and any("winners move" in x for x in labels), labels
         assert cut == []
         box = page.locator("#f-credit-absence")
-        assert box.is_checked()  # the documented default
-        box.uncheck()
+        assert not box.is_checked()  # the documented default: as halls score (issue 33)
+        box.check()
         page.locator("#f-sitout-room_average").check()
         page.locator("#f-create").click()
         page.wait_for_url(re.compile(r"/e/[0-9a-f]+/host$"))
         eid = page.url.split("/")[-2]
         config = c.request.get(f"{server.url}api/e/{eid}").json()["config"]
-        assert config["credit_absence"] is False and config["sit_out"] == "room_average"
+        assert config["credit_absence"] is True and config["sit_out"] == "room_average"
     finally:
         c.close()
 

@@ -167,7 +167,7 @@ def test_the_projector_moves_are_large_whole_and_take_turns(
         "#p-moves .mv:not([hidden])", "es => es.map(e => e.dataset.player)"
     )
     page.wait_for_function(
-        "document.querySelector('#p-moves .move-list').dataset.page === '2'", timeout=12000
+        "() => document.querySelector('#p-moves .move-list').dataset.page === '2'", timeout=12000
     )
     second = page.eval_on_selector_all(
         "#p-moves .mv:not([hidden])", "es => es.map(e => e.dataset.player)"

@@ -6,6 +6,17 @@ import random
 from typing import Any
 
 import httpx
+from starlette.testclient import TestClient
+from starlette.types import ASGIApp
+
+HALL = "http://127.0.0.1:8000"  # where the test clients think the organiser is
+
+
+def hall_client(app: ASGIApp, address: str = "127.0.0.1") -> TestClient:
+    """A client of ``app`` at ``address`` (the laptop itself by default; a phone on the
+    hall's Wi-Fi with e.g. ``192.168.1.23``), with its own cookies (its own device)."""
+    return TestClient(app, base_url=HALL, client=(address, 50000))
+
 
 FIRST = ["Anna", "Bjarni", "Guðrún", "Dóri", "Edda", "Finnur", "Gunna", "Helgi", "Inga", "Jón"]
 
@@ -18,14 +29,36 @@ def player_lines(n_a: int, n_b: int) -> str:
 
 
 class Driver:
-    """A host (a client keeping the host cookie) and the tables' links."""
+    """A host (a client keeping the host cookie) and the tables' links; what a player
+    sends from a table goes from that player's own phone (a client of its own, which has
+    opened the table's view), as in the hall: the phone that entered a result cannot
+    confirm it."""
 
     def __init__(self, client: httpx.Client) -> None:
         self.client = client
         self.id = ""
+        self.phones: dict[int, httpx.Client] = {}
+
+    def phone(self, player: int) -> httpx.Client:
+        """Player ``player``'s phone."""
+        if player not in self.phones:
+            app = getattr(self.client, "app", None)
+            if app is not None:  # a TestClient: another one of the same app
+                self.phones[player] = TestClient(
+                    app, base_url=str(self.client.base_url), client=("127.0.0.1", 40000 + player)
+                )
+            else:
+                self.phones[player] = httpx.Client(base_url=self.client.base_url, timeout=60)
+        return self.phones[player]
 
     def post(self, path: str, body: dict[str, Any], status: int = 200) -> Any:
-        r = self.client.post(path, json=body)
+        client = self.client
+        if path.startswith("/api/t/") and isinstance(body.get("by"), int):
+            client = self.phone(body["by"])
+            view = path.rsplit("/", 1)[0]
+            if not any(c.name == "wk_phone" for c in client.cookies.jar):
+                assert client.get(view).status_code == 200  # the table's page, once
+        r = client.post(path, json=body)
         assert r.status_code == status, (path, r.status_code, r.text)
         return r.json()
 

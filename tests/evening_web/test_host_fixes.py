@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from evening_web.drive import Driver
+from evening_web.drive import Driver, hall_client
 from whistkit.evening.web import create_app, parse_player_lines
 
 STATIC = Path(__file__).resolve().parents[2] / "src/whistkit/evening/static"
@@ -23,7 +23,7 @@ STATIC = Path(__file__).resolve().parents[2] / "src/whistkit/evening/static"
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(tmp_path / "e.sqlite3")) as c:
+    with hall_client(create_app(tmp_path / "e.sqlite3")) as c:
         yield c
 
 
@@ -124,7 +124,7 @@ def test_a_pending_phone_entry_is_replaced_only_knowingly(client: TestClient) ->
     for by, side, tricks in ((seats["E"], "EW", 6), (seats["S"], "NS", 9)):
         r = client.post(f"{path}/enter", json={"hand": 1, "side": side, "tricks": tricks, "by": by})
         assert "has already entered N–S 8 · E–W 5" in error(r, 409)
-    assert client.get(path).json()["hand"]["pending"] == {"ns": 8, "by": seats["N"]}
+    assert client.get(path).json()["hand"]["pending"] == {"ns": 8, "by": seats["N"], "mine": False}
     # the same entry sent again (a retry) is fine
     host.post(f"{path}/enter", {"hand": 1, "side": "NS", "tricks": 8, "by": seats["N"]})
     # the host's paper entry: the same figures confirm it, others need "replace"

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from evening_web.drive import Driver
+from evening_web.drive import Driver, hall_client
 from whistkit.evening.web import create_app
 
 SRC = Path(__file__).resolve().parents[2] / "src/whistkit/evening"
@@ -24,7 +24,7 @@ LANGS = ["en", "is", "sv", "it", "fr", "ru"]
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(tmp_path / "e.sqlite3")) as c:
+    with hall_client(create_app(tmp_path / "e.sqlite3")) as c:
         yield c
 
 
@@ -99,7 +99,7 @@ def test_the_projector_shows_no_moves_once_every_hand_is_reported(client: TestCl
 
 def test_the_projector_page_without_the_host_key_is_a_page(client: TestClient) -> None:
     host = running(client)
-    stranger = TestClient(client.app)
+    stranger = hall_client(client.app)
     r = stranger.get(f"/e/{host.id}/projector")
     assert r.status_code == 403 and r.headers["content-type"].startswith("text/html")
     api = stranger.get(f"/api/e/{host.id}/projector")

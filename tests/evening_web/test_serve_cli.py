@@ -78,6 +78,8 @@ def test_on_all_interfaces_it_prints_the_address_a_qr_code_and_host_links(
         assert rest[-1].startswith("host link of Kvöld: http")
         assert "/host?key=" in rest[-1]
         assert any("█" in x or "▀" in x for x in rest)
+        # only this laptop creates evenings, or a device that opens the printed link
+        assert any("to create one from another device, open http" in x for x in rest)
     finally:
         proc.terminate()
         proc.wait(10)
@@ -88,3 +90,25 @@ def test_the_evenings_share_the_web_games_database() -> None:
     from whistkit.evening.serve import default_db
 
     assert default_db() == default_data_dir() / "games.sqlite3"
+
+
+def test_the_connection_limits_are_flags_and_variables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The game server's limits (issue 18) hold for the organiser too (issue 33)."""
+    import argparse
+
+    from whistkit.evening.serve import add_serve_arguments, limits_of
+
+    parser = argparse.ArgumentParser()
+    add_serve_arguments(parser)
+    monkeypatch.setenv("WHISTKIT_HEADER_TIMEOUT", "7")
+    limits = limits_of(parser.parse_args(["--max-connections-per-client", "5"]))
+    assert (limits.max_connections_per_client, limits.header_timeout) == (5, 7)
+    db = str(tmp_path / "e.sqlite3")
+    assert main(["evening", "--max-connections-per-client", "0", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert err == "whistkit evening: --max-connections-per-client must be at least 1, not 0\n"
+    monkeypatch.setenv("WHISTKIT_HEADER_TIMEOUT", "soon")
+    assert main(["evening", "serve", "--db", db]) == 2
+    assert "WHISTKIT_HEADER_TIMEOUT must be a whole number" in capsys.readouterr().err

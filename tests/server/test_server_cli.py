@@ -105,3 +105,21 @@ def test_on_all_interfaces_play_prints_the_network_address_and_its_qr_code(
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+class _Stop(Exception):
+    """Raised by a ready callback to end the server before it serves."""
+
+
+def test_the_address_is_answered_once_ready_announces_it(tmp_path: Path) -> None:
+    # `whistkit play` prints its address (and a browser opens it) from `ready`: a
+    # connection made then must be queued, not refused (the bundle's test met it refused)
+    from whistkit.server import Listening, serve
+
+    def ready(where: Listening) -> None:
+        with socket.create_connection(("127.0.0.1", where.port), timeout=10):
+            pass
+        raise _Stop
+
+    with pytest.raises(_Stop):
+        serve(tmp_path / "g.sqlite3", host="127.0.0.1", port=0, ready=ready)

@@ -252,6 +252,11 @@ def _ws_frame(text: str) -> bytes:
         (
             "--max-outbox-bytes",
             "4096",
+            # the joins must be read as they come (the rate is tested elsewhere)
+            "--max-messages-per-second",
+            "100000",
+            "--max-bytes-per-second",
+            "100000000",
         )
     ],
     indirect=True,

@@ -15,10 +15,12 @@ from whistkit.cards import card_name, parse_card
 from whistkit.record import loads, replay, summarize
 from whistkit.seats import parse_seat
 from whistkit.server.app import create_app
+from whistkit.server.protocol import result_json
 from whistkit.server.store import StoreError
 from whistkit.server.table import HUMAN, TableError, event_public
 from whistkit.variants import VARIANTS
-from whistkit.variants.swedish import reveal
+from whistkit.variants.base import HandResult
+from whistkit.variants.swedish import reveal, spel_contract
 
 from .helpers import card_codes, has_view, play_actions, play_game, receive_until, server_of
 
@@ -468,3 +470,22 @@ def test_idle_tables_are_freed_and_resumed(db_path: Path) -> None:
             again = join(ws, game)
             assert again["v"] == first["v"] and again["view"] == first["view"]
             assert game in tables.tables
+
+
+def test_a_swedish_result_names_the_revealed_seats_not_cards() -> None:
+    """The result's ``revealed`` are the seats whose bottom cards were turned up (issue 32:
+    the page says them with their cards); as "cards" they were 2S, 3S... for seats 0, 1."""
+    r = HandResult(
+        number=1,
+        dealer=0,
+        leader=1,
+        contract=spel_contract(2),
+        tricks=(8, 5),
+        points=(2, 0),
+        score=(2, 0),
+        extra={"declarer": 2, "bottom": (13, 27, 0, 40), "revealed": (1, 2)},
+    )
+    extra = result_json(r)["extra"]
+    assert extra["revealed"] == ["E", "S"]
+    assert extra["bottom"] == [card_name(c) for c in (13, 27, 0, 40)]
+    assert extra["declarer"] == "S"

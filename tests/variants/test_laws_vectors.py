@@ -167,6 +167,10 @@ def test_v37_established_when_trick_six_starts():
     r = s.results[-1]
     assert r.extra["revokes"] == [{"seat": "N", "trick": 5, "card": "2C"}]
     assert r.extra["penalised"] == 1
+    # the tricks as played, before up to 3 went from N-S to E-W (the page says how many)
+    ns, ew = r.extra["tricks_played"]
+    moved = min(3, ns)
+    assert moved > 0 and r.tricks == (ns - moved, ew + moved)
 
 
 def test_v37_laws_correction_rulings():

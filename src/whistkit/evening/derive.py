@@ -346,8 +346,8 @@ def with_players(evening: Evening, players: Sequence[Player]) -> Evening:
 
 
 def with_config(evening: Evening, config: Config) -> Evening:
-    """The evening with another config. Once started, only the prizes, the sit-out policy
-    and credit_absence may change (they change the scoring, not the seating)."""
+    """The evening with another config. Once started, only the prizes, the sit-out policy,
+    credit_absence and the series may change (they change the scoring, not the seating)."""
     if evening.started:
         same_movement = (
             replace(
@@ -355,6 +355,7 @@ def with_config(evening: Evening, config: Config) -> Evening:
                 prizes=evening.config.prizes,
                 sit_out=evening.config.sit_out,
                 credit_absence=evening.config.credit_absence,
+                series=evening.config.series,
             )
             == evening.config
         )

@@ -162,6 +162,9 @@ class Live:
         self.tables = max((len(h.tables) for h in self.seated), default=0)
         self.plays_as = {p.id: model_player(p).plays_as for p in stored.players}
         self.arrives = {p.id: p.arrives for p in stored.players}
+        self.leaves = {p.id: p.leaves for p in stored.players}
+        self._totals: dict[int, Any] | None = None
+        self._half: dict[str, Any] | None = None  # {}: worked out, none yet
         self._tables: dict[int, dict[str, Any]] = {}
         self._projector: dict[str, Any] | None = None
         self._moves: dict[int, list[dict[str, Any]]] = {}
@@ -194,6 +197,8 @@ class Live:
                     "stay": mv.stays,
                     # a late arrival's first hand (not a return from sitting out)
                     "new": mv.from_table is None and self.arrives.get(mv.player) == hand.number + 1,
+                    # an early leaver's last hand: goes home, does not sit out
+                    "leaves": mv.to_table is None and self.leaves.get(mv.player) == hand.number,
                 }
             )
         self._moves[hand.number] = out
@@ -385,6 +390,7 @@ class Live:
             "hand_states": [self.hand_json(h) for h in self.seated],
             "moves": self.last_moves(),
             "standings": self.standings() if self.started else [],
+            "half_time": self.half_time(),
             "prizes": self.prizes(),
             "audit": audit,
         }
@@ -456,7 +462,13 @@ class Live:
             "contract": hand.contract,
             "dealer": t.seat_of(t.dealer),
             "seats": {
-                seat: {"id": pid, "name": self.names[pid], "group": self.group_of(pid)}
+                seat: {
+                    "id": pid,
+                    "name": self.names[pid],
+                    "group": self.group_of(pid),
+                    # their own running total (None while the host hides the standings)
+                    "total": None if s.hide_standings else self.totals().get(pid),
+                }
                 for seat, pid in t.seat_map().items()
             },
             "result": None if t.confirmed_tricks is None else {"ns": t.ns_tricks},
@@ -479,6 +491,47 @@ class Live:
                 if mv["from"] == number and not mv["stay"]
             ]
         return out
+
+    def half_time(self) -> dict[str, Any] | None:
+        """The standings after the first half of the hands (hand ``hands // 2``), once
+        every table of those hands has reported: what is read out at the break. Each group
+        ranked by the points of those hands (sit-out credits as they stand now); players
+        not come by then are not in it."""
+        if self._half is not None:
+            return self._half or None
+        self._half = {}
+        half = self.hands // 2
+        if self.done is None or not self.started or half < 1 or len(self.seated) < half:
+            return None
+        if any(t.confirmed_tricks is None for h in self.seated[:half] for t in h.tables):
+            return None
+        groups: dict[str, list[tuple[float, Any]]] = {"A": [], "B": []}
+        for p in self.stored.players:
+            if p.arrives > half:
+                continue
+            lines = self.done.card(p.id)
+            total = sum(ln.points for ln in lines if ln.hand <= half and ln.points is not None)
+            groups[self.group_of(p.id)].append((float(total), p))
+        out: dict[str, list[dict[str, Any]]] = {}
+        for g, rows in groups.items():
+            rows.sort(key=lambda r: (-r[0], r[1].name))
+            out[g] = [
+                {
+                    "player": p.id,
+                    "name": p.name,
+                    "total": _fmt(total),
+                    "rank": 1 + sum(1 for other, _ in rows if other > total),
+                }
+                for total, p in rows
+            ]
+        self._half = {"after": half, "standings": out}
+        return self._half
+
+    def totals(self) -> dict[int, Any]:
+        """Each player's running total (as the leaderboard has it), worked out once."""
+        if self._totals is None:
+            self._totals = {r["player"]: r["total"] for r in self.standings()}
+        return self._totals
 
     def group_of(self, player: int) -> str:
         """The group a player is seated as (what their score card says)."""
@@ -508,6 +561,11 @@ class Live:
                         "points": None if line.points is None else _fmt(line.points),
                         "total": None if line.points is None else _fmt(total),
                         "sat_out": line.sat_out,
+                        # not in the hall that hand (not come yet, or gone home)
+                        "absent": line.sat_out
+                        and (
+                            line.hand < p.arrives or (p.leaves is not None and line.hand > p.leaves)
+                        ),
                     }
                 )
             cards.append({"player": p.id, "lines": lines})

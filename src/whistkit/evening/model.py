@@ -20,7 +20,16 @@ TIE_RULES = ("share", "countback", "lots")
 # the first hand's seating
 SEATINGS = ("random", "as_entered")
 # the prize categories, in the order prizes are listed
-PRIZE_CATEGORIES = ("top", "top_A", "top_B", "lowest", "longest_at_table", "ten_tricks")
+PRIZE_CATEGORIES = (
+    "top",
+    "top_A",
+    "top_B",
+    "lowest",
+    "lowest_A",
+    "lowest_B",
+    "longest_at_table",
+    "ten_tricks",
+)
 GROUPS = ("A", "B")
 
 # contract codes; NOLO is scored by the other side's tricks
@@ -64,6 +73,9 @@ class Prizes:
     top_per_group: int = 3
     # "lowest": the lowest total (the booby prize)
     lowest: bool = True
+    # "lowest_A", "lowest_B": the lowest total of each group (instead of, or besides, the
+    # room's)
+    lowest_per_group: bool = False
     # "longest_at_table": most consecutive hands at the same table ("setuverðlaun")
     longest_at_table: bool = True
     # "ten_tricks": most hands in which the player's partnership scored 10 points or more
@@ -73,13 +85,16 @@ class Prizes:
     # the group a player's group prizes and leaderboard use: "playing" (the group they
     # are seated as, i.e. the score card they hold) or "registered"
     group_by: str = "playing"
+    # one prize per person: a player who has won a prize is passed over in the categories
+    # after it (in the order of PRIZE_CATEGORIES), the next in line taking that prize
+    one_each: bool = False
 
     def check(self) -> None:
         for name in ("top", "top_per_group"):
             value = getattr(self, name)
             if not _is_int(value) or not 0 <= value <= MAX_TOP:
                 raise EveningError(f"prizes.{name} must be a whole number 0 to {MAX_TOP}")
-        for name in ("lowest", "longest_at_table", "ten_tricks"):
+        for name in ("lowest", "lowest_per_group", "longest_at_table", "ten_tricks", "one_each"):
             if not isinstance(getattr(self, name), bool):
                 raise EveningError(f"prizes.{name} must be true or false")
         if self.ties not in TIE_RULES:
@@ -103,13 +118,17 @@ class Config:
     trump_order: tuple[str, ...] | None = None
     # credit for a hand sat out, one of SIT_OUT_POLICIES
     sit_out: str = "own_average"
-    # hands missed by late arrivals and early leavers are credited as sit-outs
-    credit_absence: bool = True
+    # hands missed by late arrivals and early leavers are credited as sit-outs; off by
+    # default, as halls score them: a card counts the hands played (docs/evening.md)
+    credit_absence: bool = False
     # the first hand's seating, one of SEATINGS
     seating: str = "random"
     prizes: Prizes = field(default_factory=Prizes)
     # every random choice (seating, sit-out rotation, drawn lots) follows from it
     seed: int = 0
+    # the series the evening belongs to ("" none): evenings of the same series have a
+    # running total, by player name (the usual three-evening competition)
+    series: str = ""
 
     @property
     def contracts(self) -> tuple[str, ...]:
@@ -131,6 +150,12 @@ class Config:
     def check(self) -> None:
         if self.preset not in PRESETS:
             raise EveningError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
+        if (
+            not isinstance(self.series, str)
+            or len(self.series) > 80
+            or any(not c.isprintable() for c in self.series)
+        ):
+            raise EveningError("series must be a name of at most 80 printable characters")
         if not _is_int(self.hands) or not 1 <= self.hands <= MAX_HANDS:
             raise EveningError(f"hands must be a whole number 1 to {MAX_HANDS}")
         if self.hands_per_move not in (1, 4) or isinstance(self.hands_per_move, bool):

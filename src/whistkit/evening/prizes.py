@@ -88,10 +88,13 @@ def award(
     group_of: Mapping[int, str],
 ) -> tuple[Prize, ...]:
     """Every prize of the config's categories. Only players who played a hand take part;
-    a top-N category gives every place up to N (a tie on place N gives more prizes)."""
+    a top-N category gives every place up to N (a tie on place N gives more prizes). With
+    ``one_each`` a player who has won passes over later categories (the order of
+    PRIZE_CATEGORIES): the next in line takes that prize."""
     rules = config.prizes
     eligible = [p for p in players if played[p] > 0]
     out: list[Prize] = []
+    won: set[int] = set()
 
     points: list[Mapping[int, Sequence[Number]]] = []  # computed on the first countback
 
@@ -109,6 +112,8 @@ def award(
         top: int,
         tiebreak: Callable[[int], tuple[Number, ...]] | None,
     ) -> None:
+        if rules.one_each:
+            among = [p for p in among if p not in won]
         if not among or top <= 0:
             return
         ranked = places(
@@ -123,6 +128,7 @@ def award(
             if place > top:
                 break
             out.append(Prize(category, place, tuple(sorted(who)), float(value[who[0]])))
+            won.update(who)
 
     add("top", eligible, totals, highest_first=True, top=rules.top, tiebreak=cb)
     for g in ("A", "B"):
@@ -130,6 +136,10 @@ def award(
         add(f"top_{g}", among, totals, highest_first=True, top=rules.top_per_group, tiebreak=cb)
     # the lowest total: countback gives it to the worse later hands
     add("lowest", eligible, totals, highest_first=False, top=int(rules.lowest), tiebreak=cb)
+    for g in ("A", "B"):
+        among = [p for p in eligible if group_of[p] == g]
+        top = int(rules.lowest_per_group)
+        add(f"lowest_{g}", among, totals, highest_first=False, top=top, tiebreak=cb)
     # counts of hands: countback has nothing to compare, so ties are shared (or lots)
     if rules.longest_at_table:
         add("longest_at_table", eligible, longest, highest_first=True, top=1, tiebreak=None)

@@ -71,6 +71,7 @@ CREATE TABLE IF NOT EXISTS evening_pending (
     ns INTEGER NOT NULL,
     entered_by INTEGER NOT NULL,
     at REAL NOT NULL,
+    device TEXT,                   -- the phone that entered it (its session's label)
     PRIMARY KEY (evening, hand, tbl)
 );
 CREATE TABLE IF NOT EXISTS evening_audit (
@@ -125,6 +126,7 @@ class Pending:
     ns: int
     entered_by: int
     at: float
+    device: str | None = None  # the label of the phone that entered it
 
 
 @dataclass(frozen=True)
@@ -181,6 +183,9 @@ class EveningStore:
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("PRAGMA busy_timeout=5000")
             self.db.executescript(SCHEMA)
+            columns = {r[1] for r in self.db.execute("PRAGMA table_info(evening_pending)")}
+            if "device" not in columns:  # a database of before issue 33
+                self.db.execute("ALTER TABLE evening_pending ADD COLUMN device TEXT")
             self.db.execute(_CHECK)
         except sqlite3.Error as e:
             self.db.close()
@@ -326,22 +331,46 @@ class EveningStore:
             self._audit(db, evening, "host", "hide_standings", {"hidden": hidden})
             return self._bump(db, evening)
 
-    def enter(self, evening: str, hand: int, table: int, ns: int, entered_by: int) -> int:
-        """A table's entry, waiting for an opponent; replaces an earlier unconfirmed one."""
+    def _name(self, db: sqlite3.Connection, evening: str, player: int | None) -> str | None:
+        if player is None:
+            return None
+        row = db.execute(
+            "SELECT name FROM evening_players WHERE evening = ? AND id = ?", (evening, player)
+        ).fetchone()
+        return str(row[0]) if row else f"#{player}"
+
+    def enter(
+        self,
+        evening: str,
+        hand: int,
+        table: int,
+        ns: int,
+        entered_by: int,
+        device: str | None = None,
+    ) -> int:
+        """A table's entry, waiting for an opponent; replaces an earlier unconfirmed one.
+        ``device`` labels the phone it came from (another phone must confirm it)."""
         with self._tx() as db:
             self._need_status(db, evening, ("running",))
             self._need_no_result(db, evening, hand, table)
             db.execute(
-                "INSERT OR REPLACE INTO evening_pending (evening, hand, tbl, ns, entered_by, at)"
-                " VALUES (?,?,?,?,?,?)",
-                (evening, hand, table, ns, entered_by, time.time()),
+                "INSERT OR REPLACE INTO evening_pending (evening, hand, tbl, ns, entered_by, at,"
+                " device) VALUES (?,?,?,?,?,?,?)",
+                (evening, hand, table, ns, entered_by, time.time(), device),
             )
             self._audit(
                 db,
                 evening,
                 f"table {table}",
                 "enter",
-                {"hand": hand, "table": table, "ns": ns, "by": entered_by},
+                {
+                    "hand": hand,
+                    "table": table,
+                    "ns": ns,
+                    "by": entered_by,
+                    "by_name": self._name(db, evening, entered_by),
+                    "phone": device,
+                },
             )
             return self._bump(db, evening)
 
@@ -368,6 +397,8 @@ class EveningStore:
         entered_by: int | None,
         confirmed_by: int | None,
         actor: str,
+        entered_phone: str | None = None,
+        confirmed_phone: str | None = None,
     ) -> int:
         """Store a confirmed result (from a table's confirmation, or typed by the host);
         durable when this returns. A result already there is a :class:`Conflict`."""
@@ -396,6 +427,11 @@ class EveningStore:
                     "ns": ns,
                     "entered_by": entered_by,
                     "confirmed_by": confirmed_by,
+                    # who, by name, and from which phone (None: on the host's page)
+                    "entered_by_name": self._name(db, evening, entered_by),
+                    "confirmed_by_name": self._name(db, evening, confirmed_by),
+                    "entered_phone": entered_phone,
+                    "confirmed_phone": confirmed_phone,
                 },
             )
             return self._bump(db, evening)
@@ -487,9 +523,10 @@ class EveningStore:
             )
         }
         pending = {
-            (int(h), int(t)): Pending(int(h), int(t), int(ns), int(eb), at)
-            for h, t, ns, eb, at in self.db.execute(
-                "SELECT hand, tbl, ns, entered_by, at FROM evening_pending WHERE evening = ?",
+            (int(h), int(t)): Pending(int(h), int(t), int(ns), int(eb), at, dev)
+            for h, t, ns, eb, at, dev in self.db.execute(
+                "SELECT hand, tbl, ns, entered_by, at, device FROM evening_pending"
+                " WHERE evening = ?",
                 (evening,),
             )
         }

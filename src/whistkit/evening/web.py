@@ -26,19 +26,23 @@ import asyncio
 import contextlib
 import csv
 import dataclasses
+import hashlib
 import hmac
+import html
 import json
 import secrets
 import unicodedata
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import (
     FileResponse,
+    HTMLResponse,
     JSONResponse,
     PlainTextResponse,
     RedirectResponse,
@@ -48,6 +52,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .._checks import is_whole
+from ..server.security import Edge, allowed_hosts, quiet_accept_failures
 from . import (
     SEATINGS,
     Derivation,
@@ -62,6 +67,7 @@ from . import (
 from . import (
     start as start_evening,
 )
+from .edge import from_this_machine
 from .store import Conflict, EveningStore, Player, StoredEvening
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -73,7 +79,32 @@ MAX_NAME = 40
 MAX_TITLE = 80
 MAX_REASON = 200
 MAX_OPEN_EVENINGS = 50
+MAX_SERIES_LOOKUP = 200  # evenings looked through for a series' running total
 COOKIE = "wk_host_"  # + evening id
+CREATOR_COOKIE = "wk_creator"  # the terminal's key for creating evenings from elsewhere
+PHONE_COOKIE = "wk_phone"  # a phone's session: the one that entered a result cannot confirm it
+
+
+def phone_label(request: Request) -> str | None:
+    """The label of the phone's session (a digest of its cookie, never the cookie), or
+    None for a browser that has not opened a table's page."""
+    token = request.cookies.get(PHONE_COOKIE, "")
+    if not 16 <= len(token) <= 64 or not token.replace("-", "").replace("_", "").isalnum():
+        return None
+    return hashlib.sha256(token.encode()).hexdigest()[:10]
+
+
+def with_phone_session(request: Request, response: Response) -> Response:
+    """``response`` giving this browser a phone session if it has none."""
+    if phone_label(request) is None:
+        response.set_cookie(
+            PHONE_COOKIE,
+            secrets.token_urlsafe(16),
+            max_age=2 * 86400,
+            httponly=True,
+            samesite="strict",
+        )
+    return response
 
 
 class Refused(Exception):
@@ -84,6 +115,53 @@ class Refused(Exception):
         self.status = status
         self.message = message
         self.code = code
+
+
+LANGUAGES = ("en", "is", "sv", "it", "fr", "ru")
+_strings: dict[str, dict[str, str]] = {}
+
+
+def strings_of(lang: str) -> dict[str, str]:
+    """The pages' strings in ``lang`` (static/i18n), read once."""
+    if lang not in _strings:
+        path = STATIC_DIR / "i18n" / f"{lang}.json"
+        _strings[lang] = json.loads(path.read_text("utf-8"))
+    return _strings[lang]
+
+
+def language_of(request: Request) -> str:
+    """The first of the browser's languages (``Accept-Language``) the pages have, else
+    English: what the pages pick by themselves (``navigator.language``)."""
+    ranked = []
+    for n, part in enumerate(request.headers.get("accept-language", "")[:400].split(",")):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        ranked.append((-q, n, tag.strip().lower().split("-")[0]))
+    for _, _, lang in sorted(ranked):
+        if lang in LANGUAGES:
+            return lang
+    return "en"
+
+
+def html_refusal(request: Request, status: int, code: str | None, message: str) -> Response:
+    """A refused page (a host link with a wrong key, the print or export pages without
+    the host's key) as a page in the browser's language, not raw JSON."""
+    lang = language_of(request)
+    strings = strings_of(lang)
+    said = strings.get(f"err_{code}") if code else None
+    body = (
+        f'<!doctype html>\n<html lang="{lang}"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<title>whistkit</title><link rel="stylesheet" href="/static/evening.css"></head>'
+        f'<body><main class="refused"><h1>whistkit</h1><p class="big" id="refused" data-code="'
+        f'{html.escape(code or "")}">{html.escape(said or message)}</p></main></body></html>\n'
+    )
+    return HTMLResponse(body, status, headers={"Cache-Control": "no-cache"})
 
 
 def refusal(message: str, status: int, code: str | None) -> JSONResponse:
@@ -328,14 +406,19 @@ def split_player_line(line: str) -> list[str]:
     return [c.strip() for c in row]
 
 
-def parse_player_lines(raw: str) -> tuple[list[dict[str, Any]], list[str]]:
+def parse_player_lines(
+    raw: str, taken: Iterable[str] = ()
+) -> tuple[list[dict[str, Any]], list[str]]:
     """Players from pasted lines or CSV: ``name, group[, fixed]`` per line, the separator
     decided line by line (a tab, else a semicolon, else a comma; docs/evening.md). A header
     line (``name,group``) first is skipped. A line is never guessed at: one without a group
-    of A or B, or with an unknown third column, is a problem naming its line and text.
-    Returns the players and the problems."""
+    of A or B, with an unknown third column, or whose name is not one a player may have
+    (too long, a control character, there twice, or one of ``taken``: the names on the
+    list already) is a problem naming its line and text. Every problem is found, not only
+    the first. Returns the players and the problems."""
     players: list[dict[str, Any]] = []
     problems: list[str] = []
+    seen = {name.casefold(): 0 for name in taken}  # name -> its line (0: on the list)
     lines = raw.splitlines()
     if len(lines) > MAX_PLAYERS + 1:
         return [], [f"{len(lines)} lines; at most {MAX_PLAYERS} players"]
@@ -373,6 +456,20 @@ def parse_player_lines(raw: str) -> tuple[list[dict[str, Any]], list[str]]:
         if not name:
             problems.append(f"{where}: no name")
             continue
+        try:
+            name = text(name, "the name", MAX_NAME)
+        except Refused as e:
+            problems.append(f"{where}: {e.message}")
+            continue
+        before = seen.get(name.casefold())
+        if before is not None:
+            problems.append(
+                f"{where}: {name} is on the list already"
+                if before == 0
+                else f"{where}: {name} is there twice (line {before} too)"
+            )
+            continue
+        seen[name.casefold()] = n
         players.append({"name": name, "group": group, "fixed": flag in FIXED_WORDS})
     return players, problems
 
@@ -380,11 +477,26 @@ def parse_player_lines(raw: str) -> tuple[list[dict[str, Any]], list[str]]:
 # -- the app --------------------------------------------------------------------------------
 
 
-def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
+def create_app(
+    db: str | Path,
+    public_url: str | None = None,
+    *,
+    hosts: Iterable[str] | None = None,
+    creator_key: str | None = None,
+) -> Starlette:
     """The organiser's ASGI app storing evenings in the SQLite file ``db``; the table
     cards' links start with ``public_url`` (e.g. ``http://192.168.1.20:8000/``), else with
-    the address the host's page was opened with."""
+    the address the host's page was opened with.
+
+    The app answers only for ``hosts`` (default: loopback names and the host of
+    ``public_url``), takes state-changing requests only from its own origin and gives
+    every answer the security headers (the game server's
+    :class:`whistkit.server.security.Edge`). Evenings are created from this machine
+    (:func:`whistkit.evening.edge.from_this_machine`), or by a browser that opened
+    ``/?key=creator_key`` (the link the terminal prints)."""
     org = Organiser(db)
+    if hosts is None:
+        hosts = allowed_hosts("127.0.0.1", public_url)
 
     def base_url(request: Request) -> str:
         return public_url or str(request.base_url)
@@ -396,6 +508,22 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             return FileResponse(STATIC_DIR / name, headers=no_cache)
 
         return serve
+
+    async def front_page(request: Request) -> Response:
+        key = request.query_params.get("key")
+        if key is None:
+            return FileResponse(STATIC_DIR / "host.html", headers=no_cache)
+        if creator_key is None or not hmac.compare_digest(key.encode(), creator_key.encode()):
+            raise Refused(403, "this link's key is wrong: open the one the terminal shows")
+        to = RedirectResponse("/", 303)  # the key in a cookie, out of the address bar
+        to.set_cookie(CREATOR_COOKIE, key, httponly=True, samesite="strict")
+        return to
+
+    def may_create(request: Request) -> bool:
+        if from_this_machine(request):
+            return True
+        key = request.cookies.get(CREATOR_COOKIE, "")
+        return creator_key is not None and hmac.compare_digest(key.encode(), creator_key.encode())
 
     def host_id(request: Request) -> str:
         """The evening of the path if this browser holds its host key, else refused."""
@@ -437,6 +565,8 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
                 return refusal(str(e), 409, e.code)
             except EveningError as e:
                 return refusal(str(e), 400, e.code)
+            except ClientDisconnect:  # gone (or cut off by the body timeout): nobody to answer
+                return Response(status_code=400)
 
         return run
 
@@ -448,6 +578,19 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             raise Refused(400, f"'since' must be a version number, not {raw!r}")
         await org.hub.wait(evening, int(raw), lambda: org.store.version(evening))
 
+    def shown(
+        fn: Callable[[Request], Awaitable[Response]],
+    ) -> Callable[[Request], Awaitable[Response]]:
+        """A page a person opens in the browser: refused as a page in their language."""
+
+        async def run(request: Request) -> Response:
+            try:
+                return await fn(request)
+            except Refused as e:
+                return html_refusal(request, e.status, e.code, e.message)
+
+        return run
+
     # -- host pages --------------------------------------------------------------------
 
     async def host_page(request: Request) -> Response:
@@ -456,7 +599,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         if key is not None:  # the printed host link: keep the key in a cookie, drop it from the URL
             row = org.stored(evening)
             if not hmac.compare_digest(key.encode(), row.host_key.encode()):
-                raise Refused(403, "this host link's key is wrong")
+                raise Refused(403, "this host link's key is wrong", code="wrong_key")
             to = RedirectResponse(f"/e/{evening}/host", 303)
             set_host_cookie(to, evening, row.host_key)
             return to
@@ -481,6 +624,14 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         )
 
     async def new_evening(request: Request) -> Response:
+        if not may_create(request):
+            # a phone on the hall's Wi-Fi neither creates evenings nor fills the list
+            raise Refused(
+                403,
+                "evenings are created on the laptop the organiser runs on (or with the link"
+                " its terminal shows)",
+                code="creator_only",
+            )
         data = await read_json(request, ("title", "config"))
         title = text(data.get("title", ""), "the title", MAX_TITLE, empty=True) or "Félagsvist"
         config = live.config_to_json(live.config_from_json(data.get("config", {})))
@@ -515,7 +666,43 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             {"at": a.at, "actor": a.actor, "action": a.action, "detail": a.detail}
             for a in org.store.audit(eid, limit=300)
         ]
-        return JSONResponse((await org.live(eid)).host_json(base_url(request), audit))
+        state = (await org.live(eid)).host_json(base_url(request), audit)
+        state["series"] = await series_of(org.stored(eid))
+        return JSONResponse(state)
+
+    async def series_of(row: StoredEvening) -> dict[str, Any] | None:
+        """The running total of the evening's series: every evening on this laptop with
+        the same series name, each player's totals added up by name (the same name in
+        another evening is the same player), the groups as in the latest evening."""
+        name = str(row.config.get("series") or "").strip()
+        if not name:
+            return None
+        evenings = []
+        for eid, title, _, _ in reversed(org.store.list(limit=MAX_SERIES_LOOKUP)):
+            other = org.store.get(eid)
+            if other is None or other.seating is None:
+                continue
+            if str(other.config.get("series") or "").strip().casefold() == name.casefold():
+                evenings.append((eid, title))
+        sums: dict[str, dict[str, Any]] = {}
+        for eid, _ in evenings:
+            for r in (await org.live(eid)).standings():
+                key = r["name"].casefold()
+                have = sums.setdefault(key, {"name": r["name"], "total": 0.0, "evenings": 0})
+                have["total"] += float(r["total"])
+                have["evenings"] += 1
+                have["group"] = r["group"]
+        rows = sorted(sums.values(), key=lambda r: (-r["total"], r["name"]))
+        for r in rows:
+            r["rank"] = 1 + sum(
+                1 for o in rows if o["group"] == r["group"] and o["total"] > r["total"]
+            )
+            r["total"] = live._fmt(r["total"])
+        return {
+            "name": name,
+            "evenings": [{"id": e, "title": t} for e, t in evenings],
+            "standings": rows,
+        }
 
     async def projector_state(request: Request) -> Response:
         eid = host_id(request)
@@ -561,13 +748,13 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         raw = data.get("text")
         if not isinstance(raw, str):
             raise Refused(400, "'text' must be the pasted lines")
-        found, problems = parse_player_lines(raw)
+        replace = data.get("replace") is True
+        found, problems = parse_player_lines(raw, () if replace else (p.name for p in row.players))
         if problems:  # nothing is guessed: the host mends the lines and imports again
-            more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
-            raise Refused(
+            raise Refused(  # every problem, each with its pasted line's number
                 400,
                 f"Nothing imported: {len(problems)} line{'s' if len(problems) > 1 else ''}"
-                " not understood. Mend them and import again.\n" + "\n".join(problems[:20]) + more,
+                " not understood. Mend them and import again.\n" + "\n".join(problems),
             )
         if not found:
             raise Refused(400, "Nothing imported: no player lines (name, group) were pasted")
@@ -727,6 +914,21 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
 
     # -- table pages --------------------------------------------------------------------
 
+    async def table_page(request: Request) -> Response:
+        return with_phone_session(
+            request, FileResponse(STATIC_DIR / "table.html", headers=no_cache)
+        )
+
+    def need_phone(request: Request) -> str:
+        label = phone_label(request)
+        if label is None:
+            raise Refused(
+                400,
+                "this phone has no session at this evening: open the table's page again",
+                code="no_phone",
+            )
+        return label
+
     async def table_state(request: Request) -> Response:
         """A table's view; with ``?since=ETAG`` (the ``etag`` of the view the page has) it
         waits until this table's view changes, so 130 phones are not all woken by every
@@ -746,7 +948,12 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             await org.hub.wait(evening, ev.stored.version, lambda: org.store.version(evening), left)
             ev, number = await table_of(request)
             view = ev.table_json(number)
-        return JSONResponse(view)
+        pending = (view.get("hand") or {}).get("pending")
+        if pending is not None:  # whether this phone entered it (then another confirms)
+            entered = ev.stored.pending.get((view["hand"]["number"], number))
+            mine = entered is not None and entered.device == phone_label(request)
+            view = {**view, "hand": {**view["hand"], "pending": {**pending, "mine": mine}}}
+        return with_phone_session(request, JSONResponse(view))
 
     async def table_enter(request: Request) -> Response:
         ev, number = await table_of(request)
@@ -773,7 +980,8 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
                 " to enter again",
                 code="already_entered",
             )
-        return done(ev.stored.id, org.store.enter(ev.stored.id, hand, number, ns, by))
+        phone = need_phone(request)
+        return done(ev.stored.id, org.store.enter(ev.stored.id, hand, number, ns, by, phone))
 
     async def table_confirm(request: Request) -> Response:
         ev, number = await table_of(request)
@@ -784,6 +992,15 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
         pending = ev.check_confirm(hand, number, by)
         if pending.ns != ns:
             raise Refused(409, "the entry changed meanwhile; look at it again", code="changed")
+        phone = need_phone(request)
+        if pending.device == phone:
+            # the player id is only claimed: a second phone (or the host) is the check
+            raise Refused(
+                409,
+                "this phone entered the result: an opponent confirms it on their own phone,"
+                " or the host on the laptop",
+                code="own_phone",
+            )
         version = org.store.confirm(
             ev.stored.id,
             hand,
@@ -792,6 +1009,8 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             entered_by=pending.entered_by,
             confirmed_by=by,
             actor=f"table {number}",
+            entered_phone=pending.device,
+            confirmed_phone=phone,
         )
         return done(ev.stored.id, version)
 
@@ -806,6 +1025,8 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # derive the open evenings now, so that the first page after a restart is quick
+        # running out of descriptors is said once in a while, not per accept
+        quiet_accept_failures(asyncio.get_running_loop())
         warm = asyncio.create_task(org.warm_up())
         yield
         warm.cancel()
@@ -816,14 +1037,14 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
     h = handle
     app = Starlette(
         routes=[
-            Route("/", page("host.html")),
-            Route("/e/{evening}/host", h(host_page)),
-            Route("/e/{evening}/projector", h(host_only_page)),
-            Route("/e/{evening}/print/{kind:str}", h(host_only_page)),
+            Route("/", h(front_page)),
+            Route("/e/{evening}/host", shown(host_page)),
+            Route("/e/{evening}/projector", shown(host_only_page)),
+            Route("/e/{evening}/print/{kind:str}", shown(host_only_page)),
             Route("/e/{evening}/qr/{n:int}.svg", h(qr_svg)),
-            Route("/e/{evening}/export.csv", h(export_csv)),
-            Route("/e/{evening}/export.json", h(export_json)),
-            Route("/t/{evening}/{token}", page("table.html")),
+            Route("/e/{evening}/export.csv", shown(export_csv)),
+            Route("/e/{evening}/export.json", shown(export_json)),
+            Route("/t/{evening}/{token}", table_page),
             Route("/api/meta", h(meta)),
             Route("/api/evenings", h(new_evening), methods=["POST"]),
             Route("/api/evenings", h(my_evenings), methods=["GET"]),
@@ -846,6 +1067,7 @@ def create_app(db: str | Path, public_url: str | None = None) -> Starlette:
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
         lifespan=lifespan,
+        middleware=[Middleware(Edge, hosts=hosts, public_url=public_url, max_body_bytes=MAX_BODY)],
     )
     app.state.organiser = org
     return app

@@ -90,6 +90,9 @@ def serve(
         # the garbage collector's policy (server.collector), its timer run by the lifespan
         collector.apply(limits)
         app.state.full_gc_seconds = limits.gc_full_seconds
+        # listening before the address is announced: a browser opened on it at once is
+        # queued in the backlog until uvicorn accepts, never refused
+        sock.listen(limits.backlog)
         if ready is not None:
             ready(Listening(host, port))
         config = uvicorn.Config(

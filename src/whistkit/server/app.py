@@ -18,8 +18,9 @@ Routes:
   background with ``REFINE_FACTOR`` times the node limit; until that is done the first
   review is served with ``"refining": {"done", "total", "node_limit"}``, then the
   refined one (without the key).
-- ``POST /api/tables``, ``GET /api/tables/{id}?t=T``, ``GET /api/qr?u=URL``: shared
-  tables (:mod:`whistkit.server.shared`; the protocol's docstring describes them).
+- ``POST /api/tables``, ``GET /api/tables/{id}`` (``X-Table-Token: T``), ``POST
+  /api/qr``: shared tables (:mod:`whistkit.server.shared`; the protocol's docstring
+  describes them).
 - ``WS /ws``: the play protocol of :mod:`whistkit.server.protocol`.
 
 Everything passes :class:`whistkit.server.security.Edge` first (host and origin checks,
@@ -55,10 +56,11 @@ from ..seats import SOUTH, Seat, seat_name
 from ..state import Action
 from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_variant
 from . import shared
+from .admission import Admission, Refused
 from .cluster import Cluster, Elsewhere
 from .collector import full_collections
 from .database import open_store
-from .limits import Busy, Limits, Outbox, WorkQueue
+from .limits import Bucket, Busy, Limits, Outbox, WorkQueue
 from .pgstore import PgStore
 from .protocol import (
     GAME_ID_CHARS,
@@ -94,6 +96,7 @@ IDLE_ENV = "WHISTKIT_IDLE_SECONDS"
 DEFAULT_IDLE_SECONDS = 30.0  # a table nobody watches leaves memory after this long
 TURN_SCALE_ENV = "WHISTKIT_TURN_TIME_SCALE"  # tests: a shared table's turn time, scaled
 QR_URL_CHARS = 512
+TOKEN_HEADER = "x-table-token"  # a shared table's token, for GET /api/tables/ID
 _N = TypeVar("_N", int, float)
 
 
@@ -205,6 +208,10 @@ class Server:
         self.progress: dict[str, tuple[int, int]] = {}
         # game id -> why its last review failed, told once to the next poll (a few kept)
         self.failures: dict[str, BaseException] = {}
+        # the bounds on new games per client address and in all (shared with a bus)
+        self.admission = Admission(
+            self.limits, self.store, None if self.cluster is None else self.cluster.redis
+        )
 
     async def analysis_of(
         self, game_id: str, record: str, wait: bool = True
@@ -398,6 +405,7 @@ def create_app(
                 server.hints,
                 limits.max_frame_bytes,
                 server.relays,
+                limits.max_sockets_per_game,
             )
             conn.base = server.bases[0] if server.bases else base
             return conn
@@ -432,10 +440,23 @@ def create_app(
         except ProtocolError as e:
             return JSONResponse({"error": e.message.replace("is not JSON", "must be JSON")}, 400)
 
+    async def admitted(request: Request) -> Response | None:
+        """The 429 refusing a new game from this client's address, or None."""
+        try:
+            await server.admission.admit(client_address(request))
+        except Refused as e:
+            return JSONResponse(
+                {"error": e.message}, 429, headers={"Retry-After": str(e.retry_after)}
+            )
+        return None
+
     async def new_game(request: Request) -> Response:
         body = await json_body(request)
         if isinstance(body, Response):
             return body
+        refusal = await admitted(request)
+        if refusal is not None:
+            return refusal
         problem = new_game_problem(body)
         if problem is not None:
             return JSONResponse({"error": problem}, 400)
@@ -466,6 +487,7 @@ def create_app(
             return JSONResponse({"error": str(e)}, 400)
         except StoreError as e:
             return JSONResponse({"error": f"the game could not be stored, try again: {e}"}, 503)
+        await server.admission.made(client_address(request), table.id)
         return JSONResponse(
             {"id": table.id, "seat": seat_name(human), "token": table.tokens[human]}
         )
@@ -485,17 +507,22 @@ def create_app(
             new = shared.read_new_table(body, preset.level)
         except ProtocolError as e:
             return JSONResponse({"error": e.message.replace("is not JSON", "must be JSON")}, 400)
+        refusal = await admitted(request)
+        if refusal is not None:
+            return refusal
         try:
             table = await shared.create(server.tables, new)
         except (OptionError, UnknownVariant, ValueError) as e:
             return JSONResponse({"error": str(e)}, 400)
         except StoreError as e:
             return JSONResponse({"error": f"the table could not be stored, try again: {e}"}, 503)
+        await server.admission.made(client_address(request), table.id)
         return JSONResponse(shared.created_json(table, base_of(request.url)))
 
     async def table_summary(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        token = request.query_params.get("t")
+        # the header keeps the token out of the URL (and so out of proxies' logs)
+        token = request.headers.get(TOKEN_HEADER) or request.query_params.get("t")
         unknown = JSONResponse({"error": f"no table {quote(game_id)} with this token"}, 404)
         if not _is_game_id(game_id) or token is None or len(token) > 128:
             return unknown
@@ -526,7 +553,15 @@ def create_app(
         return None
 
     async def qr(request: Request) -> Response:
-        url = request.query_params.get("u", "")
+        if request.method == "POST":
+            body = await json_body(request)
+            if isinstance(body, Response):
+                return body
+            if not isinstance(body, dict) or not isinstance(body.get("u"), str) or len(body) > 1:
+                return JSONResponse({"error": 'the body must be {"u": URL}'}, 400)
+            url: str = body["u"]
+        else:
+            url = request.query_params.get("u", "")
         bases = server.bases or [base_of(request.url)]
         if len(url) > QR_URL_CHARS:
             return JSONResponse(
@@ -623,6 +658,7 @@ def create_app(
             server.hints,
             limits.max_frame_bytes,
             server.relays,
+            limits.max_sockets_per_game,
         )
         conn.base = base_of(ws.url)
 
@@ -630,7 +666,20 @@ def create_app(
             while True:
                 await ws.send_text(await out.next_text())
 
+        loop = asyncio.get_running_loop()
+        opened = heard = loop.time()
+        # the message rate: a client over it is not read until it is back under (the
+        # server reads nothing more of the socket meanwhile, and TCP holds the sender)
+        rate = limits.max_messages_per_second
+        messages = Bucket(rate, 2 * rate, opened)
+        volume = Bucket(
+            limits.max_bytes_per_second,
+            limits.max_frame_bytes + limits.max_bytes_per_second,
+            opened,
+        )
+
         async def read() -> None:
+            nonlocal heard
             while True:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
@@ -638,19 +687,40 @@ def create_app(
                 raw = message.get("text")
                 if raw is None:
                     raw = message.get("bytes") or b""
+                now = heard = loop.time()
+                size = len(raw) if isinstance(raw, bytes) or raw.isascii() else len(raw.encode())
+                wait = max(messages.take(1, now), volume.take(size, now))
+                if wait > 0:
+                    await asyncio.sleep(wait)
                 await conn.handle(raw)
                 # let the answers go out between messages a client sent at once, so a
                 # batch of joins does not pile up its replays in the outbox
                 await asyncio.sleep(0)
+
+        async def watch() -> str:
+            """Why the socket is closed: it joined no game in time, or went silent."""
+            while True:
+                now = loop.time()
+                joined = conn.table is not None or conn.relay is not None
+                if not joined and now >= opened + limits.join_timeout:
+                    return f"no game joined within {limits.join_timeout} s"
+                if now >= heard + limits.idle_timeout:
+                    return f"nothing heard for {limits.idle_timeout} s"
+                due = heard + limits.idle_timeout
+                if not joined:
+                    due = min(due, opened + limits.join_timeout)
+                await asyncio.sleep(max(due - now, 0.01))
 
         sender = asyncio.create_task(pump())
         reader = asyncio.create_task(read())
         slow = asyncio.create_task(too_slow.wait())
         kicked = asyncio.create_task(conn.kicked.wait())
         moved = asyncio.create_task(conn.moved.wait())
+        watcher = asyncio.create_task(watch())
         try:
             await asyncio.wait(
-                {reader, slow, sender, kicked, moved}, return_when=asyncio.FIRST_COMPLETED
+                {reader, slow, sender, kicked, moved, watcher},
+                return_when=asyncio.FIRST_COMPLETED,
             )
         finally:
             conn.close()
@@ -658,7 +728,15 @@ def create_app(
             slow.cancel()
             kicked.cancel()
             moved.cancel()
-            if too_slow.is_set():
+            watcher.cancel()
+            if watcher.done() and not watcher.cancelled():
+                # idle: 1001 (going away; the page reconnects), never joined: 1008
+                sender.cancel()
+                reason = watcher.result()
+                code = 1008 if reason.startswith("no game") else 1001
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(ws.close(code, reason), 1.0)
+            elif too_slow.is_set():
                 # the client does not read what it is sent: drop it, the game goes on
                 sender.cancel()
                 with contextlib.suppress(Exception):
@@ -676,7 +754,7 @@ def create_app(
                 elif conn.moved.is_set():  # the table moved to another process: reconnect
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(ws.close(1012, "the table moved; reconnect"), 1.0)
-            for task in (sender, reader, slow, kicked, moved):
+            for task in (sender, reader, slow, kicked, moved, watcher):
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
@@ -702,13 +780,17 @@ def create_app(
             Route("/api/games/{game_id}/analysis", review),
             Route("/api/tables", new_table, methods=["POST"]),
             Route("/api/tables/{game_id}", table_summary),
-            Route("/api/qr", qr),
+            Route("/api/qr", qr, methods=["GET", "POST"]),
             WebSocketRoute("/ws", websocket),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
         middleware=[
             Middleware(
-                Edge, hosts=hosts, public_url=public_url, max_body_bytes=limits.max_body_bytes
+                Edge,
+                hosts=hosts,
+                public_url=public_url,
+                max_body_bytes=limits.max_body_bytes,
+                body_timeout=limits.body_timeout,
             )
         ],
         lifespan=lifespan,
@@ -745,6 +827,12 @@ def _is_game_id(value: str) -> bool:
         return read_game_id(value) == value
     except ProtocolError:
         return False
+
+
+def client_address(request: Request) -> str:
+    """The client's address (a proxy's X-Forwarded-For from loopback, as uvicorn reads
+    it), "" if unknown."""
+    return request.client.host if request.client is not None else ""
 
 
 def _short_word(value: Any) -> bool:
@@ -817,6 +905,7 @@ class Connection:
         hint_queue: WorkQueue[tuple[str, Seat, int, str], Action] | None = None,
         max_message: int = Limits.max_frame_bytes,
         relays: Relays | None = None,
+        max_followers: int = Limits.max_sockets_per_game,
     ) -> None:
         self.tables = tables
         self.out = out
@@ -836,6 +925,7 @@ class Connection:
         # several processes: this socket's messages go to the table's owner elsewhere
         self.relays = relays
         self.relay: tuple[str, str] | None = None  # (relay id, game) while relayed
+        self.max_followers = max_followers  # sockets following one table, at most
 
     def kick(self, code: str, message: str) -> None:
         """A shared table let this connection go (its seat taken over or closed): tell
@@ -1013,6 +1103,9 @@ class Connection:
             raise ProtocolError("unknown_game", f"unknown game {quote(game_id)}")
         table.check_token(seat, msg.get("token"))
         name = None if msg.get("name") is None else read_name(msg["name"])
+        shared.check_room(table, self)
+        if name is not None and isinstance(table, shared.SharedTable) and table.shared:
+            table.check_name(seat, name)  # before the socket follows the table
         old = self.table
         for m in table.join_messages(seat, since):
             self.send(m)

@@ -4,7 +4,11 @@ evening --host 0.0.0.0``), so that phones in the room open it."""
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
+from collections.abc import Mapping
 from typing import NamedTuple, TextIO
 
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
@@ -52,4 +56,52 @@ def terminal_qr(url: str, out: TextIO) -> None:
     segno.make(url, error="m").terminal(out=out, compact=True)
 
 
-__all__ = ["WILDCARD_HOSTS", "Listening", "lan_address", "network_url", "terminal_qr"]
+def outside_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` as the programs this one starts need it: in the bundle
+    (``./run bundle``) its loader put its own libraries first on the library path and
+    kept the original aside; a browser started with the bundle's would load them."""
+    env = dict(environ)
+    original = env.pop("LD_LIBRARY_PATH_ORIG", None)
+    if original is not None:
+        env["LD_LIBRARY_PATH"] = original
+    else:
+        env.pop("LD_LIBRARY_PATH", None)
+    return env
+
+
+def open_browser(url: str) -> None:
+    """Open ``url`` in this machine's browser, soon and in the background; nothing
+    happens where there is none (a server, the hall's minimal machine). In the bundle on
+    Linux the browser starts with the library path the bundle was started with; this
+    process's own environment stays as it is (its worker processes need it)."""
+    import threading
+    import webbrowser
+
+    def run() -> None:
+        if getattr(sys, "frozen", False) and sys.platform.startswith("linux"):
+            try:
+                subprocess.Popen(
+                    ["xdg-open", url],
+                    env=outside_environment(os.environ),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+                return
+            except OSError:  # no xdg-open: Python's own search
+                pass
+        webbrowser.open(url)
+
+    threading.Timer(0.8, run).start()
+
+
+__all__ = [
+    "WILDCARD_HOSTS",
+    "Listening",
+    "lan_address",
+    "network_url",
+    "open_browser",
+    "outside_environment",
+    "terminal_qr",
+]

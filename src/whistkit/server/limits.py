@@ -78,6 +78,53 @@ class Limits:
     header_timeout: int = _limit(
         10, "seconds a new connection has to send its request before it is closed"
     )
+    body_timeout: int = _limit(
+        10, "seconds a request has to send its whole body after its head; a slower one gets 408"
+    )
+    join_timeout: int = _limit(
+        30, "seconds a WebSocket has to join or watch a game; one that has not is closed (1008)"
+    )
+    idle_timeout: int = _limit(
+        150,
+        "seconds a WebSocket may send nothing (the page pings at least every 25 s); a"
+        " quieter one is closed (1001)",
+    )
+    max_sockets_per_game: int = _limit(
+        64,
+        "WebSockets following one game, its players and watchers together; more are"
+        " refused (game_full)",
+    )
+    max_messages_per_second: int = _limit(
+        20,
+        "WebSocket messages read per second per connection, in bursts of twice as many;"
+        " more wait unread (TCP holds them back)",
+    )
+    max_bytes_per_second: int = _limit(
+        32 * 1024,
+        "bytes of WebSocket messages read per second per connection, in bursts of"
+        " --max-frame-bytes more; more wait unread",
+        256,
+    )
+    new_games_per_minute: int = _limit(
+        10,
+        "games and shared tables one client address may create per minute, in bursts of"
+        " twice as many; more are refused (429)",
+    )
+    max_live_games_per_client: int = _limit(
+        50,
+        "unfinished games one client address created within --live-game-seconds; more are"
+        " refused (429)",
+    )
+    max_live_games: int = _limit(
+        100_000,
+        "unfinished games played within --live-game-seconds, all addresses together; more"
+        " new ones are refused (429)",
+    )
+    live_game_seconds: int = _limit(
+        86_400,
+        "how long an unfinished game counts as live after its creation (per address) or its"
+        " last move (in all); older ones stay stored and count no more",
+    )
     max_outbox_bytes: int = _limit(
         1024 * 1024, "bytes waiting to go to one WebSocket; a slower reader is disconnected", 4096
     )
@@ -243,6 +290,37 @@ def _dumps(item: dict[str, Any]) -> str:
     return json.dumps(item, ensure_ascii=False)
 
 
+class Bucket:
+    """A token bucket: ``rate`` tokens come back a second, at most ``size`` are kept; it
+    starts full. Taking more than it holds leaves it in debt: :meth:`take` says how long
+    to wait until the debt is paid (a reader that waits that long before reading on
+    keeps to the rate)."""
+
+    def __init__(self, rate: float, size: float, now: float) -> None:
+        self.rate = rate
+        self.size = size
+        self.tokens = size
+        self.stamp = now
+
+    def take(self, amount: float, now: float) -> float:
+        """Take ``amount`` tokens at time ``now`` (seconds); the seconds until the bucket
+        is out of debt again (0 when it is not in debt)."""
+        self.tokens = min(self.size, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        self.tokens -= amount
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+    def take_whole(self, amount: float, now: float) -> float:
+        """Take ``amount`` tokens only if the bucket holds them: 0 when taken, else the
+        seconds until it will (nothing is taken then)."""
+        self.tokens = min(self.size, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= amount:
+            self.tokens -= amount
+            return 0.0
+        return (amount - self.tokens) / self.rate
+
+
 _K = TypeVar("_K", bound=Hashable)
 _V = TypeVar("_V")
 
@@ -332,6 +410,7 @@ __all__ = [
     "ACCEPT_BATCHES",
     "FD_RESERVE",
     "LRU",
+    "Bucket",
     "Busy",
     "Limits",
     "Outbox",

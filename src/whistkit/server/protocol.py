@@ -8,17 +8,22 @@ Shared tables over HTTP (the rest of the HTTP API is in :mod:`whistkit.server.ap
   stand-ins; a missing seat is a bot; ``seed`` is refused: a shared table's deals come
   from the server's secret) answers ``{"game": ID, "seat": "S", "token": T, "name",
   "invites": {"N": URL, ...} (person seats only), "tokens": {"N": T, ...}, "watch": URL,
-  "watch_token": T}``. An invite URL is ``<base>/?join=ID&seat=N&t=T``, the watch URL
-  ``<base>/?watch=ID&t=T``, where base is ``--public-url``, else the LAN address when
-  the server listens on all interfaces, else the address the request came to. Tokens
-  are 128-bit secrets (``secrets.token_urlsafe(16)``), compared in constant time.
-- ``GET /api/tables/ID?t=T`` (a seat's or the watch token): the table's summary for the
+  "watch_token": T}``. An invite URL is ``<base>/?join=ID&seat=N#t=T``, the watch URL
+  ``<base>/?watch=ID#t=T`` (the token in the fragment, which browsers never send: no
+  proxy logs it; the page also reads ``&t=T`` of older links), where base is
+  ``--public-url``, else the LAN address when the server listens on all interfaces, else
+  the address the request came to. Tokens are 128-bit secrets
+  (``secrets.token_urlsafe(16)``), compared in constant time.
+- ``GET /api/tables/ID`` with the header ``X-Table-Token: T`` (a seat's or the watch
+  token; ``?t=T`` is still read, for older pages): the table's summary for the
   join form and the games list: ``{"game", "variant", "options", "level", "seats"
   (as in the ``seats`` message), "started", "ended", "finished", "winner", "score",
   "hand_number", "timeout", "watch_hands", "you": "N" | ... | "watch"}``; 404 for an
   unknown game or a wrong token (the same answer: a token is not guessable).
-- ``GET /api/qr?u=URL``: an SVG QR code (``image/svg+xml``) of ``URL``, which must be a
-  URL of this server (one of the bases above) of at most 512 characters (400 otherwise).
+- ``POST /api/qr`` with JSON ``{"u": URL}`` (``GET /api/qr?u=URL`` for older pages: a
+  query string is logged): an SVG QR code (``image/svg+xml``) of ``URL``, which must be
+  a URL of this server (one of the bases above) of at most 512 characters (400
+  otherwise).
 
 Client to server (one JSON object per message):
 
@@ -102,7 +107,9 @@ Shared tables also send:
   level plays a person's seat: the person is away (disconnected, and the table's time or
   the grace of 30 s passed on their turn, or the table was started before they came),
   or did not act within the table's ``timeout`` (then for that one action). Bot seats
-  have ``"connected": false`` and their level.
+  have ``"connected": false`` and their level. A person away on their turn, before the
+  stand-in plays, also has ``"standin_in": seconds`` (whole seconds left, rounded up,
+  when the message was made): the page counts down from it.
 - ``{"type": "chat", "seat": S, "name": str, "text": str} | {..., "phrase": KEY}`` with
   ``"at"`` (server time, seconds since the epoch): to every seat and watcher; on joining,
   the last lines (at most 30) come after ``seats``. Render text as text (textContent).
@@ -145,6 +152,9 @@ HOST_OPS = ("start", "bot", "reopen", "end")
 # a person's name at a shared table, and a chat line, at most (code points, once trimmed)
 NAME_CHARS = 24
 CHAT_CHARS = 200
+# combining marks one character of a name or a chat line may carry (Vietnamese stacks
+# two, Tibetan and some Indic clusters a few more)
+MARKS_PER_CHAR = 4
 
 
 class ProtocolError(ValueError):
@@ -223,6 +233,12 @@ def contract_json(contract: Contract | None) -> dict[str, Any] | None:
 
 def result_json(result: HandResult) -> dict[str, Any]:
     """One finished hand for the score sheet."""
+    extra = dict(result.extra)
+    revealed = extra.get("revealed")
+    if isinstance(revealed, tuple) and all(type(s) is int and 0 <= s < 4 for s in revealed):
+        # Swedish: the seats whose bottom cards were turned up (not cards, as in the view's
+        # public "revealed" map)
+        extra["revealed"] = [seat_name(s) for s in revealed]
     return {
         "number": result.number,
         "dealer": seat_name(result.dealer),
@@ -231,7 +247,7 @@ def result_json(result: HandResult) -> dict[str, Any]:
         "tricks": sides(result.tricks),
         "points": sides(result.points),
         "score": sides(result.score),
-        "extra": to_json_value(dict(result.extra)),
+        "extra": to_json_value(extra),
     }
 
 
@@ -609,12 +625,29 @@ def read_action(value: Any) -> dict[str, Any]:
 def _text_problem(value: str) -> str | None:
     """Why ``value`` cannot be shown as one line of text (None if it can): it holds a
     control or format character, a line or paragraph separator, an unpaired surrogate,
-    an unassigned or a private-use code point."""
+    an unassigned or a private-use code point, or more than :data:`MARKS_PER_CHAR`
+    combining marks on one character (once composed, NFC: marks stacked by the hundred
+    spill over the lines above and below)."""
     for char in value:
         category = unicodedata.category(char)
         if category[0] == "C" or category in ("Zl", "Zp"):
             return f"it holds the character U+{ord(char):04X}, which is not shown as text"
+    run = most = 0
+    for char in unicodedata.normalize("NFC", value):
+        run = run + 1 if unicodedata.category(char)[0] == "M" else 0
+        most = max(most, run)
+    if most > MARKS_PER_CHAR:
+        return (
+            f"it has {most} combining marks on one character; at most {MARKS_PER_CHAR}"
+            " (accents and the like)"
+        )
     return None
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: NFKC and case folded (so "Host", "HOST" and
+    "Ｈｏｓｔ" are one name)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
 
 
 def read_name(value: Any) -> str:
@@ -678,6 +711,7 @@ def read_host(data: Mapping[str, Any]) -> tuple[str, Seat | None]:
 __all__ = [
     "CHAT_CHARS",
     "HOST_OPS",
+    "MARKS_PER_CHAR",
     "MESSAGE_FIELDS",
     "MESSAGE_TYPES",
     "NAME_CHARS",
@@ -687,6 +721,7 @@ __all__ = [
     "contract_json",
     "dumps_message",
     "error",
+    "name_key",
     "parse_message",
     "quote",
     "read_action",

@@ -9,7 +9,8 @@ request bodies refused before they are read whole, and connections refused at ac
   another site can neither join a seat nor create a game, ``text/plain`` "simple"
   requests included; a request body longer than the limit is refused (413) from its
   ``Content-Length`` before any of it is read, and while it streams when it has none;
-  every response carries :data:`SECURITY_HEADERS`.
+  a body that has not come whole within the body timeout after the head is refused
+  (408) and its connection closed; every response carries :data:`SECURITY_HEADERS`.
 - :func:`gated_protocol`: uvicorn's HTTP protocol with a check at accept time: beyond
   the connection limits (in all, per client address) a connection gets a short 503 and
   is closed at once, so file descriptors never run out; a connection that sends no
@@ -122,6 +123,10 @@ class BodyTooLarge(Exception):
     """A request body passed the limit while it streamed."""
 
 
+class BodyTooSlow(Exception):
+    """A request body did not arrive whole within the body timeout."""
+
+
 class Edge:
     """ASGI middleware: host and origin checks, body limit, security headers (see the
     module's docstring)."""
@@ -133,11 +138,13 @@ class Edge:
         hosts: Iterable[str],
         public_url: str | None = None,
         max_body_bytes: int = Limits.max_body_bytes,
+        body_timeout: float = Limits.body_timeout,
     ) -> None:
         self.app = app
         self.hosts = frozenset(h.lower() for h in hosts)
         self.public_origin, _ = public_origin(public_url)
         self.max_body_bytes = max_body_bytes
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -161,14 +168,25 @@ class Edge:
                 return
         received = 0
         started = False
+        whole = False  # the body came to its end
+        deadline = asyncio.get_running_loop().time() + self.body_timeout
 
         async def counting_receive() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, whole
+            if whole:
+                return await receive()
+            left = deadline - asyncio.get_running_loop().time()
+            try:
+                message = await asyncio.wait_for(receive(), max(left, 0.0))
+            except TimeoutError:
+                raise BodyTooSlow(
+                    f"the request body did not come whole within {self.body_timeout:g} s"
+                ) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_body_bytes:
                     raise BodyTooLarge(self.too_large())
+                whole = not message.get("more_body", False)
             return message
 
         async def secured_send(message: Message) -> None:
@@ -184,6 +202,10 @@ class Edge:
             if started:
                 raise
             await _respond(send, 413, str(e))
+        except BodyTooSlow as e:
+            if started:
+                raise
+            await _respond(send, 408, str(e))
 
     def too_large(self) -> str:
         return f"the request body is larger than {self.max_body_bytes} bytes"
@@ -237,7 +259,7 @@ async def _respond(send: Send, status: int, problem: str, prefix: str = "") -> N
         (b"content-type", b"text/plain; charset=utf-8"),
         (b"content-length", str(len(body)).encode()),
     ]
-    if prefix == "" and status in (400, 413):
+    if prefix == "" and status in (400, 408, 413):
         headers.append((b"connection", b"close"))
     await send(
         {
@@ -337,6 +359,7 @@ __all__ = [
     "CSP",
     "SECURITY_HEADERS",
     "BodyTooLarge",
+    "BodyTooSlow",
     "Edge",
     "allowed_hosts",
     "gated_protocol",

@@ -32,6 +32,7 @@ import contextlib
 import dataclasses
 import hmac
 import json
+import math
 import secrets
 import time
 from collections.abc import Callable, Mapping
@@ -43,6 +44,7 @@ from ..seats import SEATS, SOUTH, Seat, seat_name
 from ..state import View
 from .protocol import (
     ProtocolError,
+    name_key,
     quote,
     read_chat,
     read_host,
@@ -174,6 +176,7 @@ class SharedTable(Table):
         self.clock: Callable[[], float] = time.monotonic
         self._timer: asyncio.TimerHandle | None = None
         self._timer_key: tuple[Seat, int, bool] | None = None
+        self._timer_due = 0.0  # the loop's time when the armed timer fires
         self._seats_sent: dict[str, Any] | None = None
 
     # -- loading and storing ---------------------------------------------------------
@@ -239,7 +242,7 @@ class SharedTable(Table):
     def seats_json(self) -> dict[str, Any]:
         """The ``seats`` message."""
         assert self.shared is not None
-        seats = {}
+        seats: dict[str, dict[str, Any]] = {}
         for s in range(4):
             who = self.seats[s]
             person = who == HUMAN
@@ -250,6 +253,10 @@ class SharedTable(Table):
                 "standin": self.standin(s),
                 "level": None if person else who[len(BOT_PREFIX) :],
             }
+            key = self._timer_key
+            if person and key is not None and key[0] == s and not key[2]:
+                # away on their turn: a stand-in plays in this many seconds
+                seats[seat_name(s)]["standin_in"] = self._seconds_left()
         return {
             "type": "seats",
             "seats": seats,
@@ -380,6 +387,18 @@ class SharedTable(Table):
 
     # -- connections -------------------------------------------------------------------
 
+    def check_name(self, seat: Seat, name: str) -> None:
+        """``ProtocolError`` (``name_taken``) when another seat goes by ``name`` (a
+        person's name or a bot's, compared NFKC and case folded: :func:`name_key`)."""
+        key = name_key(name)
+        for other, shown in self.players().items():
+            if other != seat and name_key(shown) == key:
+                raise ProtocolError(
+                    "name_taken",
+                    f"the name {quote(name)} is taken at this table (seat"
+                    f" {seat_name(other)} goes by {quote(shown)}); choose another name",
+                )
+
     def seated(self, seat: Seat, conn: Seated, name: str | None) -> None:
         """``conn`` (already subscribed to ``seat``) now holds the seat: an older
         connection of the seat is closed, the person is back (no stand-in), the table
@@ -445,10 +464,18 @@ class SharedTable(Table):
         return shared.level if self.standin(seat) else None
 
     def review(self) -> None:
-        """After any change: tell everyone if the seats changed, and arm the turn's
-        timer (or let a stand-in play)."""
-        self._seats_changed()
+        """After any change: arm the turn's timer (or let a stand-in play), and tell
+        everyone if the seats changed (an away person's countdown among them)."""
         self._arm()
+        self._seats_changed()
+
+    def _seconds_left(self) -> int:
+        """Whole seconds (rounded up) until the armed timer fires, in real time."""
+        try:
+            now = asyncio.get_running_loop().time()
+        except RuntimeError:
+            return 0
+        return max(0, math.ceil(self._timer_due - now))
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
@@ -488,6 +515,7 @@ class SharedTable(Table):
         except RuntimeError:
             return
         self._timer_key = key
+        self._timer_due = loop.time() + seconds * self.time_scale
         self._timer = loop.call_later(seconds * self.time_scale, self._expire, key)
 
     def _expire(self, key: tuple[Seat, int, bool]) -> None:
@@ -723,6 +751,20 @@ async def create(tables: Tables, new: NewTable) -> SharedTable:
 # -- the shared messages of a connection -----------------------------------------------------
 
 
+def check_room(table: Table, conn: Any) -> None:
+    """``ProtocolError`` (``game_full``) when ``table`` has as many sockets following it
+    as ``conn.max_followers`` and ``conn`` is not one of them (a join at the same table
+    moves a socket, it adds none)."""
+    most: int = getattr(conn, "max_followers", 0) or 0
+    full = bool(most) and len(table.subscribers) >= most
+    if full and not any(q is conn.out for _, q in table.subscribers):
+        raise ProtocolError(
+            "game_full",
+            f"game {table.id} has {len(table.subscribers)} connections already; at most"
+            f" {most} (--max-sockets-per-game)",
+        )
+
+
 async def watch(conn: Client, msg: Mapping[str, Any]) -> None:
     """A ``watch`` message: follow the table as a watcher (with its watch token)."""
     game_id = msg.get("game")
@@ -735,6 +777,7 @@ async def watch(conn: Client, msg: Mapping[str, Any]) -> None:
         raise ProtocolError("not_shared", f"game {game_id} is not a shared table")
     if not _same(msg.get("token"), table.shared.watch_token):
         raise ProtocolError("forbidden", f"watching game {game_id} needs its watch token")
+    check_room(table, conn)
     old = conn.table
     for m in table.watch_messages(int(since)):
         conn.send(m)
@@ -779,11 +822,13 @@ def qr_svg(url: str) -> bytes:
 
 
 def invite_path(game: str, seat: str, token: str) -> str:
-    return f"?join={game}&seat={seat}&t={token}"
+    """An invite link's path: the token in the fragment, which a browser never sends (no
+    proxy's log holds it); the page reads it, and still reads ``&t=`` of older links."""
+    return f"?join={game}&seat={seat}#t={token}"
 
 
 def watch_path(game: str, token: str) -> str:
-    return f"?watch={game}&t={token}"
+    return f"?watch={game}#t={token}"
 
 
 def created_json(table: SharedTable, base: str) -> dict[str, Any]:

@@ -685,6 +685,13 @@ class BaseStore:
         sql += " ORDER BY updated DESC LIMIT ?"
         return [row_of(r) for r in self._execute(sql, (*args, limit)).fetchall()]
 
+    def count_live(self, since: float) -> int:
+        """Unfinished games updated (created or played) after ``since`` (a time.time())."""
+        row = self._execute(
+            "SELECT count(*) FROM games WHERE finished = 0 AND updated > ?", (since,)
+        ).fetchone()
+        return int(row[0])
+
     def close(self) -> None:
         """Commit what is queued, stop the writer and close the connections."""
         if self.closed:

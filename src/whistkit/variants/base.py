@@ -272,6 +272,9 @@ class Variant:
                 "penalised": len(irr.penalised),
             }
         tricks = hs.tricks if hs.tricks is not None else state.tricks
+        if isinstance(irr, laws.LawsHand) and irr.played_tricks not in (None, tricks):
+            # tricks transferred for a revoke: as played, so that the page can say how many
+            extra = {**extra, "tricks_played": irr.played_tricks}
         result = HandResult(
             number=state.hand_number,
             dealer=state.dealer,

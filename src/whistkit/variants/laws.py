@@ -221,6 +221,7 @@ class LawsHand:
     method: str | None = None
     penalised: tuple[int, ...] = ()  # offending side of each revoke penalised at the end
     leaders: tuple[Seat, ...] = ()  # leader of each finished trick
+    played_tricks: tuple[int, int] | None = None  # the tricks as played, before a transfer
     record_index: int = 0  # cards put on the table so far (the record's play index)
 
 
@@ -718,7 +719,8 @@ def finish(variant: Variant, state: State) -> State:
     irr = dataclasses.replace(irr, pending=None, penalised=offenders)
     state = state.replace(irregular=irr)
     if offenders and not variant.points_penalties:
-        state = state.replace(tricks=transfer_tricks(state, offenders))
+        irr = dataclasses.replace(irr, played_tricks=state.tricks)
+        state = state.replace(irregular=irr, tricks=transfer_tricks(state, offenders))
     return variant.settle_hand(state)
 
 

@@ -181,6 +181,12 @@ export function watch(url, onData, onTrouble = () => {}, key = "version") {
       } catch (e) {
         failures += 1;
         onTrouble(explainTrouble(e));
+        // not the host's page here, or no such evening or table: waiting will not mend it
+        if (e instanceof ApiError && (e.status === 403 || e.status === 404)) {
+          stopped = true;
+          document.body.dataset.stopped = e.code || String(e.status);
+          return;
+        }
         await new Promise((ok) => setTimeout(ok, Math.min(5000, 500 * failures)));
       }
     }

@@ -86,6 +86,7 @@ function render() {
     statusPanel(),
     state.status === "setup" ? playersPanel() : null,
     state.status !== "setup" ? tablesPanel() : null,
+    state.seated ? cardsPanel() : null,
     state.status !== "setup" ? entryPanel() : null,
     state.status !== "setup" ? correctionPanel() : null,
     state.status !== "setup" ? standingsPanel() : null,
@@ -166,7 +167,10 @@ function createForm() {
   const top = el("input", { id: "f-top", type: "number", min: "0", max: String(meta.max_top), value: String(c.prizes.top), class: "small" });
   const perGroup = el("input", { id: "f-top-group", type: "number", min: "0", max: String(meta.max_top), value: String(c.prizes.top_per_group), class: "small" });
   const box = (id, on) => el("input", { type: "checkbox", id, checked: on });
+  const series = el("input", { id: "f-series", maxlength: "80", value: c.series || "", placeholder: t("series_placeholder") });
   const lowest = box("f-lowest", c.prizes.lowest);
+  const lowestGroup = box("f-lowest-group", c.prizes.lowest_per_group);
+  const oneEach = box("f-one-each", c.prizes.one_each);
   const longest = box("f-longest", c.prizes.longest_at_table);
   const ten = box("f-ten", c.prizes.ten_tricks);
   const form = el("form", { class: "panel", id: "create" },
@@ -183,9 +187,12 @@ function createForm() {
       el("label", { class: "check" }, top, " ", t("cfg_top")),
       el("label", { class: "check" }, perGroup, " ", t("cfg_top_per_group")),
       el("label", { class: "check" }, lowest, " ", t("prize_lowest")),
+      el("label", { class: "check" }, lowestGroup, " ", t("cfg_lowest_per_group")),
       el("label", { class: "check" }, longest, " ", t("prize_longest_at_table")),
       el("label", { class: "check" }, ten, " ", t("prize_ten_tricks")),
+      el("label", { class: "check" }, oneEach, " ", t("cfg_one_each")),
       field(t("ties"), ties)),
+    field(t("cfg_series"), series),
     el("button", { type: "submit", id: "f-create", class: "primary" }, t("create")),
   );
   form.addEventListener("submit", (e) => {
@@ -198,9 +205,11 @@ function createForm() {
       trump_order: valueOf(preset) !== "felagsvist" && order.length ? order : null,
       sit_out: valueOf(sitOut),
       credit_absence: absence.checked,
+      series: series.value.trim(),
       prizes: {
         top: Number(top.value), top_per_group: Number(perGroup.value),
-        lowest: lowest.checked, longest_at_table: longest.checked, ten_tricks: ten.checked,
+        lowest: lowest.checked, lowest_per_group: lowestGroup.checked, one_each: oneEach.checked,
+        longest_at_table: longest.checked, ten_tricks: ten.checked,
         ties: ties.value,
       },
     };
@@ -287,6 +296,15 @@ function playersPanel() {
       now.focus();
     }
   });
+  // a name mistyped in the list: mended at any time (the player keeps seat and results)
+  const renameButton = (p, i) => el("button", {
+    class: "small", id: `rename-${p.id}`, title: t("rename_player", { name: p.name }),
+    "aria-label": t("rename_player", { name: p.name }),
+    onclick: () => {
+      const to = prompt(t("rename_prompt", { name: p.name }), p.name);
+      if (to && to.trim() && to.trim() !== p.name) save(players.map((q, j) => (j === i ? { ...q, name: to.trim() } : q)));
+    },
+  }, "✎");
   const counts = { A: 0, B: 0 };
   for (const p of state.players) counts[p.other_group ? (p.group === "A" ? "B" : "A") : p.group] += 1;
   const cur = state.current ? state.current.number : null;
@@ -328,7 +346,7 @@ function playersPanel() {
     el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, t("name")), el("th", {}, t("group")),
       el("th", {}, t("fixed_seat")), el("th", {}, t("other_group")), el("th", {}))),
     el("tbody", {}, state.players.map((p, i) => el("tr", {},
-      el("td", {}, String(p.id)), el("td", {}, p.name), el("td", {}, p.group),
+      el("td", {}, String(p.id)), el("td", {}, p.name, " ", renameButton(p, i)), el("td", {}, p.group),
       el("td", {}, p.fixed ? "✓" : ""), rowEnd(p, i)))));
   const uneven = Math.abs(counts.A - counts.B) > 1 && state.config.preset !== "partner";
   const seatButtons = setup ? el("div", { class: "buttons" },
@@ -337,7 +355,7 @@ function playersPanel() {
     el("button", { id: "btn-seat-entered", onclick: () => act(() => api("POST", `/api/e/${id}/seat`, { mode: "as_entered" })) }, t("seat_entered"))) : null;
   const body = [
     el("h2", {}, t("players"), ` (${state.players.length}: ${t("plays_as_counts", { a: counts.A, b: counts.B })})`),
-    setup ? null : el("p", { class: "sub" }, t("late_help")),
+    setup ? null : el("p", { class: "sub", id: "late-help" }, t(state.config.credit_absence ? "late_help" : "late_help_no_credit")),
     addForm,
     el("details", {
       id: "import-panel",
@@ -387,9 +405,33 @@ function seatingView(hand) {
       el("b", {}, t("table_n", { n: tb.table })),
       el("div", {}, `N ${nameOf(tb.seats.N)} · S ${nameOf(tb.seats.S)}`),
       el("div", {}, `E ${nameOf(tb.seats.E)} · W ${nameOf(tb.seats.W)}`))),
-    hand.sitting_out.length
-      ? el("div", { class: "tcard" }, el("b", {}, t("sitting_out")), hand.sitting_out.map((s) => el("div", {}, nameOf(s.player))))
-      : null);
+    outList(hand, "sit_out", (label, names) => el("div", { class: "tcard", "data-out": label }, el("b", {}, t(label)), names.map((n) => el("div", {}, n)))),
+    outList(hand, "absent", (label, names) => el("div", { class: "tcard", "data-out": label }, el("b", {}, t(label)), names.map((n) => el("div", {}, n)))));
+}
+
+// the players of a hand who sit out by the rotation ("sit_out"), or who are not in the
+// hall ("absent": not come yet, or gone home): never called sitting out
+function outList(hand, reason, make) {
+  const names = hand.sitting_out.filter((s) => s.reason === reason).map((s) => nameOf(s.player));
+  return names.length ? make(reason === "sit_out" ? "sitting_out" : "not_here", names) : null;
+}
+
+// Each table's link and QR code, and its card to print again on its own: a table opened
+// for late arrivals needs one at once (the panel opens by itself while such a table is new)
+function cardsPanel() {
+  const first = state.hand_states.length ? state.hand_states[0].tables.length : state.tables.length;
+  const late = state.tables.filter((tb) => tb.number > first);
+  return panel("cards-panel", late.length > 0,
+    el("summary", {}, t("table_links"), late.length ? ` · ${t("new_tables", { tables: late.map((tb) => tb.number).join(", ") })}` : ""),
+    el("div", { class: "tables", id: "table-links" }, state.tables.map((tb) => el("div", {
+      class: `tcard link-card${tb.number > first ? " new" : ""}`, "data-table": String(tb.number),
+    },
+      el("b", {}, t("table_n", { n: tb.number })),
+      tb.number > first ? el("span", { class: "sub" }, t("table_for_late")) : null,
+      el("img", { class: "qr-small", src: tb.qr, alt: t("qr_alt", { n: tb.number }) }),
+      el("div", { class: "link" }, el("a", { href: tb.url, target: "_blank", rel: "noopener" }, tb.url)),
+      el("a", { class: "button small", id: `print-card-${tb.number}`, href: `/e/${state.id}/print/tables?table=${tb.number}`, target: "_blank" },
+        t("print_this_card"))))));
 }
 
 function tablesPanel() {
@@ -409,9 +451,8 @@ function tablesPanel() {
             : tb.pending ? t("pending_by", { ns: tb.pending.ns, ew: 13 - tb.pending.ns, name: nameOf(tb.pending.by) })
               : t("waiting")));
     })),
-    hand.sitting_out.length
-      ? el("p", { class: "sub" }, t("sitting_out"), ": ", hand.sitting_out.map((s) => nameOf(s.player)).join(", "))
-      : null,
+    outList(hand, "sit_out", (label, names) => el("p", { class: "sub", "data-out": label }, t(label), ": ", names.join(", "))),
+    outList(hand, "absent", (label, names) => el("p", { class: "sub", "data-out": label }, t(label), ": ", names.join(", "))),
   );
 }
 
@@ -536,7 +577,40 @@ function standingsPanel() {
         el("caption", {}, t(`group_${g}`)),
         el("tbody", {}, groups[g].map((r) => el("tr", {},
           el("td", {}, String(r.rank)), el("td", {}, r.name), el("td", { class: "num", "data-player": String(r.player) }, fmt(r.total)))))))),
-    state.prizes.length ? prizesView(state.prizes) : null);
+    state.prizes.length ? prizesView(state.prizes) : null,
+    halfTimeView(),
+    seriesView());
+}
+
+// the running total over the evenings of the series (by name), each group ranked
+function seriesView() {
+  const series = state.series;
+  if (!series || !series.standings.length) return null;
+  const groups = {};
+  for (const row of series.standings) (groups[row.group] ||= []).push(row);
+  return panel("series-panel", false,
+    el("summary", {}, t("series_total", { name: series.name, n: series.evenings.length })),
+    el("p", { class: "sub" }, series.evenings.map((e) => e.title).join(" · ")),
+    el("div", { class: "cols", id: "series" }, Object.keys(groups).sort().map((g) =>
+      el("table", { class: "grid", "data-group": g },
+        el("caption", {}, t(`group_${g}`)),
+        el("tbody", {}, groups[g].map((r) => el("tr", {},
+          el("td", {}, String(r.rank)), el("td", {}, r.name),
+          el("td", { class: "num", "data-name": r.name }, fmt(r.total)),
+          el("td", { class: "num sub" }, t("evenings_n", { n: r.evenings })))))))));
+}
+
+// the standings at the break (after the first half of the hands), to read out or keep
+function halfTimeView() {
+  const half = state.half_time;
+  if (!half) return null;
+  return panel("half-panel", false,
+    el("summary", {}, t("half_time", { n: half.after })),
+    el("div", { class: "cols", id: "half-time" }, Object.keys(half.standings).sort().map((g) =>
+      el("table", { class: "grid", "data-group": g },
+        el("caption", {}, t(`group_${g}`)),
+        el("tbody", {}, half.standings[g].map((r) => el("tr", {},
+          el("td", {}, String(r.rank)), el("td", {}, r.name), el("td", { class: "num", "data-player": String(r.player) }, fmt(r.total)))))))));
 }
 
 export function fmt(x) {
@@ -545,15 +619,33 @@ export function fmt(x) {
 
 function prizesView(prizes) {
   return el("div", { id: "prizes" }, el("h3", {}, t(state.status === "finished" ? "prizes" : "prizes_so_far")),
-    el("ul", { class: "plain" }, prizes.map((p) => el("li", {},
-      `${t(`prize_${p.category}`)} ${p.place}: ${p.players.map(nameOf).join(", ")}`))));
+    el("ul", { class: "plain" }, prizes.map((p) => {
+      // the place only where the prize has several; what it was won with
+      const places = prizes.filter((q) => q.category === p.category).length;
+      const what = places > 1 ? t("prize_place", { prize: t(`prize_${p.category}`), n: p.place }) : t(`prize_${p.category}`);
+      return el("li", { "data-category": p.category }, `${what}: ${p.players.map(nameOf).join(", ")} (${fmt(p.value)})`);
+    })));
 }
 
 function auditText(a) {
   const d = a.detail || {};
   if (a.action === "correct") return t("audit_correct", { hand: d.hand, table: d.table, from: d.from, to: d.to, reason: d.reason || "" });
-  if (a.action === "result" || a.action === "enter") return t("audit_result", { hand: d.hand, table: d.table, ns: d.ns });
+  if (a.action === "enter") {
+    return `${t("audit_result", { hand: d.hand, table: d.table, ns: d.ns })} · ${t("audit_entered", { entered: who(d.by_name, d.phone) })}`;
+  }
+  if (a.action === "result") {
+    const line = t("audit_result", { hand: d.hand, table: d.table, ns: d.ns });
+    if (!d.confirmed_by_name && !d.entered_by_name) return `${line} · ${t("audit_entered", { entered: t("audit_host") })}`;
+    return `${line} · ${t("audit_who", { entered: who(d.entered_by_name, d.entered_phone), confirmed: who(d.confirmed_by_name, d.confirmed_phone) })}`;
+  }
   return "";
+}
+
+// who entered or confirmed a result: the player's name and their phone's label; the host
+// when there is no player (typed on this page)
+function who(name, phone) {
+  if (!name) return t("audit_host");
+  return phone ? t("audit_phone", { name, phone }) : name;
 }
 
 function auditPanel() {

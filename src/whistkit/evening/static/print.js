@@ -22,7 +22,10 @@ function tableCards() {
   const local = state.tables.length ? localOnly(state.tables[0].url) : null;
   // on screen only: phones in the hall cannot open links to this laptop's own address
   const warning = local ? el("p", { class: "banner noprint", id: "local-links", role: "alert" }, t("local_links", { host: local })) : null;
-  return [warning, ...state.tables.map((tb) => el("section", { class: "sheet table-card", "data-table": String(tb.number) },
+  // ?table=N: that table's card alone (printed again, or for a table opened late)
+  const only = Number(new URLSearchParams(location.search).get("table")) || null;
+  const tables = only ? state.tables.filter((tb) => tb.number === only) : state.tables;
+  return [warning, ...tables.map((tb) => el("section", { class: "sheet table-card", "data-table": String(tb.number) },
     el("p", { class: "ev-title" }, state.title),
     el("h1", {}, t("table_n", { n: tb.number })),
     cycle(),
@@ -38,7 +41,7 @@ function scoreCards() {
   const where = new Map();
   if (first) {
     for (const tb of first.tables) for (const [seat, pid] of Object.entries(tb.seats)) where.set(pid, `${t("table_n", { n: tb.table })} · ${t(`seat_${seat}`)}`);
-    for (const so of first.sitting_out) where.set(so.player, t("sitting_out"));
+    for (const so of first.sitting_out) where.set(so.player, t(so.reason === "sit_out" ? "sitting_out" : "not_here"));
   }
   return state.players.map((p) => el("section", { class: "score-card", "data-player": String(p.id) },
     el("header", {},
@@ -52,7 +55,7 @@ function scoreCards() {
         const l = lines.get(p.id)?.get(i + 1) || {};
         return el("tr", {},
           el("td", {}, String(i + 1)), el("td", {}, contractShort(c)),
-          el("td", {}, l.sat_out ? t("sitting_out") : cell(l.table)),
+          el("td", {}, l.absent ? t("not_here") : l.sat_out ? t("sitting_out") : cell(l.table)),
           el("td", { class: "wide" }, cell(l.partner)),
           el("td", {}, cell(l.tricks)), el("td", {}, cell(l.points)), el("td", {}, cell(l.total)));
       })))));
@@ -82,7 +85,8 @@ async function start() {
   languageMenu(document.getElementById("lang"), render);
   const paper = document.getElementById("paper");
   paper.addEventListener("change", () => {
-    document.getElementById("page-size").textContent = `@page { size: ${paper.value}; margin: 12mm; }`;
+    // a stylesheet file per paper size: the page's CSP allows no inline style
+    document.getElementById("page-size").href = `/static/page-${paper.value === "letter" ? "letter" : "A4"}.css`;
   });
   document.getElementById("btn-print").addEventListener("click", () => {
     if (document.getElementById("local-links") && !confirm(document.getElementById("local-links").textContent)) return;

@@ -8,7 +8,6 @@ import { contractName, el, language, pickLanguage, setLanguage, t, watch, fill }
 const main = document.getElementById("main");
 const errorBox = document.getElementById("error");
 const evening = location.pathname.split("/")[2];
-const SHOWN = 12; // leaderboard rows per group
 const PAGE_SECONDS = 8; // a page of moves is shown this long before the next
 const MANY_WAITING = 30; // more tables than this still to report: their count, not numbers
 // more moves than this: they take the whole screen, the standings a page of their own in
@@ -17,6 +16,9 @@ const SPLIT_MOST = 24;
 let movePage = 0;
 let moveKey = "";
 let pageTimer = null;
+let boardPage = 0; // the leaderboard's page on screen (its pages take turns too)
+let boardKey = "";
+let boardTimer = null;
 
 function fmt(x) {
   return Number.isInteger(x) ? String(x) : x.toFixed(1);
@@ -53,14 +55,13 @@ function render(s) {
     board = el("section", { id: "p-board" },
       el("div", { class: "cols" }, Object.entries(s.standings).map(([g, rows]) =>
         el("table", { class: "board", "data-group": g },
-          el("caption", {}, t(`group_${g}`)),
-          el("tbody", {}, rows.slice(0, SHOWN).map((r) => el("tr", { "data-player": String(r.player) },
+          el("caption", {}, t(`group_${g}`), " ", el("span", { class: "board-page" })),
+          el("tbody", {}, rows.map((r) => el("tr", { "data-player": String(r.player) },
             el("td", {}, String(r.rank)), el("td", {}, r.name), el("td", { class: "num" }, fmt(r.total)))))))));
   }
   const prizes = s.status === "finished" && s.prizes.length
     ? el("section", { id: "p-prizes" }, el("h2", {}, t("prizes")),
-        el("ul", { class: "plain" }, s.prizes.map((p) =>
-          el("li", {}, `${t(`prize_${p.category}`)} ${p.place}: `, el("b", {}, p.names.join(", "))))))
+        el("ul", { class: "plain" }, s.prizes.map((p) => prizeItem(p, s.prizes))))
     : null;
   const hiddenBoard = board.dataset.hidden === "1";
   const layout = prizes ? "prizes"
@@ -68,6 +69,9 @@ function render(s) {
   fill(main, head, waiting,
     el("div", { class: `p-grid p-${layout}` }, moves || prizes ? el("div", { class: "p-left" }, moves, prizes) : null, board));
   document.body.dataset.version = String(s.version);
+  const rowsKey = Object.values(s.standings).map((rows) => rows.length).join(",");
+  if (rowsKey !== boardKey) boardPage = 0;
+  boardKey = rowsKey;
   const key = moves ? `${s.moves.after}:${list.length}` : "";
   if (key !== moveKey) movePage = 0;
   moveKey = key;
@@ -77,7 +81,7 @@ function render(s) {
 // "Anna Jónsdóttir" and "→ 5" apart: the name may be cut short on a narrow screen, the
 // table never
 function moveItem(m) {
-  const text = m.to === null ? t("to_out") : t("to_table", { n: m.to });
+  const text = m.to === null ? t(m.leaves ? "to_home" : "to_out") : t("to_table", { n: m.to });
   const at = text.indexOf("{name}");
   const before = at > 0 ? text.slice(0, at) : "";
   const after = at >= 0 ? text.slice(at + "{name}".length) : text;
@@ -85,14 +89,85 @@ function moveItem(m) {
     el("span", { class: "nm" }, before, m.name), el("span", { class: "to" }, after));
 }
 
+// "Lowest total: Jón Jónsson (41)": the place only where the category has more than one,
+// and what the prize was won with
+function prizeItem(p, all) {
+  const places = all.filter((q) => q.category === p.category).length;
+  const what = places > 1 ? t("prize_place", { prize: t(`prize_${p.category}`), n: p.place }) : t(`prize_${p.category}`);
+  return el("li", { "data-category": p.category },
+    `${what}: `, el("b", {}, p.names.join(", ")), p.value !== null && p.value !== undefined ? ` (${fmt(p.value)})` : "");
+}
+
+// The leaderboard a page at a time where the screen does not hold it: as many rows of
+// each group as fit (measured), the groups' pages turning together every PAGE_SECONDS.
+function paginateBoard(advance = false) {
+  const board = main.querySelector("#p-board");
+  if (!board || board.dataset.hidden === "1" || !board.offsetParent) return;
+  const groups = [...board.querySelectorAll("table.board")].map((tb) => [...tb.tBodies[0].rows]);
+  const most = Math.max(0, ...groups.map((rows) => rows.length));
+  const show = (per, page) => groups.forEach((rows) => rows.forEach((r, i) => { r.hidden = Math.floor(i / per) !== page; }));
+  // the most rows a page holds: the largest that does not overflow (a binary search)
+  let low = 1;
+  let high = Math.max(1, most);
+  show(high, 0);
+  if (board.scrollHeight > board.clientHeight + 1) {
+    while (low < high) {
+      const mid = Math.ceil((low + high) / 2);
+      show(mid, 0);
+      if (board.scrollHeight > board.clientHeight + 1) high = mid - 1;
+      else low = mid;
+    }
+  } else low = high;
+  const per = low;
+  const pages = Math.max(1, Math.ceil(most / per));
+  if (advance) boardPage += 1;
+  if (boardPage >= pages) boardPage = 0;
+  show(per, boardPage);
+  board.dataset.pages = String(pages);
+  board.dataset.page = String(boardPage + 1);
+  for (const e of board.querySelectorAll(".board-page")) e.textContent = pages > 1 ? `${boardPage + 1}/${pages}` : "";
+}
+
+// Every winner on the screen: the prizes' type made smaller (down to half) until the list
+// fits beside the leaderboard
+function fitPrizes() {
+  const box = main.querySelector("#p-prizes");
+  if (!box) return;
+  const list = box.querySelector("ul");
+  list.style.fontSize = "";
+  for (let k = 0.95; box.scrollHeight > box.clientHeight + 1 && k >= 0.5; k -= 0.05) {
+    list.style.fontSize = `${k}em`;
+  }
+}
+
+function startBoardTurns() {
+  if (boardTimer) clearInterval(boardTimer);
+  boardTimer = null;
+  fitPrizes();
+  paginateBoard();
+  const grid = main.querySelector(".p-grid");
+  // where the standings are a turn of their own among the moves, they turn with those
+  if (grid && grid.classList.contains("p-rotate")) return;
+  const board = main.querySelector("#p-board");
+  if (board && Number(board.dataset.pages || 1) > 1) {
+    boardTimer = setInterval(() => paginateBoard(true), PAGE_SECONDS * 1000);
+  }
+}
+
 // As many columns as the longest entry allows, as many rows as the height allows; the
 // pages of a longer list take turns.
+let boardShownOnce = false;
+
 function paginate() {
   const box = main.querySelector("#p-moves .move-list");
   const grid = main.querySelector(".p-grid");
   if (pageTimer) clearInterval(pageTimer);
   pageTimer = null;
-  if (!box) return;
+  boardShownOnce = false;
+  if (!box) {
+    startBoardTurns();
+    return;
+  }
   const rotate = grid.classList.contains("p-rotate");
   grid.dataset.show = "moves";
   const items = [...box.children];
@@ -119,12 +194,17 @@ function paginate() {
   box.dataset.pages = String(pages);
   const show = () => {
     if (movePage >= turns) movePage = 0;
+    const before = grid.dataset.show;
     grid.dataset.show = movePage < pages ? "moves" : "board";
+    // the standings' own turn: their next page (measured now that they are shown)
+    if (grid.dataset.show === "board") paginateBoard(before === "board" || boardShownOnce);
+    if (grid.dataset.show === "board") boardShownOnce = true;
     items.forEach((e, i) => { e.hidden = Math.floor(i / per) !== movePage; });
     box.dataset.page = String(movePage + 1);
     document.getElementById("p-page").textContent = pages > 1 ? `· ${Math.min(movePage, pages - 1) + 1}/${pages}` : "";
   };
   show();
+  startBoardTurns();
   if (turns > 1) {
     pageTimer = setInterval(() => {
       movePage = (movePage + 1) % turns;
@@ -136,9 +216,15 @@ function paginate() {
 async function start() {
   await setLanguage(pickLanguage());
   addEventListener("resize", () => paginate());
+  // a key turns the leaderboard's page at once (the host's keyboard, and the tests)
+  addEventListener("keydown", (e) => {
+    if (e.key === "PageDown" || e.key === "ArrowDown") paginateBoard(true);
+  });
   watch(`/api/e/${evening}/projector`, render, (trouble) => {
+    const was = !errorBox.hidden;
     errorBox.textContent = trouble || "";
     errorBox.hidden = !trouble;
+    if (was !== !errorBox.hidden) paginate(); // the line takes room: measured again
   });
   document.body.dataset.ready = "1";
 }

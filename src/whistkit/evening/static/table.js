@@ -141,7 +141,8 @@ function compass(hand) {
     return el("div", { class: `seat seat-${seat}`, "data-seat": seat },
       el("span", { class: "where" }, t(`seat_${seat}`), hand.dealer === seat ? ` · ${t("deals")}` : ""),
       el("span", { class: "who" }, p.name),
-      el("span", { class: "grp" }, t(`group_${p.group}`)));
+      el("span", { class: "grp" }, t(`group_${p.group}`),
+        p.total !== null && p.total !== undefined ? el("span", { class: "total", "data-total": String(p.total) }, ` · ${t("total_so_far", { total: p.total })}`) : null));
   };
   return el("div", { class: "compass" }, SEATS.map(cell), el("div", { class: "middle" }, t("table_n", { n: state.table })));
 }
@@ -205,11 +206,14 @@ function confirmView(hand) {
   return el("div", { class: "confirm" },
     el("p", {}, t("entered_by", { name: hand.seats[enterer].name })),
     el("p", { class: "big", id: "pending-sum" }, `${t("side_NS")} ${p.ns} · ${t("side_EW")} ${13 - p.ns}`),
-    el("p", {}, t("opponent_confirms")),
-    el("div", { class: "names" }, opponents.map((s) => el("button", {
-      class: "primary", "data-confirm": String(hand.seats[s].id),
-      onclick: () => act(() => api("POST", `${base}/confirm`, { hand: hand.number, by: hand.seats[s].id, ns: p.ns })),
-    }, t("confirm_as", { name: hand.seats[s].name })))),
+    // the phone that entered it does not confirm it: another phone (or the host) does
+    p.mine
+      ? el("p", { id: "other-phone" }, t("confirm_other_phone"))
+      : [el("p", {}, t("opponent_confirms")),
+        el("div", { class: "names" }, opponents.map((s) => el("button", {
+          class: "primary", "data-confirm": String(hand.seats[s].id),
+          onclick: () => act(() => api("POST", `${base}/confirm`, { hand: hand.number, by: hand.seats[s].id, ns: p.ns })),
+        }, t("confirm_as", { name: hand.seats[s].name }))))],
     el("button", {
       id: "btn-reject",
       onclick: () => act(() => api("POST", `${base}/reject`, { hand: hand.number, by: p.by })),
@@ -218,7 +222,7 @@ function confirmView(hand) {
 }
 
 function moveText(m) {
-  if (m.to === null) return t("goes_out", { name: m.name });
+  if (m.to === null) return t(m.leaves ? "goes_home" : "goes_out", { name: m.name });
   const seat = m.seat ? ` (${t(`seat_${m.seat}`)})` : "";
   return (m.stay ? t("stays", { name: m.name }) : t("moves_to", { name: m.name, n: m.to })) + seat;
 }

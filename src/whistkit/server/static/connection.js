@@ -6,23 +6,35 @@ import { t } from "./i18n.js";
 import { afterShown, gatherLater, holdsHandEnd, paceFor, showPlay, stopGather } from "./motion.js";
 import { openNew } from "./newgame.js";
 import { addChat, chatRefused, resetChat } from "./chat.js";
-import { hostRefused, onHands, onInvite, onSeats, updateTools } from "./friends.js";
-import { $, app, forgetGame, GAME_KEY, gameEntry, NAME_KEY, rememberGame, TOKEN_KEY } from "./state.js";
+import { hostRefused, nameRefused, onHands, onInvite, onSeats, updateTools } from "./friends.js";
+import {
+  $, app, forgetGame, GAME_KEY, gameEntry, isCard, NAME_KEY, rememberGame, seatName, shortCard, sideOf, TOKEN_KEY,
+} from "./state.js";
 import { render, showMessage } from "./table.js";
 
 // A server process that stops answering (paused, cut off) keeps the socket open: only
 // silence shows it. The page pings while it hears nothing, and a socket silent for
-// SILENT_MS is closed and opened again, to any process (docs/deploy.md).
+// SILENT_MS is closed and opened again, to any process (docs/deploy.md). The server
+// closes a socket that sends nothing for --idle-timeout (150 s by default), so the page
+// also pings when it has sent nothing for SEND_MS (a watcher hears much, says nothing):
+// it speaks at least every 25 s.
 const PING_MS = 10000;
 const SILENT_MS = 25000;
+const SEND_MS = 20000;
+let lastSent = 0;
 
 function watchSilence(ws) {
   let heard = Date.now();
+  lastSent = Date.now();
   const timer = setInterval(() => {
     if (app.ws !== ws) { clearInterval(timer); return; }
     const quiet = Date.now() - heard;
     if (quiet > SILENT_MS) { clearInterval(timer); ws.close(); return; }
-    if (quiet > PING_MS && ws.readyState === WebSocket.OPEN) ws.send('{"type":"ping"}');
+    const mute = Date.now() - lastSent;
+    if ((quiet > PING_MS || mute > SEND_MS) && ws.readyState === WebSocket.OPEN) {
+      ws.send('{"type":"ping"}');
+      lastSent = Date.now();
+    }
   }, PING_MS / 2);
   return () => { heard = Date.now(); };
 }
@@ -37,6 +49,7 @@ export function connect() {
   ws.addEventListener("message", heard);
   ws.onopen = () => {
     app.retry = 0;
+    app.joined = false; // events before the state are replayed, not live
     if (app.role === "watch") {
       ws.send(JSON.stringify({ type: "watch", game: app.game, token: app.token, since: app.version }));
       return;
@@ -59,7 +72,10 @@ export function connect() {
 export function send(msg) {
   // the version the player saw: the server refuses an action chosen on an older view
   if (msg.type === "play" || msg.type === "action") msg = { ...msg, v: app.version };
-  if (app.ws && app.ws.readyState === WebSocket.OPEN) app.ws.send(JSON.stringify(msg));
+  if (app.ws && app.ws.readyState === WebSocket.OPEN) {
+    app.ws.send(JSON.stringify(msg));
+    lastSent = Date.now();
+  }
 }
 
 // live events wait their turn in this queue; everything else is shown at once
@@ -67,7 +83,10 @@ const queue = [];
 let draining = false;
 
 function onMessage(msg) {
-  if (msg.type === "event" && msg.view) {
+  // a live event waits its turn, also one of several sent together (only the last of
+  // them carries the view: the last card of a hand comes with the hand's end and the next
+  // deal, and each is shown in its order, the last trick before the panel)
+  if (msg.type === "event" && (msg.view || app.joined)) {
     queue.push(msg);
     if (!draining) drain();
     return;
@@ -79,6 +98,7 @@ function onMessage(msg) {
   } else if (msg.type === "state") {
     queue.length = 0;
     releaseHold();
+    app.joined = true;
     app.version = msg.v;
     app.message = null;
     app.liveTrick = msg.view.trick.slice();
@@ -102,6 +122,8 @@ function onMessage(msg) {
     app.message = null;
     showMessage(t(msg.code === "replaced" ? "seat_replaced" : "seat_closed"));
     $("#table").dataset.closed = msg.code;
+  } else if (msg.type === "error" && msg.code === "name_taken" && app.shared && !app.view) {
+    nameRefused(msg);
   } else if (msg.type === "error" && (msg.code === "not_started" || msg.code === "table_ended" || msg.code === "stale")) {
     showMessage(t(`refused_${msg.code}`));
   } else if (msg.type === "error" && msg.code === "forbidden" && app.shared && app.view) {
@@ -144,11 +166,16 @@ async function drain() {
       if (queue[0] !== msg) continue; // a state replaced the queue meanwhile
       queue.shift();
       app.version = msg.v;
+      const before = app.view;
       if (msg.event) onEvent(msg.event, true);
-      setView(msg.view);
+      // an event without its view: the table as it stands after it
+      if (msg.event && msg.view) noteCorrection(before, msg.event, msg.view);
+      setView(msg.view || (before && msg.event ? viewAfter(before, msg.event) : before));
       afterShown(msg.event);
-      // the end of a hand waits for the player (a click, a key) before the next deal
-      if (msg.event && msg.event.type === "hand_end" && !msg.view.winner && holdsHandEnd()) {
+      // the end of a hand waits for the player (a click, a key) before the next deal; not
+      // the game's last hand, whose end is the game's (its events are on their way)
+      const over = (msg.view && msg.view.winner) || queue.some((m) => (m.view && m.view.winner) || (m.event && m.event.type === "game_over"));
+      if (msg.event && msg.event.type === "hand_end" && !over && holdsHandEnd()) {
         await new Promise((ok) => { app.release = ok; });
       }
     }
@@ -165,6 +192,7 @@ export function releaseHold() {
 }
 
 function onEvent(ev, live) {
+  if (ev.type === "play" || ev.type === "deal") app.notice = null;
   if (ev.type === "deal") {
     app.liveTrick = [];
     app.doneTrick = null;
@@ -187,7 +215,65 @@ function onEvent(ev, live) {
   }
 }
 
+// laws mode: a revoke corrected (or a card replaced after it) says what happened, in the
+// status line until the next card: which card went back to the hand, which came instead,
+// and who wins the trick now if that changed
+function noteCorrection(before, ev, after) {
+  if (ev.type !== "action" || !ev.action || !before || !Array.isArray(before.trick)) return;
+  const kind = ev.action.kind;
+  if (kind !== "Correct" && kind !== "Replace") return;
+  const seat = ev.seat;
+  const was = before.trick.length ? before.trick : (before.last_trick ? before.last_trick.cards : []);
+  const old = (was.find((c) => c.seat === seat) || {}).card;
+  const card = ev.action.card;
+  const you = seat === app.seat && app.role !== "watch";
+  let text = t(`${kind === "Correct" ? "corrected" : "replaced"}${you ? "_you" : ""}`, {
+    seat: seatName(seat), old: isCard(old) ? shortCard(old) : "?", card: isCard(card) ? shortCard(card) : "?",
+  });
+  const wonBefore = !before.trick.length && before.last_trick ? before.last_trick.winner : null;
+  const wonAfter = !after.trick.length && after.last_trick ? after.last_trick.winner : null;
+  if (wonBefore && wonAfter && wonBefore !== wonAfter) {
+    text += ` ${wonAfter === app.seat && app.role !== "watch" ? t("trick_now_yours") : t("trick_now_won_by", { seat: seatName(wonAfter) })}`;
+  }
+  app.notice = text;
+}
+
+// the view after an event the server sent without one (the last of the batch has it):
+// a card played leaves its hand for the trick, a finished trick counts for its side, and
+// nobody acts until the view that follows
+function viewAfter(v, ev) {
+  if (ev.type === "hand_end") {
+    // the tally and the header agree with the panel
+    const r = ev.result || {};
+    return { ...v, to_play: null, legal: [], irregular: [], tricks: r.tricks || v.tricks, score: r.score || v.score };
+  }
+  // another event (a decision made): what it changes comes with the next view
+  if (ev.type !== "play") return { ...v, to_play: null, legal: [], irregular: [] };
+  const seat = ev.seat;
+  const sizes = { ...(v.hand_sizes || {}) };
+  if (typeof sizes[seat] === "number") sizes[seat] = Math.max(0, sizes[seat] - 1);
+  const out = {
+    ...v,
+    hand: seat === v.seat ? v.hand.filter((c) => c !== ev.card) : v.hand,
+    hand_sizes: sizes,
+    to_play: null,
+    legal: [],
+    irregular: [],
+  };
+  if (ev.trick_complete) {
+    const tricks = { ...(v.tricks || { NS: 0, EW: 0 }) };
+    tricks[sideOf(ev.winner)] = (tricks[sideOf(ev.winner)] || 0) + 1;
+    out.tricks = tricks;
+    out.trick = [];
+    out.last_trick = { number: (v.last_trick ? v.last_trick.number : 0) + 1, cards: [...v.trick, { seat, card: ev.card }], winner: ev.winner };
+  } else {
+    out.trick = [...v.trick, { seat, card: ev.card }];
+  }
+  return out;
+}
+
 function setView(view) {
+  if (!view) return;
   app.view = view;
   if (view.seat) app.seat = view.seat;
   // the table shows the server's trick: a card taken back (a corrected revoke) goes
@@ -224,6 +310,7 @@ export function startGame(id, seat, token) {
   app.handEnd = null; // the last game's hand does not follow us into this one
   app.selected = 0;
   app.message = null;
+  app.notice = null;
   app.picking = null;
   app.armed = null;
   app.hint = null;

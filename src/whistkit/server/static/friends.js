@@ -3,9 +3,10 @@
 
 import { has, t } from "./i18n.js";
 import { send, startGame } from "./connection.js";
+import { openRules } from "./rules.js";
 import { closeDialogs, openDialog } from "./sheet.js";
 import { $, app, gameEntry, NAME_KEY, rememberTable, SEATS } from "./state.js";
-import { render, showMessage } from "./table.js";
+import { render, renderStatus, showMessage } from "./table.js";
 
 export const TIMEOUTS = [0, 30, 60, 120];
 const OTHER_SEATS = ["N", "E", "W"];
@@ -200,7 +201,19 @@ function linkRow(kind, url, note) {
   qr.alt = t("qr_alt");
   qr.width = 120;
   qr.height = 120;
-  qr.src = `/api/qr?u=${encodeURIComponent(url)}`;
+  // asked by POST, so that the link's token stays out of every URL the server sees; kept
+  // for the panel's next renderings
+  if (qrCodes.has(url)) qr.src = qrCodes.get(url);
+  else {
+    fetch("/api/qr", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ u: url }) })
+      .then((r) => (r.ok ? r.text() : null))
+      .then((svg) => {
+        if (!svg) return;
+        qrCodes.set(url, `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`);
+        qr.src = qrCodes.get(url);
+      })
+      .catch(() => {});
+  }
   box.append(text, qr);
   return box;
 }
@@ -232,7 +245,21 @@ function hostButtons(seat, isPerson) {
 
 // the server's word on who sits where
 export function onSeats(msg) {
+  const before = app.started ? app.seats : null; // (a table that starts: everyone arrives)
   app.seats = msg.seats || null;
+  // an away person's stand-in: when it plays (counted down in the status line)
+  app.standinDue = {};
+  for (const [seat, p] of Object.entries(app.seats || {})) {
+    if (p && Number.isFinite(p.standin_in)) app.standinDue[seat] = performance.now() + 1000 * p.standin_in;
+  }
+  tickAway();
+  // a person back at the table: said once to the others
+  if (before && app.seats && msg.started && app.view) {
+    const back = SEATS.filter((s) => s !== (app.role === "watch" ? null : app.seat)
+      && before[s] && before[s].kind === "person" && !before[s].connected && before[s].name
+      && app.seats[s] && app.seats[s].kind === "person" && app.seats[s].connected);
+    if (back.length) showMessage(back.map((s) => t("person_back", { name: personName(s) })).join(" "));
+  }
   app.started = Boolean(msg.started);
   app.ended = Boolean(msg.ended);
   app.timeout = Number(msg.timeout) || 0;
@@ -246,6 +273,37 @@ export function onSeats(msg) {
   if ($("#dlg-invite").open) renderInvite();
 }
 
+function personName(seat) {
+  const p = app.seats && app.seats[seat];
+  return (p && p.name) || t(`seat_${seat}`);
+}
+
+// who has left the table, for the status line: "Eve has left: a bot takes over in 25 s"
+// on her turn, counting down; "Eve has left." otherwise
+export function awayText(v) {
+  if (!app.shared || !app.seats || !app.started || app.ended || !v || v.winner) return "";
+  const parts = [];
+  for (const seat of SEATS) {
+    const p = app.seats[seat];
+    if (!p || p.kind !== "person" || p.connected || (seat === app.seat && app.role !== "watch")) continue;
+    const name = personName(seat);
+    const due = (app.standinDue || {})[seat];
+    if (p.standin) parts.push(t("away_standin", { name }));
+    else if (due !== undefined && v.to_play === seat) parts.push(t("away_standin_in", { name, s: Math.max(0, Math.ceil((due - performance.now()) / 1000)) }));
+    else parts.push(t("away_left", { name }));
+  }
+  return parts.join(" ");
+}
+
+// the countdown: the status line again each second while a stand-in is due
+let awayTimer = 0;
+function tickAway() {
+  clearTimeout(awayTimer);
+  const due = Object.values(app.standinDue || {});
+  if (!due.length || due.every((d) => d < performance.now())) return;
+  awayTimer = setTimeout(() => { if (app.view) renderStatus(app.view); tickAway(); }, 1000);
+}
+
 // a new link for a reopened seat (sent to the host)
 export function onInvite(msg) {
   const entry = gameEntry(app.game) || {};
@@ -255,8 +313,8 @@ export function onInvite(msg) {
     // the link on the same address as the table's other links (the LAN or public one)
     const other = Object.values(invites).concat(entry.watch || []).find((u) => typeof u === "string");
     const url = new URL(other || "/", location.href);
-    url.hash = "";
-    url.search = new URLSearchParams({ join: app.game, seat: msg.seat, t: msg.token }).toString();
+    url.search = new URLSearchParams({ join: app.game, seat: msg.seat }).toString();
+    url.hash = new URLSearchParams({ t: msg.token }).toString();
     invites[msg.seat] = url.href;
   }
   const fields = { invites };
@@ -288,15 +346,30 @@ export function updateTools() {
   // watchers read the chat; only the people at the table write in it
   $("#chat-form").hidden = app.role === "watch";
   $("#chat-phrases").hidden = app.role === "watch";
+  // a watcher has no hand to hint at, and does not start the game watched
+  const watching = app.role === "watch";
+  $("#btn-hint").hidden = watching;
+  $("#btn-new").hidden = watching;
+  // behind the name form of an invite there is no game yet: no game's tools
+  for (const id of ["#btn-new", "#btn-last", "#btn-sheet", "#btn-hint"]) $(id).disabled = Boolean(app.joining);
 }
 
 // -- arriving by a link ----------------------------------------------------------------
 
-// an invite link (?join=<game>&seat=<N>&t=<token>) or a watch link (?watch=<game>&t=...):
-// true when the page handles it
+// an invite link (?join=<game>&seat=<N>#t=<token>) or a watch link (?watch=<game>#t=...):
+// true when the page handles it. The token is in the fragment, which the browser never
+// sends (no proxy logs it); an older link's &t= is read too, and moved to the fragment at
+// once so that a reload does not send it again.
+const qrCodes = new Map(); // link -> its QR code as a data: URL
+
 export async function arriveByLink() {
   const q = new URLSearchParams(location.search);
-  const token = q.get("t");
+  const token = new URLSearchParams(location.hash.slice(1)).get("t") || q.get("t");
+  if (q.has("t")) {
+    q.delete("t");
+    const hash = token ? `#${new URLSearchParams({ t: token })}` : "";
+    history.replaceState(null, "", `/?${q}${hash}`);
+  }
   if (q.get("watch") && token) {
     const game = q.get("watch");
     history.replaceState(null, "", "/");
@@ -320,14 +393,17 @@ export async function arriveByLink() {
 }
 
 async function openJoin(game, seat, token) {
+  app.joining = true;
+  updateTools();
   const summary = $("#join-summary");
   summary.textContent = "";
+  $("#join-next").textContent = "";
   $("#join-error").textContent = "";
   let info = null;
   const sit = $("#join-sit");
   sit.disabled = false;
   try {
-    const r = await fetch(`/api/tables/${encodeURIComponent(game)}?t=${encodeURIComponent(token)}`);
+    const r = await fetch(`/api/tables/${encodeURIComponent(game)}`, { headers: { "X-Table-Token": token } });
     const body = await r.json().catch(() => ({}));
     if (r.ok) info = body;
     else {
@@ -338,7 +414,14 @@ async function openJoin(game, seat, token) {
   } catch (err) {
     $("#join-error").textContent = t("error", { message: err.message });
   }
-  if (info) summary.textContent = joinSummary(info, seat);
+  if (info) {
+    summary.textContent = joinSummary(info, seat);
+    // what comes after "Sit down"
+    const host = info.seats && info.seats.S && info.seats.S.name ? info.seats.S.name : t("seat_S");
+    $("#join-next").textContent = t(info.started ? "join_next_started" : "join_next", { host });
+  }
+  $("#join-rules").onclick = () => openRules((info && info.variant) || "felagsvist", true);
+  $("#dlg-join").addEventListener("close", () => { app.joining = false; updateTools(); }, { once: true });
   const input = $("#player-name");
   input.value = localStorage.getItem(NAME_KEY) || "";
   const form = $("#join-form");
@@ -374,4 +457,13 @@ function joinSummary(info, seat) {
 
 export function closeJoin() {
   closeDialogs();
+}
+
+// the server refused the name at the table (another seat goes by it): the join form
+// again, saying why, instead of reconnecting with the same name
+export async function nameRefused(msg) {
+  if (app.ws) { const ws = app.ws; app.ws = null; ws.close(); }
+  app.replaced = true;
+  await openJoin(app.game, app.seat, app.token);
+  $("#join-error").textContent = t("name_taken");
 }

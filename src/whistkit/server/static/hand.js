@@ -110,7 +110,10 @@ function cardButton(hand, code) {
   b.addEventListener("click", () => {
     hand.dataset.keys = "false"; // the mouse: no keyboard selection shown
     if (app.release) { dismissHandEnd(); return; } // the hand's end was showing
-    app.selectedCard = code;
+    // the selection stays on a card you may play: a refused click leaves it where it
+    // was, and the next Enter plays that card
+    const v = app.view;
+    if (!v || selectable(v, shownHand(v)).includes(code)) app.selectedCard = code;
     playCard(code);
   });
   cardButtons.set(code, b);

@@ -4,6 +4,7 @@
 import { t } from "./i18n.js";
 import { releaseHold } from "./connection.js";
 import { gameLine, sheetTable, sideName } from "./sheet.js";
+import { bottomsText } from "./table.js";
 import {
   $, app, contractText, formatValue, isCard, nonzero, pair, seatName, shortCard, sideOf, sortHand, withSuits,
 } from "./state.js";
@@ -42,9 +43,31 @@ export function renderHandEnd() {
     });
   }
   panel.append(h, table);
+  // laws mode: a revoke that stood, who claimed it and what it cost, first
+  for (const line of revokeLines(r)) {
+    const p = document.createElement("p");
+    p.className = "revoke";
+    p.append(withSuits(line));
+    panel.append(p);
+  }
   const notes = [];
+  // Swedish: what the bottom cards made, and whether the declarer made it
+  const swedish = swedishLines(r);
+  if (swedish) {
+    const p = document.createElement("p");
+    p.className = "made";
+    p.append(withSuits(swedish));
+    panel.append(p);
+  }
   if (r.extra && nonzero(r.extra.honours)) notes.push(`${t("honours")} ${pair(r.extra.honours).join("–")}`);
-  if (r.extra && r.extra.game && typeof r.extra.game === "object") notes.push(gameLine(v.match && v.match.games ? v.match.games.length : 1, r.extra.game));
+  if (r.extra && r.extra.game && typeof r.extra.game === "object") {
+    // the game this hand ended: the match's last, or the next one while the view shown is
+    // still the one before the hand's end (its next deal not shown yet)
+    const games = v.match && Array.isArray(v.match.games) ? v.match.games : [];
+    const key = (g) => JSON.stringify([sideName(g.winner), pair(g.score || [0, 0]), g.value]);
+    const listed = games.length && key(games[games.length - 1]) === key(r.extra.game);
+    notes.push(gameLine(listed ? games.length : games.length + 1, r.extra.game));
+  }
   notes.push(t("hand_end_next"));
   // a watcher of a table that shows them: the hands as they were dealt
   const shown = app.shownHands;
@@ -72,6 +95,60 @@ function dealtHands(hands) {
     box.append(row);
   }
   return box;
+}
+
+// the hand's established revokes in words: who revoked (card, trick), then who claimed
+// and what it cost, or why it cost nothing
+export function revokeLines(r) {
+  const extra = r.extra || {};
+  const revokes = Array.isArray(extra.revokes) ? extra.revokes.filter((x) => x && typeof x.seat === "string") : [];
+  if (!revokes.length) return [];
+  const lines = revokes.map((x) => t(x.seat === app.seat && app.role !== "watch" ? "revoke_established_you" : "revoke_established", {
+    seat: seatName(x.seat), card: isCard(x.card) ? shortCard(x.card) : "?", trick: x.trick,
+  }));
+  const side = (s) => t(s === "NS" ? "side_ns" : "side_ew");
+  const count = { NS: 0, EW: 0 };
+  for (const x of revokes) count[sideOf(x.seat)] += 1;
+  if (extra.void) return [...lines, t("revoke_void")];
+  const offenders = count.NS > count.EW ? "NS" : count.EW > count.NS ? "EW" : null;
+  if (!offenders) return [...lines, t("revoke_cancel")];
+  const claimants = offenders === "NS" ? "EW" : "NS";
+  if (!extra.penalised) return [...lines, t("revoke_not_claimed", { side: side(claimants) })];
+  let cost = "";
+  if (extra.penalties && nonzero(extra.penalties)) {
+    const [ns, ew] = pair(extra.penalties);
+    cost = [["NS", ns], ["EW", ew]].filter(([, n]) => n).map(([s, n]) => `${side(s)} ${signed(n)}`).join(", ");
+    cost = t("revoke_cost_points", { points: cost });
+  } else if (extra.tricks_played) {
+    const [ns] = pair(extra.tricks_played);
+    const moved = ns - r.tricks.NS; // > 0: N-S gave tricks away
+    if (moved) cost = t("revoke_cost_tricks", { n: Math.abs(moved), from: side(moved > 0 ? "NS" : "EW"), to: side(moved > 0 ? "EW" : "NS") });
+  }
+  return [...lines, t("revoke_claimed", { side: side(claimants) }) + (cost ? ` ${cost}` : "")];
+}
+
+function swedishLines(r) {
+  const c = r.contract;
+  if (!c || !["SPEL", "NOLLSPEL"].includes(c.code) || !r.tricks) return "";
+  const parts = [];
+  const extra = r.extra || {};
+  // the bottom cards turned up, as the table showed them (in reveal order)
+  if (Array.isArray(extra.revealed) && extra.bottom && typeof extra.bottom === "object") {
+    const bottom = Array.isArray(extra.bottom) ? Object.fromEntries(["N", "E", "S", "W"].map((s, i) => [s, extra.bottom[i]])) : extra.bottom;
+    const shown = Object.fromEntries(extra.revealed.filter((s) => isCard(bottom[s])).map((s) => [s, bottom[s]]));
+    const text = bottomsText(c, shown);
+    if (text) parts.push(text);
+  }
+  const side = (s) => t(s === "NS" ? "side_ns" : "side_ew");
+  if (c.code === "SPEL" && c.declarer) {
+    const s = sideOf(c.declarer);
+    const n = r.tricks[s];
+    parts.push(t(n >= 7 ? "spel_made" : "spel_failed", { seat: seatName(c.declarer), side: side(s), n }));
+  } else if (c.code === "NOLLSPEL") {
+    const s = r.tricks.NS <= 6 ? "NS" : "EW";
+    parts.push(t("nollspel_made", { side: side(s), n: r.tricks[s] }));
+  }
+  return parts.join(" ");
 }
 
 function signed(n) {

@@ -21,8 +21,17 @@ export function onKey(e) {
   if (!openDlg && e.key === "Escape" && app.picking) { app.picking = null; render(); return; }
   if (!openDlg && e.key === "Escape" && app.armed) { app.armed = null; render(); return; }
   if (!openDlg && e.key === "Escape" && app.handEnd) { dismissHandEnd(); return; }
-  // the hand's end waits for the player: Enter or Space goes on to the next hand
-  if (!openDlg && (e.key === "Enter" || e.key === " ") && app.release) { e.preventDefault(); dismissHandEnd(); return; }
+  // the hand's end waits for the player: Enter or Space goes on to the next hand; where
+  // nothing holds it back (pace 0) they put the panel away while it is not your turn (on
+  // your turn they play your card, and the panel goes with it); a button's own Enter
+  // stays the button's
+  const onButton = e.target instanceof HTMLButtonElement && !e.target.classList.contains("card");
+  const panelUp = app.handEnd && !$("#hand-end").hidden && !onButton && app.view && app.view.to_play !== app.seat;
+  if (!openDlg && (e.key === "Enter" || e.key === " ") && (app.release || panelUp)) {
+    e.preventDefault();
+    dismissHandEnd();
+    return;
+  }
   if (openDlg) {
     // in a dialog only its own keys work; the letters toggle their dialogs shut
     const k = e.key.toLowerCase();
@@ -36,6 +45,8 @@ export function onKey(e) {
   // keeps the focus there until its next frame, and a quick N after Escape was lost)
   const field = target instanceof HTMLSelectElement || target instanceof HTMLInputElement;
   if (field && !target.closest("dialog:not([open])")) return;
+  // arriving by an invite, before sitting down: no game, no game's keys
+  if (app.joining) return;
   const key = e.key;
   const upper = key.length === 1 ? key.toUpperCase() : key;
   const now = Date.now();
@@ -58,10 +69,10 @@ export function onKey(e) {
     return;
   }
   if (key === "?") { e.preventDefault(); openDialog("#dlg-help"); return; }
-  if (upper === "N") { e.preventDefault(); askNew(); return; }
+  if (upper === "N" && app.role !== "watch") { e.preventDefault(); askNew(); return; }
   if (upper === "L") { e.preventDefault(); renderLast(); openDialog("#dlg-last"); return; }
   if (upper === "S") { e.preventDefault(); renderSheet(); openDialog("#dlg-sheet"); return; }
-  if (upper === "H") { e.preventDefault(); askHint(); return; }
+  if (upper === "H" && app.role !== "watch") { e.preventDefault(); askHint(); return; }
   if (upper === "R") { e.preventDefault(); openRules(); return; }
   if (upper === "G") { e.preventDefault(); openGames(); return; }
   if (upper === "1") { app.typed = "1"; app.typedAt = now; return; }

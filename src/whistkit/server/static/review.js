@@ -43,7 +43,7 @@ async function sharedTables() {
     const e = gameEntry(id);
     let info = null;
     try {
-      const r = await fetch(`/api/tables/${encodeURIComponent(id)}?t=${encodeURIComponent(e.token)}`);
+      const r = await fetch(`/api/tables/${encodeURIComponent(id)}`, { headers: { "X-Table-Token": e.token } });
       if (r.ok) info = await r.json();
     } catch {
       info = null;

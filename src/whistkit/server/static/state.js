@@ -56,6 +56,7 @@ export const app = {
   typed: "", // a rank typed, waiting for its suit
   typedAt: 0,
   message: null, // a refusal or error shown in the status line
+  notice: null, // what just happened (a revoke corrected), before the status until the next card
   retry: 0,
   resultShown: null, // the game whose result dialog has been shown
   handEnd: null, // the last hand's result, in its panel until the next card or a click
@@ -63,6 +64,7 @@ export const app = {
   autoPlayed: -1, // the version at which our only legal card was played for us
   trickSerial: 0, // counts finished tricks, so that a late gather is dropped
   gatherTo: null, // where the finished trick is being gathered ("left", ...)
+  joined: false, // the socket's state has come: events from now on are live
   release: null, // resolves the wait at the end of a hand (the panel dismissed)
   picking: null, // laws mode: the kind of action whose card is being chosen ("Correct")
   hint: null, // the server's hint for this position: { v, action }, until the position changes
@@ -76,6 +78,7 @@ export const app = {
   ended: false, // the host ended the shared table
   timeout: 0, // the table's time to play, in seconds (0: none)
   chat: [], // the table's chat, oldest first: {seat, name, text | phrase, at}
+  joining: false, // an invite's name form is up: no game yet
   replaced: false, // this seat was taken over on another page: no reconnecting
   shownHands: null, // a watcher: the last hand's hands as dealt {number, hands}, if shown
 };

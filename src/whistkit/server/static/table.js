@@ -6,11 +6,12 @@ import { renderActions } from "./actions.js";
 import { renderHand, hintText } from "./hand.js";
 import { renderHandEnd, renderResult } from "./handend.js";
 import { applyGather } from "./motion.js";
+import { awayText } from "./friends.js";
 import { renderSeats } from "./seats.js";
 import { gamesWonText, renderLast, renderSheet } from "./sheet.js";
 import {
   $, app, CARD_BESIDE, cardFace, contractText, formatValue, isCard, isSeatCards, patchChildren, posOf,
-  PUBLIC_HIDDEN, publicKey, publicName, seatName, sideOf, suitMark, trickWonText,
+  PUBLIC_HIDDEN, publicKey, publicName, seatName, SEATS, shortCard, sideOf, suitMark, trickWonText,
 } from "./state.js";
 
 export function render() {
@@ -144,6 +145,8 @@ function renderPublicInfo(v) {
     }
     if (text) parts.push(`${publicName(key)}: ${text}`);
   }
+  const bottoms = v.phase === "play" ? bottomsText(v.contract, (v.public || {}).revealed) : "";
+  if (bottoms) parts.push(bottoms);
   const match = v.match || {};
   if (Array.isArray(match.games) && match.games.length) parts.push(gamesWonText(match.games));
   if (match.rubber && match.rubber.winner) {
@@ -151,6 +154,21 @@ function renderPublicInfo(v) {
   }
   const el = $("#public-info");
   el.textContent = parts.join(" · ");
+}
+
+// Swedish: the bottom cards turned up, in order, with their colours, and what they made:
+// "Bottom cards West 5♠ black, North 3♥ red: the first red card makes spel, North declares."
+export function bottomsText(contract, revealed) {
+  if (!contract || !revealed || typeof revealed !== "object" || !["SPEL", "NOLLSPEL"].includes(contract.code)) return "";
+  const cards = Object.entries(revealed).filter(([seat, c]) => SEATS.includes(seat) && isCard(c))
+    .map(([seat, c]) => {
+      const red = c[1] === "H" || c[1] === "D";
+      return `${seatName(seat)} ${shortCard(c)} ${t(red ? "colour_red" : "colour_black")}`;
+    });
+  if (!cards.length) return "";
+  const list = cards.join(", ");
+  if (contract.code === "NOLLSPEL") return t("bottoms_nollspel", { cards: list });
+  return t("bottoms_spel", { cards: list, seat: seatName(contract.declarer) });
 }
 
 function renderTrick(v) {
@@ -190,9 +208,11 @@ export function renderStatus(v) {
   else if (v.to_play === app.seat && app.role !== "watch") {
     const special = v.legal.some((a) => a.type === "action");
     text = v.phase === "bid" ? t("prompt_bid") : special && !v.legal.some((a) => a.type === "play") ? t("prompt_action") : t("your_turn");
+  } else if (v.to_play && v.phase === "bid" && v.variant === "swedish") {
+    text = t("choosing_bottom", { seat: seatName(v.to_play) }); // not yet a card to play
   } else if (v.to_play) text = t("turn_of", { seat: seatName(v.to_play) });
   else text = t("waiting");
-  if (!app.message && v.trick.length === 0 && app.doneTrick && app.doneTrick.winner) {
+  if (!app.message && !app.notice && v.trick.length === 0 && app.doneTrick && app.doneTrick.winner) {
     text = `${trickWonText(app.doneTrick.winner)} · ${text}`;
   }
   // the first Nóló hand of a game: what the player is to do, where they look
@@ -200,7 +220,13 @@ export function renderStatus(v) {
     text = `${t(v.variant === "swedish" ? "nollspel_advice" : "nolo_advice")} · ${text}`;
   }
   if (!app.message && app.hint && !v.winner) text = hintText(app.hint.action);
-  $("#status").textContent = text;
+  if (!app.message && app.notice && !v.winner) text = `${app.notice} · ${text}`;
+  const away = app.message ? "" : awayText(v);
+  if (away) text = `${away} · ${text}`;
+  const status = $("#status");
+  status.textContent = text;
+  // a long line (a correction, someone away) in a smaller type, in the same box
+  status.dataset.long = String(text.length > 64);
 }
 
 // a shared table before it starts: who it waits for
@@ -219,6 +245,7 @@ function firstMisere(v) {
 export function showMessage(text) {
   app.message = text;
   $("#status").textContent = text;
+  $("#status").dataset.long = String(text.length > 64);
   clearTimeout(showMessage.timer);
   showMessage.timer = setTimeout(() => { app.message = null; if (app.view) renderStatus(app.view); }, 4000);
 }
