@@ -30,7 +30,7 @@ import pytest
 from starlette.testclient import TestClient
 from websockets.sync.client import connect
 
-from evening_web.drive import Driver
+from evening_web.drive import Driver, hall_client
 from whistkit.evening.web import create_app
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
@@ -268,7 +268,7 @@ def test_the_bundle_runs_an_evening_and_the_game_without_python(
             assert client.get("/t/" + table.split("/t/", 1)[1]).status_code == 200
         assert httpx.get(hall_url, timeout=60).status_code == 200  # a phone's address
         # the same evening run from the sources gives the same standings
-        with TestClient(create_app(tmp_path / "reference.sqlite3")) as c:
+        with hall_client(create_app(tmp_path / "reference.sqlite3")) as c:
             reference = evening_through(c, seed=5)
         assert final["status"] == "finished"
         assert len(final["standings"]) == 12
