@@ -413,7 +413,13 @@ def test_protocol_fuzz(tmp_path: Path, part: int) -> None:
     db = tmp_path / "games.sqlite3"
     seen: collections.Counter[str] = collections.Counter()  # the server's messages by type
     finished = finished_game(db)
-    env = {"WHISTKIT_ANALYSIS_NODE_LIMIT": "20000"}
+    env = {
+        "WHISTKIT_ANALYSIS_NODE_LIMIT": "20000",
+        # the per-socket message and byte rates (their own tests: test_server_abuse_live)
+        # would hold the fuzzer's 10,000 messages a part back for minutes
+        "WHISTKIT_MAX_MESSAGES_PER_SECOND": "1000000",
+        "WHISTKIT_MAX_BYTES_PER_SECOND": "1000000000",
+    }
     with LiveServer(tmp_path, env=env) as srv:
         own = [post_game(srv, {"seed": 5}), post_game(srv, {"variant": "swedish", "seed": 6})]
         own.append(post_game(srv, {"options": {"play_mode": "laws"}, "seed": 8}))

@@ -689,6 +689,9 @@ def create_app(
                     raw = message.get("bytes") or b""
                 now = heard = loop.time()
                 size = len(raw) if isinstance(raw, bytes) or raw.isascii() else len(raw.encode())
+                # a frame over the size limit (possible where uvicorn's own check is not
+                # in front, as in-process) is refused unread: it costs one frame's worth
+                size = min(size, limits.max_frame_bytes)
                 wait = max(messages.take(1, now), volume.take(size, now))
                 if wait > 0:
                     await asyncio.sleep(wait)
