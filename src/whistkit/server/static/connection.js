@@ -43,7 +43,8 @@ export function connect() {
     }
     const join = { type: "join", game: app.game, seat: app.seat, token: app.token, since: app.version };
     // a person at a shared table sits down under their name
-    if (app.shared) join.name = localStorage.getItem(NAME_KEY) || "";
+    // (an online evening's player under the name the evening knows them by)
+    if (app.shared) join.name = app.eveningName || localStorage.getItem(NAME_KEY) || "";
     ws.send(JSON.stringify(join));
   };
   ws.onmessage = (e) => onMessage(JSON.parse(e.data));
