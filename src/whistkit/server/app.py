@@ -530,7 +530,7 @@ def create_app(
                 {"error": "the evening's state needs its host key (?key=, from the host link)"},
                 403,
             )
-        return JSONResponse(online.room_json(ev, host=True))
+        return JSONResponse(online.room_json(ev, host=True, base=base_of(request.url)))
 
     async def online_room(request: Request) -> Response:
         ev = await online_evening_of(request)

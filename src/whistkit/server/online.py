@@ -629,9 +629,10 @@ def player_json(ev: OnlineEvening, player: int, base: str) -> dict[str, Any]:
     return out
 
 
-def room_json(ev: OnlineEvening, host: bool = False) -> dict[str, Any]:
+def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str, Any]:
     """The room's page (everyone): the leaderboard by group, who is still playing, the
-    hands' seatings and moves; the host's answer adds the players' links' state."""
+    hands' seatings and moves; the host's answer adds the players' personal links and
+    the organiser's document."""
     done = derive(ev.evening)
     bots = set(ev.bots)
     seen = set(ev.seen)
@@ -705,6 +706,11 @@ def room_json(ev: OnlineEvening, host: bool = False) -> dict[str, Any]:
     if done.current is not None:
         waiting = done.hand(done.current).waiting
         out["playing"] = list(waiting)
+    if host:
+        # the organiser's own document (whistkit-evening/1: config with its seed,
+        # players, results), which the hall organiser reads too
+        out["evening"] = ev.evening.to_json()
+        out["links"] = created_json(ev, base)["players"]
     return out
 
 

@@ -306,8 +306,11 @@ def view_json(
         "options": dict(view.options),
         "phase": view.phase,
         "hand_number": view.hand_number,
-        # "3/12" above the table where the variant fixes the number of hands
-        "hands_total": find_variant(view.variant).hands_per_game,
+        # "3/12" above the table where the variant fixes the number of hands (not for
+        # one hand of an online evening: the evening's line says which of how many)
+        "hands_total": None
+        if view.options.get("evening_hand")
+        else find_variant(view.variant).hands_per_game,
         "dealer": seat_name(view.dealer),
         "contract": contract_json(view.contract),
         "hand": list(_hand_names(view.hand)),

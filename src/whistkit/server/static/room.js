@@ -134,7 +134,7 @@ function render(s) {
     for (const tb of shown.tables) {
       const li = document.createElement("li");
       li.dataset.table = String(tb.table);
-      const seats = ["N", "E", "S", "W"].map((k) => `${k} ${tb.seats[k].name}`).join(" · ");
+      const seats = ["N", "E", "S", "W"].map((k) => `${t(`seat_${k}`)} ${tb.seats[k].name}`).join(" · ");
       const done = tb.points ? ` — ${t("side_ns")} ${tb.points[0]}, ${t("side_ew")} ${tb.points[1]}` : ` — ${t("room_still_playing")}`;
       li.textContent = `${t("room_table", { table: tb.table })}: ${seats}${done}`;
       ul.append(li);
@@ -151,5 +151,24 @@ function render(s) {
       ul.append(cell("li", `${t(`prize_${z.category}`)} (${z.place}): ${z.players.join(", ")} — ${points(z.value)}`));
     }
     prizes.append(ul);
+  }
+  // the host's room: each player's own link, to send them
+  const links = $("#room-links");
+  links.replaceChildren();
+  if (s.links && s.links.length) {
+    links.append(cell("h2", t("room_links")), cell("p", t("room_links_note"), "note"));
+    const ul = document.createElement("ul");
+    for (const l of s.links) {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = l.url;
+      a.textContent = l.url;
+      a.dataset.playerLink = l.name;
+      a.target = "_blank";
+      a.rel = "noopener";
+      li.append(`${l.name}: `, a);
+      ul.append(li);
+    }
+    links.append(ul);
   }
 }
