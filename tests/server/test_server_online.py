@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from whistkit.evening import Config, Evening, Player, Prizes, Result, derive
+from whistkit.evening import Evening, Result, derive
 from whistkit.record import loads, replay
 from whistkit.server import online
 from whistkit.server.app import Server, create_app

@@ -555,7 +555,7 @@ def create_app(
             return ev
         if not ev.is_host(request.query_params.get("key")):
             return JSONResponse({"error": "ending a hand needs the host key (?key=)"}, 403)
-        current = online.derive(ev.evening).current
+        current = online.hand_in_play(ev)
         if current is None:
             return JSONResponse({"error": "the evening is over"}, 409)
         await server.evenings.finish_hand(ev, current)

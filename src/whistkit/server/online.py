@@ -274,7 +274,7 @@ def read_new_evening(body: Any, default_level: str) -> NewEvening:
         got = f"{len(raw)} of them" if isinstance(raw, list) else quote(raw)
         raise bad(
             f"'players' must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} players"
-            f" ({{\"name\", \"group\"}}), not {got}"
+            f' ({{"name", "group"}}), not {got}'
         )
     players: list[tuple[str, str | None]] = []
     seen: set[str] = set()
@@ -290,7 +290,9 @@ def read_new_evening(body: Any, default_level: str) -> NewEvening:
         seen.add(name.casefold())
         group = item.get("group")
         if group not in ("A", "B", None):
-            raise bad(f"player {n} ({name}): 'group' must be \"A\", \"B\" or null, not {quote(group)}")
+            raise bad(
+                f'player {n} ({name}): \'group\' must be "A", "B" or null, not {quote(group)}'
+            )
         players.append((name, group))
     grouped = {g is not None for _, g in players}
     if len(grouped) > 1:
@@ -583,6 +585,11 @@ class Evenings:
                 await self._save(ev)
 
 
+def hand_in_play(ev: OnlineEvening) -> int | None:
+    """The hand being played (None once the evening is over)."""
+    return derive(ev.evening).current
+
+
 def _seat_json(ev: OnlineEvening, done: Derivation, hand: int, player: int) -> dict[str, Any]:
     t = done.hand(hand).table_of(player)
     assert t is not None
@@ -685,9 +692,7 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
         "version": ev.version,
         "leaderboard": boards,
         "totals": {str(p.id): done.totals[p.id] for p in ev.evening.players},
-        "players": [
-            {**who(p.id), "group": p.group, "absent": p.id not in seen} for p in people
-        ],
+        "players": [{**who(p.id), "group": p.group, "absent": p.id not in seen} for p in people],
         "absent": [p.id for p in people if p.id not in seen],
         "hands": hands,
         "prizes": [
@@ -737,6 +742,7 @@ __all__ = [
     "OnlineEvening",
     "created_json",
     "evening_model",
+    "hand_in_play",
     "player_json",
     "read_new_evening",
     "room_json",

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..cards import CLUBS, DIAMONDS, HEARTS, SPADES
-from ..state import Contract, Deal, State
 from ..seats import Seat
+from ..state import Contract, Deal, State
 from .base import HandScore, Options, Variant, winner_of
 from .options import OptionError
 
