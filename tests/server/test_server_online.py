@@ -10,6 +10,7 @@ tables' own records, not to what the server says it stored."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -314,6 +315,37 @@ def test_nobody_comes_stand_ins_play_every_table(server: Server) -> None:
         assert sorted(room["absent"]) == sorted(ev.tokens)
         totals, _ = organiser_totals(server, ev)
         assert {int(k): v for k, v in room["totals"].items()} == totals
+        await server.close()
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_duplicate_same_deal_at_every_table(server: Server, duplicate: bool) -> None:
+    """Duplicate: every table of a hand plays the same deal from the same dealer (and
+    the next hand another deal); without it, each table its own."""
+
+    async def main() -> None:
+        ev = await server.evenings.create(
+            online.read_new_evening(body(hands=2, duplicate=duplicate), "beginner")
+        )
+        for _ in range(4000):
+            if derive(ev.evening).finished:
+                break
+            await asyncio.sleep(0.005)
+        assert derive(ev.evening).finished
+        deals = []
+        for hand in ev.hands:
+            played = set()
+            for game in hand.games:
+                record = loads(server.store.get(game).record)  # type: ignore[union-attr]
+                played.add((record.hands[0].dealer, record.hands[0].hands))
+            assert len(played) == (1 if duplicate else len(hand.games))
+            deals.append(played)
+        assert deals[0] != deals[1]
+        # the deals' seed material is the server's own
+        text = json.dumps(online.room_json(ev, host=True, base=BASE))
+        assert ev.secret not in text
         await server.close()
 
     asyncio.run(main())
