@@ -284,3 +284,34 @@ def test_pages_on_phone_and_desktop_in_english_and_icelandic(
             assert room.locator("#room-links a[data-player-link]").count() == len(NAMES)
             room.screenshot(path=str(shots / f"room-{lang}-{label}.png"), full_page=True)
             context.close()
+
+
+def test_duplicate_comparison_page(
+    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A duplicate evening nobody comes to (stand-ins play it all, the turn's time
+    scaled): at the end the room shows how every table played each hand, and a table's
+    review opens with the deal's double-dummy par."""
+    monkeypatch.setenv("WHISTKIT_TURN_TIME_SCALE", "0.01")
+    srv = ServerProcess(tmp_path / "dup.sqlite3", bot_delay=0).start()
+    try:
+        players = [{"name": n, "group": None} for n in NAMES]
+        made = post_json(
+            srv.url + "api/online-evenings",
+            {"title": "Duplicate", "hands": 2, "players": players, "duplicate": True},
+        )
+        shots = Path(os.environ.get("WHISTKIT_SHOTS") or tmp_path)
+        for lang, viewport, label in (("en", DESKTOP, "desktop"), ("is", PHONE, "phone")):
+            context = browser.new_context(viewport=viewport)
+            page = context.new_page()
+            open_page(page, made["room_url"], lang=lang)
+            page.wait_for_selector('[data-compare-hand="2"] button[data-review]', timeout=120_000)
+            assert page.locator("[data-compare-hand] li").count() == 4  # 2 hands, 2 tables
+            page.locator('[data-compare-hand="1"] button[data-review]').first.click()
+            page.wait_for_selector("#dlg-review[open] #review-body table", timeout=120_000)
+            page.screenshot(path=str(shots / f"compare-review-{lang}-{label}.png"))
+            page.locator("#dlg-review .close").click()
+            page.screenshot(path=str(shots / f"compare-{lang}-{label}.png"), full_page=True)
+            context.close()
+    finally:
+        srv.stop()

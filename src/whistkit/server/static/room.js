@@ -3,6 +3,8 @@
 // the fragment (#k=KEY) also the host's button that ends the hand in play.
 
 import { t } from "./i18n.js";
+import { renderReview } from "./review.js";
+import { openDialog } from "./sheet.js";
 import { $ } from "./state.js";
 
 const POLL_MS = 2000;
@@ -152,6 +154,33 @@ function render(s) {
     }
     prizes.append(ul);
   }
+  // duplicate, at the end: how every table played each hand, and each table's review
+  // (the double-dummy par of the deal and every card judged)
+  const compare = $("#room-compare");
+  compare.replaceChildren();
+  if (s.finished && s.duplicate) {
+    compare.append(cell("h2", t("room_compare")), cell("p", t("room_compare_note"), "note"));
+    for (const hand of s.hands) {
+      const sec = document.createElement("section");
+      sec.dataset.compareHand = String(hand.hand);
+      sec.append(cell("h3", t("room_hand_short", { hand: hand.hand, contract: t(`contract_${hand.contract}`) })));
+      const ul = document.createElement("ul");
+      for (const tb of hand.tables) {
+        const li = document.createElement("li");
+        const ns = `${tb.seats.N.name} – ${tb.seats.S.name}`;
+        li.append(`${t("room_table", { table: tb.table })}: ${ns}, ${t("room_ns_tricks", { tricks: tb.ns_tricks })} `);
+        const b = document.createElement("button");
+        b.type = "button";
+        b.dataset.review = tb.game;
+        b.textContent = t("room_review");
+        b.addEventListener("click", () => showReview(tb.game, b));
+        li.append(b);
+        ul.append(li);
+      }
+      sec.append(ul);
+      compare.append(sec);
+    }
+  }
   // the host's room: each player's own link, to send them
   const links = $("#room-links");
   links.replaceChildren();
@@ -170,5 +199,33 @@ function render(s) {
       ul.append(li);
     }
     links.append(ul);
+  }
+}
+
+// a table's double-dummy review (worked out on the server, once per game)
+async function showReview(game, button) {
+  const status = $("#room-review-status");
+  button.disabled = true;
+  status.textContent = t("review_working");
+  try {
+    for (;;) {
+      const r = await fetch(`/api/games/${encodeURIComponent(game)}/analysis?wait=0`);
+      const body = await r.json();
+      if (!r.ok) throw new Error(body.error || r.statusText);
+      if (r.status !== 202) {
+        status.textContent = "";
+        $("#dlg-review").dataset.game = game;
+        renderReview(body);
+        openDialog("#dlg-review");
+        return;
+      }
+      const { done, total } = body.progress || { done: 0, total: 0 };
+      if (total) status.textContent = t("review_progress", { done, total });
+      await new Promise((ok) => setTimeout(ok, 250));
+    }
+  } catch (err) {
+    status.textContent = t("review_failed", { error: err.message });
+  } finally {
+    button.disabled = false;
   }
 }
