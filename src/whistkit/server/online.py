@@ -44,7 +44,7 @@ import logging
 import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..bots import LEVELS
@@ -56,7 +56,6 @@ from ..evening import (
     Player,
     Prizes,
     Result,
-    add_result,
     derive,
     new_evening,
     start,
@@ -78,6 +77,7 @@ SECONDS_PER_HAND = (60, 3600)  # the bounds of a hand's time
 DEFAULT_SECONDS = 600
 TURN_SECONDS = 30  # a person's turn at an evening's table, then a stand-in plays it
 MAX_LIVE = 50  # evenings under way in one server
+STALE_SECONDS = 1.0  # a page's totals may be this old while a hand is played
 TICK = 0.25  # seconds between looks at an evening's clock (scaled as the turn times)
 FORMAT = "whistkit-online-evening/1"
 
@@ -144,6 +144,41 @@ class OnlineEvening:
     seen: list[int] = field(default_factory=list)  # players who opened their link
     version: int = 1
     created: float = 0.0
+    # the organiser's derivation, kept: (the evening it is of, it, when it was made)
+    _derived: tuple[Evening, Derivation, float] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    def in_play(self) -> int | None:
+        """The hand in play, None once the evening is over (from the stored facts, without
+        deriving: a hand's next one is seated in the step that completes it)."""
+        if not self.hands:
+            return None
+        hand = len(self.hands)
+        reported = sum(1 for r in self.evening.results if r.hand == hand)
+        return hand if reported < len(self.hands[-1].games) else None
+
+    def reported(self, hand: int, table: int) -> bool:
+        return any(r.hand == hand and r.table == table for r in self.evening.results)
+
+    def derived(self, fresh: bool = False) -> Derivation:
+        """The organiser's derivation of the evening. Deriving a room of 130 tables
+        takes a tenth of a second or more, so the pages get one at most
+        :data:`STALE_SECONDS` old while the same hand is in play (only the points of
+        tables that finished meanwhile are missing); ``fresh`` or a new hand derives."""
+        kept = self._derived
+        if kept is not None and kept[0] is self.evening:
+            return kept[1]
+        if (
+            not fresh
+            and kept is not None
+            and time.monotonic() - kept[2] < STALE_SECONDS
+            and kept[1].current == self.in_play()
+        ):
+            return kept[1]
+        done = derive(self.evening)
+        self._derived = (self.evening, done, time.monotonic())
+        return done
 
     def to_json(self) -> str:
         return json.dumps(
@@ -357,7 +392,7 @@ class Evenings:
         if row is None:
             return None
         ev = OnlineEvening.from_json(row[0])
-        if not derive(ev.evening).finished:
+        if ev.in_play() is not None:
             self.live[evening_id] = ev
             self._start_clock(ev)
         return ev
@@ -404,7 +439,7 @@ class Evenings:
     async def _seat(self, ev: OnlineEvening, hand: int) -> None:
         """Make the shared tables of ``hand`` as the organiser's rules seat it, and
         store them with the evening's new state (call with the evening's lock)."""
-        done = derive(ev.evening)
+        done = ev.derived(fresh=True)
         seated = done.hand(hand)
         prev_away: set[int] = set()
         if hand > 1:
@@ -502,20 +537,26 @@ class Evenings:
             if where is None:
                 return
             hand, table = where
-            done = derive(ev.evening)
-            if done.current != hand or done.hand(hand).table(table).reported:
+            if ev.in_play() != hand or ev.reported(hand, table):
                 return  # told twice (a reload): the first stands
-            ev.evening = add_result(ev.evening, Result(hand, table, ns_tricks))
+            # the organiser's add_result, less its check by a whole derivation (a tenth
+            # of a second in a big room, for each table): the table is seated in the
+            # hand in play (it is a game of it) and has not reported (checked above)
+            result = Result(hand, table, ns_tricks)
+            result.check()
+            ev.evening = replace(ev.evening, results=(*ev.evening.results, result))
             tables = ev.hands[hand - 1]
             if not tables.away:
                 tables.away = [[] for _ in tables.games]
             tables.away[table - 1] = away
-            after = derive(ev.evening)
-            if after.current is not None and after.current > hand:
+            after = None
+            if ev.in_play() is None:  # the hand is complete: the rules seat the next
+                after = ev.derived(fresh=True)
+            if after is not None and after.current is not None:
                 await self._seat(ev, after.current)
             else:
                 await self._save(ev)
-            if after.finished:
+            if after is not None and after.finished:
                 self.live.pop(ev.id, None)
 
     async def finish_hand(self, ev: OnlineEvening, hand: int) -> None:
@@ -557,14 +598,14 @@ class Evenings:
             ev = self.live.get(evening_id)
             if ev is None:
                 return
-            done = derive(ev.evening)
-            if done.current is None:
+            current = ev.in_play()
+            if current is None:
                 return
-            tables = ev.hands[done.current - 1]
+            tables = ev.hands[current - 1]
             limit = ev.seconds_per_hand * self.time_scale
             if not tables.finishing and time.time() - tables.started >= limit:
                 try:
-                    await self.finish_hand(ev, done.current)
+                    await self.finish_hand(ev, current)
                 except StoreError:
                     log.warning("the hand's end could not be stored; trying again")
 
@@ -587,7 +628,7 @@ class Evenings:
 
 def hand_in_play(ev: OnlineEvening) -> int | None:
     """The hand being played (None once the evening is over)."""
-    return derive(ev.evening).current
+    return ev.in_play()
 
 
 def _seat_json(ev: OnlineEvening, done: Derivation, hand: int, player: int) -> dict[str, Any]:
@@ -607,7 +648,7 @@ def _seat_json(ev: OnlineEvening, done: Derivation, hand: int, player: int) -> d
 def player_json(ev: OnlineEvening, player: int, base: str) -> dict[str, Any]:
     """A player's page: where they sit now (with the seat's token), their last hand's
     outcome and their total."""
-    done = derive(ev.evening)
+    done = ev.derived()
     out: dict[str, Any] = {
         "evening": ev.id,
         "title": ev.title,
@@ -640,7 +681,7 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
     """The room's page (everyone): the leaderboard by group, who is still playing, the
     hands' seatings and moves; the host's answer adds the players' personal links and
     the organiser's document."""
-    done = derive(ev.evening)
+    done = ev.derived()
     bots = set(ev.bots)
     seen = set(ev.seen)
 
