@@ -351,6 +351,46 @@ def test_duplicate_same_deal_at_every_table(server: Server, duplicate: bool) -> 
     asyncio.run(main())
 
 
+def test_no_link_names_a_table_before_it_is_stored(tmp_path: Path) -> None:
+    """While the result that completes a hand is being stored with the next hand's
+    tables, the links still name the hand in play: a page sent to a table not yet
+    stored would be told it is unknown."""
+    server = make_server(tmp_path / "games.sqlite3", turn_scale=1.0)
+
+    async def main() -> None:
+        ev = await server.evenings.create(online.read_new_evening(body(hands=2), "beginner"))
+        first, second = ev.hands[0].games
+        await server.evenings.result(ev.id, first, 7, [])
+        gate = asyncio.Event()
+        real = server.store.submit_async
+
+        def held(ops: Any, fence: Any = None) -> Any:
+            stored = real(ops, fence)
+
+            async def later() -> None:
+                await gate.wait()
+                await stored
+
+            return asyncio.ensure_future(later())
+
+        server.store.submit_async = held  # type: ignore[method-assign]
+        task = asyncio.ensure_future(server.evenings.result(ev.id, second, 6, []))
+        await settle()
+        assert not task.done()
+        for pid in ev.tokens:
+            now = online.player_json(ev, pid, BASE).get("now")
+            assert now is not None and now["hand"] == 1
+            assert server.store.get(now["game"]) is not None
+        gate.set()
+        await task
+        for pid in ev.tokens:
+            now = online.player_json(ev, pid, BASE)["now"]
+            assert now["hand"] == 2 and server.store.get(now["game"]) is not None
+        await server.close()
+
+    asyncio.run(main())
+
+
 # -- the HTTP calls ----------------------------------------------------------------------------
 
 

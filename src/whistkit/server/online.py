@@ -432,14 +432,15 @@ class Evenings:
         )
         self.live[ev.id] = ev
         async with self._lock(ev.id):
-            await self._seat(ev, 1)
+            await self._seat(ev, evening, derive(evening), 1)
         self._start_clock(ev)
         return ev
 
-    async def _seat(self, ev: OnlineEvening, hand: int) -> None:
-        """Make the shared tables of ``hand`` as the organiser's rules seat it, and
-        store them with the evening's new state (call with the evening's lock)."""
-        done = ev.derived(fresh=True)
+    async def _seat(self, ev: OnlineEvening, evening: Evening, done: Derivation, hand: int) -> None:
+        """Make the shared tables of ``hand`` as the organiser's rules seat it in
+        ``evening`` (derived: ``done``), store them with the evening's new state, and
+        only then make that state the one in memory, so that no page is sent to a table
+        not yet stored (call with the evening's lock)."""
         seated = done.hand(hand)
         prev_away: set[int] = set()
         if hand > 1:
@@ -489,22 +490,36 @@ class Evenings:
             }
             made.append(table)
             ops += table_ops + table.config_ops()
-        ev.hands.append(
-            HandTables(
-                games=[t.id for t in made],
-                tokens=[{seat_name(s): tok for s, tok in t.tokens.items()} for t in made],
-                started=time.time(),
-            )
+        tables = HandTables(
+            games=[t.id for t in made],
+            tokens=[{seat_name(s): tok for s, tok in t.tokens.items()} for t in made],
+            started=time.time(),
         )
-        ev.version += 1
-        ops.append(self.store.evening_op(ev.id, ev.to_json(), ev.version))
-        await self.store.submit_async(ops)
+        await self._commit(ev, evening, [*ev.hands, tables], ops, done)
         for table in made:
             table._stored()
             self.tables.adopt(table)
         for table in made:
             table.review()
             table.wake_bots()
+
+    async def _commit(
+        self,
+        ev: OnlineEvening,
+        evening: Evening,
+        hands: list[HandTables],
+        ops: list[Any],
+        done: Derivation | None = None,
+    ) -> None:
+        """Store ``ops`` and the evening's state with ``evening`` and ``hands`` in one
+        transaction, then make that state the one in memory (with ``done``, its
+        derivation, if known)."""
+        staged = replace(ev, evening=evening, hands=hands, version=ev.version + 1)
+        ops = [*ops, self.store.evening_op(ev.id, staged.to_json(), staged.version)]
+        await self.store.submit_async(ops)
+        ev.evening, ev.hands, ev.version = evening, hands, staged.version
+        if done is not None:
+            ev._derived = (evening, done, time.monotonic())
 
     def table_over(self, table: Table) -> None:
         """A table's game is over (its last action stored): its result goes into the
@@ -544,18 +559,20 @@ class Evenings:
             # hand in play (it is a game of it) and has not reported (checked above)
             result = Result(hand, table, ns_tricks)
             result.check()
-            ev.evening = replace(ev.evening, results=(*ev.evening.results, result))
-            tables = ev.hands[hand - 1]
-            if not tables.away:
-                tables.away = [[] for _ in tables.games]
-            tables.away[table - 1] = away
+            evening = replace(ev.evening, results=(*ev.evening.results, result))
+            last = ev.hands[hand - 1]
+            away_now = [list(a) for a in last.away] or [[] for _ in last.games]
+            away_now[table - 1] = away
+            hands = [*ev.hands[:-1], replace(last, away=away_now)]
+            complete = sum(1 for r in evening.results if r.hand == hand) == len(last.games)
             after = None
-            if ev.in_play() is None:  # the hand is complete: the rules seat the next
-                after = ev.derived(fresh=True)
+            if complete:  # the rules seat the next hand (one derivation a hand)
+                after = derive(evening)
             if after is not None and after.current is not None:
-                await self._seat(ev, after.current)
+                ev.hands = hands  # who was away: read by the seating, stored with it
+                await self._seat(ev, evening, after, after.current)
             else:
-                await self._save(ev)
+                await self._commit(ev, evening, hands, [], after)
             if after is not None and after.finished:
                 self.live.pop(ev.id, None)
 
