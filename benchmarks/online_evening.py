@@ -65,8 +65,13 @@ class Person:
         b = self.bench
         await asyncio.sleep(self.rng.uniform(0, b.args.poll))  # pages do not poll in step
         while True:
-            r = await b.http.get(f"{b.url}api/online-evenings/{b.evening}/me?t={self.token}")
-            state = r.json()
+            try:
+                r = await b.http.get(f"{b.url}api/online-evenings/{b.evening}/me?t={self.token}")
+                state = r.json()
+            except (httpx.HTTPError, ValueError) as e:  # a page asks again at its next poll
+                b.poll_errors.append(type(e).__name__)
+                await asyncio.sleep(b.args.poll)
+                continue
             now = state.get("now")
             if state.get("finished"):
                 return
@@ -134,6 +139,7 @@ class Bench:
         self.evening = ""
         self.acks: list[float] = []
         self.errors: list[str] = []
+        self.poll_errors: list[str] = []  # polls that failed (asked again)
         self.last_card: dict[int, float] = {}  # hand -> its last table's last card
 
     def game_over(self, now: dict[str, Any], when: float) -> None:
@@ -186,6 +192,8 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         "moves": moves,
         "errors": bench.errors[:20],
         "error_count": len(bench.errors),
+        "poll_errors": len(bench.poll_errors),
+        "poll_error_kinds": sorted(set(bench.poll_errors)),
     }
 
 
@@ -251,6 +259,7 @@ def main() -> None:
             f" p50 {m['p50']:.2f} s, p99 {m['p99']:.2f} s, max {m['max']:.2f} s (goal p99 < 2 s)"
         )
     print(f"errors: {out['error_count']} {out['errors'][:5]}")
+    print(f"failed polls (asked again): {out['poll_errors']} {out['poll_error_kinds']}")
     print(
         f"server CPU {out['server_cpu_seconds']:.1f} s"
         f" ({out['server_cpu_seconds'] / out['seconds']:.2f} cores);"

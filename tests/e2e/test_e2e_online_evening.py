@@ -315,3 +315,37 @@ def test_duplicate_comparison_page(
             context.close()
     finally:
         srv.stop()
+
+
+def test_organiser_dialog_creates_an_evening(
+    browser: Browser, evening_server: ServerProcess, tmp_path: Path
+) -> None:
+    """From the new-game dialog: the organiser's form, players pasted with their groups;
+    a line without its group is refused by name; creating opens the host's room with
+    every player's link."""
+    shots = Path(os.environ.get("WHISTKIT_SHOTS") or tmp_path)
+    for lang, viewport, label in (
+        ("en", DESKTOP, "desktop"),
+        ("is", PHONE, "phone"),
+        ("en", PHONE, "phone"),
+        ("is", DESKTOP, "desktop"),
+    ):
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        open_page(page, evening_server.url, lang=lang)
+        page.wait_for_selector("#dlg-new[open]")
+        page.locator("#new-evening").click()
+        page.wait_for_selector("#dlg-evening[open]")
+        page.locator("#ev-title").fill("Vist")
+        page.select_option("#ev-hands", "18")
+        page.locator("#ev-players").fill("Anna, A\nBjarni, B\nDóra\nEinar, B")
+        page.screenshot(path=str(shots / f"organise-{lang}-{label}.png"))
+        page.locator("#ev-create").click()
+        page.wait_for_function("document.querySelector('#ev-error').textContent.includes('3')")
+        lines = "\n".join(f"{n}, {'AB'[i % 2]}" for i, n in enumerate(NAMES))
+        page.locator("#ev-players").fill(lines)
+        page.locator("#ev-create").click()
+        page.wait_for_selector("#room-links a[data-player-link]")
+        assert page.locator("#room-links a[data-player-link]").count() == len(NAMES)
+        assert "18" in str(page.locator("#room-status").text_content())
+        context.close()

@@ -12,6 +12,7 @@ import { initChat, renderPhrases } from "./chat.js";
 import { connect, send, startGame } from "./connection.js";
 import { arriveByLink, openInvite, showFriends, updateTools } from "./friends.js";
 import { eveningLink, startEvening } from "./evening.js";
+import { createEvening, openOrganise } from "./organise.js";
 import { askHint } from "./hand.js";
 import { dismissHandEnd } from "./handend.js";
 import { onKey } from "./keys.js";
@@ -72,6 +73,9 @@ async function main() {
   $("#new-rules").addEventListener("click", () => openRules($("#new-variant").value, true));
   $("#pace").addEventListener("change", (e) => setPace(e.target.value));
   $("#new-cancel").addEventListener("click", () => $("#dlg-new").close());
+  $("#new-evening").addEventListener("click", openOrganise);
+  $("#ev-form").addEventListener("submit", (e) => { e.preventDefault(); createEvening(); });
+  $("#ev-form").addEventListener("input", () => { $("#ev-error").textContent = ""; });
   $("#new-form").addEventListener("submit", (e) => { e.preventDefault(); startNew(); });
   // an error names what was wrong with the last try; it goes once the dialog is changed
   $("#new-form").addEventListener("input", () => { $("#new-error").textContent = ""; });
