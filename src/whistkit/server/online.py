@@ -76,7 +76,8 @@ MAX_TITLE = 80
 SECONDS_PER_HAND = (60, 3600)  # the bounds of a hand's time
 DEFAULT_SECONDS = 600
 TURN_SECONDS = 30  # a person's turn at an evening's table, then a stand-in plays it
-MAX_LIVE = 50  # evenings under way in one server
+MAX_LIVE = 20  # evenings under way in one server ...
+MAX_LIVE_PLAYERS = 2000  # ... and their players (stand-ins play for every absent one)
 STALE_SECONDS = 1.0  # a page's totals may be this old while a hand is played
 TICK = 0.25  # seconds between looks at an evening's clock (scaled as the turn times)
 FORMAT = "whistkit-online-evening/1"
@@ -407,6 +408,13 @@ class Evenings:
             raise OnlineError(
                 503, f"{MAX_LIVE} evenings are under way on this server; try again later"
             )
+        playing = sum(len(e.evening.players) for e in self.live.values())
+        if playing + len(new.players) > MAX_LIVE_PLAYERS:
+            raise OnlineError(
+                503,
+                f"the evenings under way on this server have {playing} players, and at most"
+                f" {MAX_LIVE_PLAYERS} can play at once; try again later",
+            )
         seed = secrets.randbelow(2**63)
         try:
             evening, bots = evening_model(new, seed)
@@ -725,7 +733,10 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
                     {
                         "table": t.table,
                         "seats": {k: who(v) for k, v in t.seat_map().items()},
-                        "game": tables.games[t.table - 1] if tables else None,
+                        # a table's game (whose record and review anyone may then fetch)
+                        # only once the whole hand is over: in duplicate the other
+                        # tables are still playing the same deal
+                        "game": tables.games[t.table - 1] if tables and hand.complete else None,
                         "ns_tricks": t.ns_tricks,
                         "points": list(t.points) if t.points else None,
                     }
