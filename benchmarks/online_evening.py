@@ -112,18 +112,30 @@ class Person:
                     continue
                 if view["winner"]:
                     b.game_over(now, time.monotonic())
-                    while sent:  # the last card's ack comes after the game's end
-                        reply = json.loads(await ws.recv())
-                        if reply["type"] in ("ack", "error"):
-                            if reply["type"] == "ack":
-                                b.acks.append(time.monotonic() - sent[0])
-                            sent.pop(0)
+                    await self.after_game(ws, sent)
                     return
                 if view["to_play"] == now["seat"] and view["legal"] and msg["v"] > acted:
                     acted = msg["v"]
                     await asyncio.sleep(self.rng.uniform(low, high))
                     sent.append(time.monotonic())
                     await ws.send(json.dumps({**view["legal"][0], "v": msg["v"]}))
+
+    async def after_game(self, ws: Any, sent: list[float]) -> None:
+        """The last card's ack (it comes after the game's end), then the table's word
+        that the next hand is seated (as the page waits for it; else the next poll)."""
+        b = self.bench
+        deadline = time.monotonic() + b.args.poll
+        while time.monotonic() < deadline:
+            try:
+                reply = json.loads(await asyncio.wait_for(ws.recv(), deadline - time.monotonic()))
+            except TimeoutError:
+                return
+            if reply["type"] == "ack" and sent:
+                b.acks.append(time.monotonic() - sent.pop(0))
+            elif reply["type"] == "error" and sent:
+                sent.pop(0)
+            elif reply["type"] == "evening_next" and not sent:
+                return
 
 
 class Bench:

@@ -196,6 +196,14 @@ def test_eight_players_two_tables_three_hands(server: Server) -> None:
         second = {p.pid: done.hand(2).table_of(p.pid).partner_of(p.pid) for p in people}
         assert first != second
         assert room["absent"] == []
+        # the finished tables told their people when the next hand was seated
+        for p in people:
+            told = {m["hand"] for m in p.client.log if m["type"] == "evening_next"}
+            assert told == {2, 3}, (p.pid, told)
+        # the stored state is the evening's (the results of a burst are stored together)
+        stored = server.store.online_evening(ev.id)
+        assert stored is not None
+        assert online.OnlineEvening.from_json(stored[0]).evening == ev.evening
         await server.close()
 
     asyncio.run(main())

@@ -78,6 +78,7 @@ DEFAULT_SECONDS = 600
 TURN_SECONDS = 30  # a person's turn at an evening's table, then a stand-in plays it
 MAX_LIVE = 20  # evenings under way in one server ...
 MAX_LIVE_PLAYERS = 2000  # ... and their players (stand-ins play for every absent one)
+SAVE_DELAY = 0.25  # a result is stored with the others that come within this time
 STALE_SECONDS = 1.0  # a page's totals may be this old while a hand is played
 TICK = 0.25  # seconds between looks at an evening's clock (scaled as the turn times)
 FORMAT = "whistkit-online-evening/1"
@@ -379,6 +380,7 @@ class Evenings:
         self._locks: dict[str, asyncio.Lock] = {}
         self._clocks: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._saving: set[str] = set()  # evenings with a write coming (_save_soon)
 
     def _lock(self, evening_id: str) -> asyncio.Lock:
         return self._locks.setdefault(evening_id, asyncio.Lock())
@@ -510,6 +512,7 @@ class Evenings:
         for table in made:
             table.review()
             table.wake_bots()
+        self._tell_moved(ev, hand)
 
     async def _commit(
         self,
@@ -528,6 +531,33 @@ class Evenings:
         ev.evening, ev.hands, ev.version = evening, hands, staged.version
         if done is not None:
             ev._derived = (evening, done, time.monotonic())
+
+    def _save_soon(self, ev: OnlineEvening) -> None:
+        """Store the evening's state in :data:`SAVE_DELAY` seconds (once for all the
+        changes until then)."""
+        if ev.id in self._saving:
+            return
+        self._saving.add(ev.id)
+
+        async def later() -> None:
+            await asyncio.sleep(SAVE_DELAY)
+            self._saving.discard(ev.id)
+            async with self._lock(ev.id):
+                await self._save(ev)
+
+        task = asyncio.get_running_loop().create_task(later())
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _tell_moved(self, ev: OnlineEvening, hand: int) -> None:
+        """Tell the people still at the last hand's tables that the next hand is seated
+        (no secret in it: their pages then ask their links' state at once)."""
+        if hand < 2:
+            return
+        for game in ev.hands[hand - 2].games:
+            table = self.tables.loaded(game)
+            if isinstance(table, SharedTable) and table.shared is not None:
+                table.send_all({"type": "evening_next", "hand": hand})
 
     def table_over(self, table: Table) -> None:
         """A table's game is over (its last action stored): its result goes into the
@@ -579,8 +609,14 @@ class Evenings:
             if after is not None and after.current is not None:
                 ev.hands = hands  # who was away: read by the seating, stored with it
                 await self._seat(ev, evening, after, after.current)
-            else:
+            elif after is not None:  # the evening is over
                 await self._commit(ev, evening, hands, [], after)
+            else:
+                # a result that does not complete its hand changes no seating: it is
+                # the evening's at once and stored with the next write (one for the
+                # many results of a burst); the table's own record keeps it meanwhile
+                ev.evening, ev.hands = evening, hands
+                self._save_soon(ev)
             if after is not None and after.finished:
                 self.live.pop(ev.id, None)
 

@@ -93,6 +93,9 @@ function onMessage(msg) {
     onInvite(msg);
   } else if (msg.type === "hands") {
     onHands(msg);
+  } else if (msg.type === "evening_next") {
+    // an online evening's next hand is seated: the evening's page (evening.js) looks now
+    document.dispatchEvent(new CustomEvent("whistkit:evening-next"));
   } else if (msg.type === "error" && typeof msg.code === "string" && msg.code.startsWith("chat_")) {
     chatRefused(msg);
   } else if (msg.type === "error" && (msg.code === "replaced" || msg.code === "seat_closed")) {

@@ -44,6 +44,8 @@ export async function startEvening(link) {
   $("#evening-bar").hidden = false;
   $("#evening-room").href = `/?room=${encodeURIComponent(link.id)}`;
   showMessage(t("connecting"));
+  // the finished table says when the next hand is seated: no waiting for the next poll
+  document.addEventListener("whistkit:evening-next", () => { if (!ev.moving) poll(); });
   await poll();
 }
 
