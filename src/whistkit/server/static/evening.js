@@ -20,6 +20,8 @@ const ev = {
   game: null, // the game this page sits at
   timer: null,
   moving: false,
+  polling: false, // a request under way
+  again: false, // asked again meanwhile
 };
 
 export function eveningLink() {
@@ -49,22 +51,32 @@ export async function startEvening(link) {
   await poll();
 }
 
+// one request at a time: a look asked while one is under way is made right after it
 async function poll() {
+  if (ev.polling) { ev.again = true; return; }
+  ev.polling = true;
   clearTimeout(ev.timer);
   let state = null;
+  let stop = false;
   try {
     const r = await fetch(`/api/online-evenings/${encodeURIComponent(ev.id)}/me?t=${encodeURIComponent(ev.token)}`);
     const body = await r.json().catch(() => ({}));
     if (r.status === 404) {
       showMessage(t("evening_link_bad"));
-      return; // a wrong link stays wrong: no more asking
-    }
-    if (r.ok) state = body;
+      stop = true; // a wrong link stays wrong: no more asking
+    } else if (r.ok) state = body;
   } catch {
     // the server is away for a moment: ask again
   }
-  if (state) await onState(state);
-  if (!state || !state.finished) ev.timer = setTimeout(poll, POLL_MS);
+  try {
+    if (state) await onState(state);
+  } finally {
+    ev.polling = false;
+  }
+  if (stop || (state && state.finished)) return;
+  const again = ev.again;
+  ev.again = false;
+  ev.timer = setTimeout(poll, again ? 0 : POLL_MS);
 }
 
 async function onState(state) {
