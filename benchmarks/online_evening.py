@@ -178,8 +178,22 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         Person(bench, p["name"], p["url"], random.Random(rng.random())) for p in made["players"]
     ]
     started = time.monotonic()
+    cpu = time.process_time()
+    # the client's event loop's lag: how late a 50 ms sleep wakes (its own delays are
+    # in the figures too: one process plays every person)
+    lags: list[float] = []
+
+    async def watch_lag() -> None:
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(0.05)
+            lags.append(time.monotonic() - before - 0.05)
+
+    lag_task = asyncio.ensure_future(watch_lag())
     await asyncio.gather(*(p.run() for p in people))
+    lag_task.cancel()
     took = time.monotonic() - started
+    client_cpu = time.process_time() - cpu
     await bench.http.aclose()
     moves = {}
     for hand in range(2, args.hands + 1):
@@ -204,6 +218,9 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         "moves": moves,
         "errors": bench.errors[:20],
         "error_count": len(bench.errors),
+        "client_cpu_seconds": client_cpu,
+        "client_lag_p99": percentile(lags, 0.99),
+        "client_lag_max": max(lags) if lags else float("nan"),
         "poll_errors": len(bench.poll_errors),
         "poll_error_kinds": sorted(set(bench.poll_errors)),
     }
@@ -271,6 +288,11 @@ def main() -> None:
             f" p50 {m['p50']:.2f} s, p99 {m['p99']:.2f} s, max {m['max']:.2f} s (goal p99 < 2 s)"
         )
     print(f"errors: {out['error_count']} {out['errors'][:5]}")
+    print(
+        f"client CPU {out['client_cpu_seconds']:.1f} s"
+        f" ({out['client_cpu_seconds'] / out['seconds']:.2f} cores), its loop's lag"
+        f" p99 {out['client_lag_p99']:.2f} s, max {out['client_lag_max']:.2f} s"
+    )
     print(f"failed polls (asked again): {out['poll_errors']} {out['poll_error_kinds']}")
     print(
         f"server CPU {out['server_cpu_seconds']:.1f} s"
