@@ -322,6 +322,10 @@ def test_nobody_comes_stand_ins_play_every_table(server: Server) -> None:
         assert derive(ev.evening).finished
         room = online.room_json(ev)
         assert sorted(room["absent"]) == sorted(ev.tokens)
+        # a finished evening is read from the store once, then kept with its derivation
+        kept = await server.evenings.get(ev.id)
+        assert kept is not None and kept is not ev and kept.evening == ev.evening
+        assert await server.evenings.get(ev.id) is kept
         totals, _ = organiser_totals(server, ev)
         assert {int(k): v for k, v in room["totals"].items()} == totals
         await server.close()
@@ -481,6 +485,10 @@ def test_http_create_read_and_links(http: TestClient) -> None:
         ({"level": "god"}, "unknown bot level"),
         ({"title": ""}, "'title' must be a text of 1 to 80"),
         ({"prizes": 3}, "unknown field 'prizes'"),
+        (
+            {"players": [{"name": f"P{i}", "group": "A"} for i in range(300)]},
+            "need 300 bots to fill their tables",
+        ),
     ],
 )
 def test_http_refusals_name_what_is_wrong(http: TestClient, change: Any, words: str) -> None:

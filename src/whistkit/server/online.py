@@ -78,6 +78,7 @@ DEFAULT_SECONDS = 600
 TURN_SECONDS = 30  # a person's turn at an evening's table, then a stand-in plays it
 MAX_LIVE = 20  # evenings under way in one server ...
 MAX_LIVE_PLAYERS = 2000  # ... and their players (stand-ins play for every absent one)
+KEPT_OVER = 16  # finished evenings kept in memory (the oldest read goes first)
 SAVE_DELAY = 0.25  # a result is stored with the others that come within this time
 STALE_SECONDS = 1.0  # a page's totals may be this old while a hand is played
 TICK = 0.25  # seconds between looks at an evening's clock (scaled as the turn times)
@@ -354,6 +355,13 @@ def evening_model(new: NewEvening, seed: int) -> tuple[Evening, list[int]]:
             pid = len(players) + 1
             players.append(Player(pid, f"Bot {len(bots) + 1}", g))
             bots.append(pid)
+    if len(players) > MAX_PLAYERS:
+        raise OnlineError(
+            400,
+            f"{count['A']} players of group A and {count['B']} of group B need"
+            f" {len(bots)} bots to fill their tables (two of each group at a table):"
+            f" {len(players)} seats, at most {MAX_PLAYERS}; balance the groups",
+        )
     prizes = Prizes(top_per_group=3) if grouped else Prizes(top=3, top_per_group=0)
     config = Config(preset="felagsvist", hands=new.hands, seed=seed, prizes=prizes)
     return start(new_evening(config, players)), bots
@@ -377,6 +385,7 @@ class Evenings:
         self.store = tables.store
         self.time_scale = time_scale
         self.live: dict[str, OnlineEvening] = {}
+        self.over: dict[str, OnlineEvening] = {}  # finished evenings read lately
         self._locks: dict[str, asyncio.Lock] = {}
         self._clocks: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -394,10 +403,17 @@ class Evenings:
         row = await asyncio.to_thread(self.store.online_evening, evening_id)
         if row is None:
             return None
+        ev = self.over.get(evening_id)
+        if ev is not None and ev.version == row[1]:
+            return ev
         ev = OnlineEvening.from_json(row[0])
         if ev.in_play() is not None:
             self.live[evening_id] = ev
             self._start_clock(ev)
+        else:  # kept with its derivation: a finished room is read again and again
+            self.over[evening_id] = ev
+            while len(self.over) > KEPT_OVER:
+                self.over.pop(next(iter(self.over)))
         return ev
 
     async def _save(self, ev: OnlineEvening) -> None:
