@@ -502,3 +502,22 @@ def test_http_refuses_non_json(http: TestClient) -> None:
     assert r.status_code == 415
     r = http.post("/api/online-evenings", json=[1])
     assert r.status_code == 400 and "JSON object" in r.json()["error"]
+
+
+def test_the_store_keeps_the_newest_state_of_an_evening(any_db: str | Path) -> None:
+    """Migration 3 in SQLite and PostgreSQL alike: an evening's state is inserted, then
+    replaced by newer versions only (an older write, e.g. from a process that lost a
+    race, changes nothing)."""
+    from whistkit.server.database import open_store
+
+    store = open_store(any_db)
+    try:
+        assert store.online_evening("e1") is None
+        store.write([store.evening_op("e1", '{"v": 1}', 1)])
+        store.write([store.evening_op("e1", '{"v": 3}', 3)])
+        store.write([store.evening_op("e1", '{"v": 2}', 2)])
+        assert store.online_evening("e1") == ('{"v": 3}', 3)
+        store.write([store.evening_op("e2", '{"v": 1}', 1)])
+        assert store.online_evening("e2") == ('{"v": 1}', 1)
+    finally:
+        store.close()
