@@ -354,6 +354,10 @@ def test_duplicate_same_deal_at_every_table(server: Server, duplicate: bool) -> 
                 record = loads(server.store.get(game).record)  # type: ignore[union-attr]
                 played.add((record.hands[0].dealer, record.hands[0].hands))
             assert len(played) == (1 if duplicate else len(hand.games))
+            # the same deal, not the same bots: each table's stand-ins have their own
+            # randomness
+            secrets_of = {server.store.get(g).secret for g in hand.games}  # type: ignore[union-attr]
+            assert len(secrets_of) == len(hand.games)
             deals.append(played)
         assert deals[0] != deals[1]
         # once a hand is over its tables' games are named (the comparison page opens them)

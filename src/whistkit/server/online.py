@@ -497,6 +497,7 @@ class Evenings:
                 bot_delay=self.tables.bot_delay,
                 think=self.tables.think,
                 first_dealer=first_dealer,
+                secret=secrets.token_bytes(32),
             )
             assert isinstance(table, SharedTable)
             table.shared = Shared(

@@ -219,9 +219,12 @@ class Table:
         game_id: str | None = None,
         think: Think = think_in_thread,
         first_dealer: Seat | None = None,
+        secret: bytes | None = None,
     ) -> tuple[Table, list[Op]]:
         """A new game with its first hand dealt, and the statements that store it
-        (nothing is stored yet); ``first_dealer`` deals first (default: drawn). Raises
+        (nothing is stored yet); ``first_dealer`` deals first (default: drawn);
+        ``secret`` is the bots' randomness (default: from the seed, else the OS's; a
+        duplicate evening's tables share a seed, not their bots' play). Raises
         OptionError, ValueError."""
         v = get_variant(variant, options)
         if seats is None:  # a person at S, bots elsewhere
@@ -237,7 +240,8 @@ class Table:
                     f" ({', '.join(BOT_PREFIX + k for k in LEVELS)})"
                 )
         seeded = seed is not None
-        secret = seeded_secret(seed) if seed is not None else secrets.token_bytes(SECRET_BYTES)
+        if secret is None:
+            secret = seeded_secret(seed) if seed is not None else secrets.token_bytes(SECRET_BYTES)
         game_id = game_id or secrets.token_hex(6)
         tokens = {s: secrets.token_urlsafe(16) for s, w in seats.items() if w == HUMAN}
         table = cls(
