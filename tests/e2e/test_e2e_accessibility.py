@@ -124,6 +124,32 @@ def shared_table(browser: Browser, axe: Checker) -> None:
     page.keyboard.press("Escape")
 
 
+def online_evening(browser: Browser, server: ServerProcess, axe: Checker) -> None:
+    """An online evening (#34): the organiser's dialog, the host's room and a player's
+    page at their table."""
+    context = browser.new_context(viewport=DESKTOP, reduced_motion="reduce")
+    host = Checker(context.new_page())
+    page = host.page
+    open_page(page, server.url)
+    page.wait_for_selector("#dlg-new[open]")
+    page.locator("#new-evening").click()
+    page.wait_for_selector("#dlg-evening[open]")
+    host.check("dialog #dlg-evening", "#dlg-evening")
+    axe.dialogs.add("dlg-evening")
+    names = ["Anna, A", "Bjarni, B", "Dóra, A", "Einar, B"]
+    page.locator("#ev-players").fill("\n".join(names))
+    page.locator("#ev-create").click()
+    page.wait_for_selector("#room-links a[data-player-link]")
+    host.check("the online evening's room (host)")
+    link = str(page.locator("#room-links a[data-player-link]").first.get_attribute("href"))
+    player = Checker(context.new_page())
+    open_page(player.page, link)
+    player.page.wait_for_selector("#table[data-evening-hand] ~ *, #hand .card")
+    player.check("an online evening's player at their table")
+    axe.found += host.found + player.found
+    context.close()
+
+
 def test_no_serious_or_critical_violation(
     browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -163,6 +189,7 @@ def test_no_serious_or_critical_violation(
         page.wait_for_selector('#dlg-games[open] [data-review="reviewme"]')
         axe.dialog("dlg-review", '[data-review="reviewme"]')
         shared_table(browser, axe)
+        online_evening(browser, server, axe)
         every = set(page.locator("dialog[id]").evaluate_all("ds => ds.map(d => d.id)"))
         assert every - axe.dialogs == set(), f"dialogs never checked: {every - axe.dialogs}"
         assert not axe.found, f"{len(axe.found)} findings:\n" + "\n".join(axe.found)

@@ -55,7 +55,7 @@ from ..record import RecordError
 from ..seats import SOUTH, Seat, seat_name
 from ..state import Action
 from ..variants import VARIANTS, OptionError, UnknownVariant, describe, get_variant
-from . import shared
+from . import online, shared
 from .admission import Admission, Refused
 from .cluster import Cluster, Elsewhere
 from .collector import full_collections
@@ -187,6 +187,9 @@ class Server:
             table_class=shared.table_class(turn_scale),
             cluster=self.cluster,
         )
+        # online evenings (issue 34): made here, driven by their tables' results
+        self.evenings = online.Evenings(self.tables, turn_scale)
+        self.tables.on_over = self.evenings.table_over
         # sockets relayed to and from the other processes (with a bus)
         self.relays: Relays | None = None
         # the addresses invite links use: --public-url, else the LAN address (listening
@@ -295,6 +298,7 @@ class Server:
     async def close(self) -> None:
         if self.relays is not None:
             await self.relays.shutdown()
+        await self.evenings.close()
         await self.tables.close()
         if self.cluster is not None:
             await self.cluster.close()
@@ -518,6 +522,75 @@ def create_app(
             return JSONResponse({"error": f"the table could not be stored, try again: {e}"}, 503)
         await server.admission.made(client_address(request), table.id)
         return JSONResponse(shared.created_json(table, base_of(request.url)))
+
+    async def new_online_evening(request: Request) -> Response:
+        body = await json_body(request)
+        if isinstance(body, Response):
+            return body
+        # an evening is created as a game is: at the same rate per address (its tables,
+        # made by the server hand by hand, are bounded by the evening's own limits)
+        refused = await admitted(request)
+        if refused is not None:
+            return refused
+        try:
+            new = online.read_new_evening(body, preset.level)
+            ev = await server.evenings.create(new)
+        except online.OnlineError as e:
+            return JSONResponse({"error": e.message}, e.status)
+        except StoreError as e:
+            return JSONResponse({"error": f"the evening could not be stored, try again: {e}"}, 503)
+        return JSONResponse(online.created_json(ev, base_of(request.url)))
+
+    async def online_evening_of(request: Request) -> online.OnlineEvening | Response:
+        evening_id = request.path_params["evening_id"]
+        ev = None
+        if isinstance(evening_id, str) and evening_id.isalnum() and len(evening_id) <= 32:
+            ev = await server.evenings.get(evening_id)
+        if ev is None:
+            return JSONResponse({"error": f"no online evening {quote(evening_id)}"}, 404)
+        return ev
+
+    async def online_evening(request: Request) -> Response:
+        """The host's view (``?key=`` the host key): each hand's seating and results,
+        every player's total, the links' state."""
+        ev = await online_evening_of(request)
+        if isinstance(ev, Response):
+            return ev
+        if not ev.is_host(request.query_params.get("key")):
+            return JSONResponse(
+                {"error": "the evening's state needs its host key (?key=, from the host link)"},
+                403,
+            )
+        return JSONResponse(online.room_json(ev, host=True, base=base_of(request.url)))
+
+    async def online_room(request: Request) -> Response:
+        ev = await online_evening_of(request)
+        if isinstance(ev, Response):
+            return ev
+        return JSONResponse(online.room_json(ev))
+
+    async def online_player(request: Request) -> Response:
+        ev = await online_evening_of(request)
+        if isinstance(ev, Response):
+            return ev
+        player = ev.player_of(request.query_params.get("t"))
+        if player is None:
+            return JSONResponse({"error": "no player of this evening has this link"}, 404)
+        await server.evenings.mark_seen(ev, player)
+        return JSONResponse(online.player_json(ev, player, base_of(request.url)))
+
+    async def online_end_hand(request: Request) -> Response:
+        """The host ends the hand in play: stand-ins finish its tables still playing."""
+        ev = await online_evening_of(request)
+        if isinstance(ev, Response):
+            return ev
+        if not ev.is_host(request.query_params.get("key")):
+            return JSONResponse({"error": "ending a hand needs the host key (?key=)"}, 403)
+        current = online.hand_in_play(ev)
+        if current is None:
+            return JSONResponse({"error": "the evening is over"}, 409)
+        await server.evenings.finish_hand(ev, current)
+        return JSONResponse({"hand": current, "finishing": True})
 
     async def table_summary(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -784,6 +857,11 @@ def create_app(
             Route("/api/tables", new_table, methods=["POST"]),
             Route("/api/tables/{game_id}", table_summary),
             Route("/api/qr", qr, methods=["GET", "POST"]),
+            Route("/api/online-evenings", new_online_evening, methods=["POST"]),
+            Route("/api/online-evenings/{evening_id}", online_evening),
+            Route("/api/online-evenings/{evening_id}/room", online_room),
+            Route("/api/online-evenings/{evening_id}/me", online_player),
+            Route("/api/online-evenings/{evening_id}/end-hand", online_end_hand, methods=["POST"]),
             WebSocketRoute("/ws", websocket),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],

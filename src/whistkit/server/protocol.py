@@ -115,6 +115,9 @@ Shared tables also send:
   the last lines (at most 30) come after ``seats``. Render text as text (textContent).
 - ``{"type": "hands", "hand_number": n, "hands": {"N": [cards], ...}}``: to watchers of a
   table with ``watch_hands``, after a hand ends: the hands as they were dealt.
+- ``{"type": "evening_next", "hand": n}``: to everyone at a table of an online evening
+  (docs/online.md) once the evening's next hand is seated: the page asks its link's
+  state for its next table (the message itself names no table and carries no token).
 
 A person's seat at a shared table is a ``human`` seat of the game; its ``players`` in
 views carry the persons' names. A stand-in's action is an ordinary event (no mark: the
@@ -322,8 +325,11 @@ def view_json(
         "options": dict(view.options),
         "phase": view.phase,
         "hand_number": view.hand_number,
-        # "3/12" above the table where the variant fixes the number of hands
-        "hands_total": find_variant(view.variant).hands_per_game,
+        # "3/12" above the table where the variant fixes the number of hands (not for
+        # one hand of an online evening: the evening's line says which of how many)
+        "hands_total": None
+        if view.options.get("evening_hand")
+        else find_variant(view.variant).hands_per_game,
         "dealer": seat_name(view.dealer),
         "contract": contract_json(view.contract),
         "hand": list(_hand_names(view.hand)),

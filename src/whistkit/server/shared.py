@@ -109,6 +109,12 @@ class Shared:
     started: bool = False
     ended: bool = False
     host: Seat = SOUTH
+    # the online evening the table plays a hand of ("": none): its stand-ins play even
+    # when nobody is connected, and it stays in memory until its hand is over
+    evening: str = ""
+    # the evening's hand time is up (or its host ended the hand): stand-ins play every
+    # person's cards to the end
+    finish: bool = False
 
     def to_json(self) -> str:
         return json.dumps(
@@ -121,6 +127,8 @@ class Shared:
                 "started": self.started,
                 "ended": self.ended,
                 "host": seat_name(self.host),
+                "evening": self.evening,
+                "finish": self.finish,
             }
         )
 
@@ -136,6 +144,8 @@ class Shared:
             started=bool(d.get("started", False)),
             ended=bool(d.get("ended", False)),
             host=SEATS.index(d.get("host", "S")),
+            evening=str(d.get("evening", "")),
+            finish=bool(d.get("finish", False)),
         )
 
 
@@ -228,6 +238,8 @@ class SharedTable(Table):
             return False
         if self.shared.ended or self.state.is_over:
             return False
+        if self.shared.finish:
+            return True
         away = seat in self.away and not self.connected(seat)
         return away or self.timed_out.get(seat) == self.version
 
@@ -448,6 +460,9 @@ class SharedTable(Table):
 
     @property
     def idle(self) -> bool:
+        playing = self.shared is not None and bool(self.shared.evening)
+        if playing and not self.state.is_over and not self.shared.ended:  # type: ignore[union-attr]
+            return False  # an evening's hand is played to its end, people or not
         return super().idle and not self.watchers
 
     # -- stand-ins and the turn's time -------------------------------------------------
@@ -459,8 +474,10 @@ class SharedTable(Table):
         if not shared.started or shared.ended:
             return None
         level = super().bot_level(seat)
-        if level is not None or self.seats.get(seat) != HUMAN or not self.members:
-            return level  # nobody left at the table: nobody plays for the absent
+        if level is not None or self.seats.get(seat) != HUMAN:
+            return level
+        if not self.members and not shared.evening:
+            return None  # nobody left at the table: nobody plays for the absent
         return shared.level if self.standin(seat) else None
 
     def review(self) -> None:
@@ -491,7 +508,7 @@ class SharedTable(Table):
             or shared.ended
             or self.closed
             or state.is_over
-            or not self.members
+            or (not self.members and not shared.evening)
         ):
             self._cancel_timer()
             return

@@ -61,6 +61,7 @@ RECORD = "record"  # (record, game)
 LEGACY = "legacy"  # (first_dealer, options, game)
 CONFIG = "config"  # (game, config): a shared table's settings, inserted or replaced
 SEATS = "seats"  # (seats, tokens, game)
+EVENING = "evening"  # (id, state, version, updated): an online evening's state, if newer
 MERGED_ROWS = 256  # rows per merged statement
 
 
@@ -93,6 +94,14 @@ STATEMENTS = {
         " ON CONFLICT (game) DO UPDATE SET config = excluded.config"
     ),
     SEATS: "UPDATE games SET seats = ?, tokens = ? WHERE id = ?",
+    # a state older than the stored one is never written over it (the version grows by
+    # one with each change of the evening)
+    EVENING: (
+        "INSERT INTO online_evenings (id, state, version, updated) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET state = excluded.state,"
+        " version = excluded.version, updated = excluded.updated"
+        " WHERE online_evenings.version < excluded.version"
+    ),
 }
 
 
@@ -190,6 +199,18 @@ MIGRATIONS: tuple[Migration, ...] = (
         "the fencing token of the process that owns a game",
         ("ALTER TABLE games ADD COLUMN fence INTEGER NOT NULL DEFAULT 0",),
         ("ALTER TABLE games ADD COLUMN fence BIGINT NOT NULL DEFAULT 0",),
+    ),
+    Migration(
+        3,
+        "online evenings: each one's state (JSON, whistkit.server.online) and its version",
+        (
+            "CREATE TABLE online_evenings (id TEXT PRIMARY KEY, state TEXT NOT NULL,"
+            " version INTEGER NOT NULL, updated REAL NOT NULL)",
+        ),
+        (
+            "CREATE TABLE online_evenings (id TEXT PRIMARY KEY, state TEXT NOT NULL,"
+            " version INTEGER NOT NULL, updated DOUBLE PRECISION NOT NULL)",
+        ),
     ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
@@ -619,6 +640,12 @@ class BaseStore:
         """The statement changing a game's seats and tokens (JSON)."""
         return (SEATS, (seats, tokens, game_id))
 
+    @staticmethod
+    def evening_op(evening_id: str, state: str, version: int) -> Op:
+        """The statement keeping an online evening's state (JSON) at ``version``; it
+        changes nothing if the stored state's version is as new."""
+        return (EVENING, (evening_id, state, version, time.time()))
+
     # -- reading -----------------------------------------------------------------------
 
     def _reader(self) -> Any:
@@ -658,6 +685,13 @@ class BaseStore:
             "SELECT config FROM shared_tables WHERE game = ?", (game_id,)
         ).fetchone()
         return None if row is None else str(row[0])
+
+    def online_evening(self, evening_id: str) -> tuple[str, int] | None:
+        """An online evening's state (JSON) and version, None if there is no such evening."""
+        row = self._execute(
+            "SELECT state, version FROM online_evenings WHERE id = ?", (evening_id,)
+        ).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]))
 
     def list(
         self,

@@ -200,6 +200,9 @@ class Table:
         self.fence: int | None = None
         self.still_owned: Callable[[], bool] = _always
         self.on_lost: Callable[[Table], None] | None = None
+        # called once the action that ended the game is stored (an online evening takes
+        # the table's result from there)
+        self.on_over: Callable[[Table], None] | None = None
 
     # -- building -----------------------------------------------------------------
 
@@ -215,9 +218,14 @@ class Table:
         bot_delay: float = 0.0,
         game_id: str | None = None,
         think: Think = think_in_thread,
+        first_dealer: Seat | None = None,
+        secret: bytes | None = None,
     ) -> tuple[Table, list[Op]]:
         """A new game with its first hand dealt, and the statements that store it
-        (nothing is stored yet). Raises OptionError, ValueError."""
+        (nothing is stored yet); ``first_dealer`` deals first (default: drawn);
+        ``secret`` is the bots' randomness (default: from the seed, else the OS's; a
+        duplicate evening's tables share a seed, not their bots' play). Raises
+        OptionError, ValueError."""
         v = get_variant(variant, options)
         if seats is None:  # a person at S, bots elsewhere
             seats = {s: HUMAN if s == 2 else BOT_PREFIX + DEFAULT_LEVEL for s in range(4)}
@@ -232,7 +240,8 @@ class Table:
                     f" ({', '.join(BOT_PREFIX + k for k in LEVELS)})"
                 )
         seeded = seed is not None
-        secret = seeded_secret(seed) if seed is not None else secrets.token_bytes(SECRET_BYTES)
+        if secret is None:
+            secret = seeded_secret(seed) if seed is not None else secrets.token_bytes(SECRET_BYTES)
         game_id = game_id or secrets.token_hex(6)
         tokens = {s: secrets.token_urlsafe(16) for s, w in seats.items() if w == HUMAN}
         table = cls(
@@ -245,6 +254,7 @@ class Table:
             secret=secret,
             seeded=seeded,
             seed=seed or 0,
+            first_dealer=first_dealer,
             think=think,
         )
         ops = store.create_ops(
@@ -487,6 +497,8 @@ class Table:
                 self._publish(first_new)
                 if person:
                     self.wake_bots()
+                if self.state.is_over and self.on_over is not None:
+                    self.on_over(self)
                 return self.version
         finally:
             self.busy -= 1
@@ -837,6 +849,8 @@ class Tables:
         self._loading: dict[str, asyncio.Future[Table | None]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._releasing: set[asyncio.Task[None]] = set()
+        # told when a game it keeps is over (the online evenings take results from it)
+        self.on_over: Callable[[Table], None] | None = None
         if cluster is not None:
             cluster.on_lost = self._lease_lost
 
@@ -989,6 +1003,7 @@ class Tables:
     def _keep(self, table: Table, arm: bool = True) -> None:
         self.tables[table.id] = table
         table.on_idle = self._idle
+        table.on_over = self.on_over
         if arm:
             self._idle(table)  # nobody may ever join it
 

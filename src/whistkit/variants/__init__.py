@@ -71,6 +71,8 @@ def describe(cls: type[Variant]) -> dict[str, Any]:
             entry["choices"] = usable
         if f.name in LAWS_OPTIONS:
             entry["laws"] = True  # matters only in laws mode: the dialog shows it there
+        if not usable:
+            continue  # set by the server only (an online evening's hand)
         if len(usable) < 2 and entry["kind"] != "int":
             continue  # nothing to choose
         options.append(entry)

@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..cards import CLUBS, DIAMONDS, HEARTS, SPADES
+from ..seats import Seat
 from ..state import Contract, Deal, State
 from .base import HandScore, Options, Variant, winner_of
+from .options import OptionError
 
 HANDS_PER_GAME = 12
+MAX_EVENING_HAND = 60  # whistkit.evening.model.MAX_HANDS
 
 CYCLE = (
     Contract("H", HEARTS, title="Hearts"),
@@ -37,11 +40,23 @@ class FelagsvistOptions(Options):
     # §2.7: at 78-78 after hand 12 "draw", or "extra_hands" continuing the cycle until a
     # hand ends with unequal totals
     felag_tiebreak: str = "draw"
+    # online evenings (docs/online.md): 0 plays the whole game of 12 hands; n plays one
+    # hand alone, the n-th of an evening (its contract the n-th of the cycle), and the
+    # game ends after it
+    evening_hand: int = 0
 
     CHOICES: ClassVar[Mapping[str, tuple[Any, ...]]] = {
         **Options.CHOICES,
         "felag_tiebreak": ("draw", "extra_hands"),
     }
+
+    def validate(self) -> None:
+        super().validate()
+        if self.evening_hand > MAX_EVENING_HAND:
+            raise OptionError(
+                f"option 'evening_hand' must be 1 to {MAX_EVENING_HAND} (0: a whole game),"
+                f" not {self.evening_hand}"
+            )
 
 
 class Felagsvist(Variant):
@@ -53,6 +68,11 @@ class Felagsvist(Variant):
     hands_per_game = HANDS_PER_GAME
     contract_codes = tuple(c.code for c in CYCLE)
 
+    def new_state(self, dealer: Seat) -> State:
+        state = super().new_state(dealer)
+        hand = self.options.evening_hand
+        return state.replace(hand_number=hand) if hand else state
+
     def contract_for(self, state: State, deal: Deal) -> Contract:
         return contract_of_hand(state.hand_number, self.options.nolo_aces_low)
 
@@ -62,7 +82,9 @@ class Felagsvist(Variant):
         points = (ew, ns) if state.contract.misere else (ns, ew)
         score = (state.score[0] + points[0], state.score[1] + points[1])
         winner = None
-        if state.hand_number >= HANDS_PER_GAME and (
+        if self.options.evening_hand:
+            winner = winner_of(score)  # one hand of an evening: 13 points, never a draw
+        elif state.hand_number >= HANDS_PER_GAME and (
             self.options.felag_tiebreak == "draw" or score[0] != score[1]
         ):
             winner = winner_of(score)
@@ -70,6 +92,9 @@ class Felagsvist(Variant):
 
     def describe(self, state: State) -> str:
         n = state.hand_number
+        contract = state.contract or contract_of_hand(n, self.options.nolo_aces_low)
+        if self.options.evening_hand:
+            return f"Hand {n} - {contract.title}"
         total = max(HANDS_PER_GAME, n)
         contract = state.contract or contract_of_hand(n, self.options.nolo_aces_low)
         return f"Hand {n} of {total} - {contract.title}"

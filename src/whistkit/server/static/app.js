@@ -11,6 +11,8 @@ import { LANGUAGES, languageName, pickLanguage, setLanguage, t } from "./i18n.js
 import { initChat, renderPhrases } from "./chat.js";
 import { connect, send, startGame } from "./connection.js";
 import { arriveByLink, openInvite, showFriends, updateTools } from "./friends.js";
+import { eveningLink, startEvening } from "./evening.js";
+import { createEvening, openOrganise } from "./organise.js";
 import { askHint } from "./hand.js";
 import { dismissHandEnd } from "./handend.js";
 import { onKey } from "./keys.js";
@@ -18,6 +20,7 @@ import { setPace } from "./motion.js";
 import { askNew, fillOptions, openNew, startNew } from "./newgame.js";
 import { openGames } from "./review.js";
 import { openRules } from "./rules.js";
+import { rerenderRoom, roomLink, startRoom } from "./room.js";
 import { openDialog, renderLast, renderSheet } from "./sheet.js";
 import { $, app, GAME_KEY, gameEntry, rememberGame, TOKEN_KEY } from "./state.js";
 import { render, showMessage } from "./table.js";
@@ -36,6 +39,7 @@ async function main() {
     await setLanguage(sel.value, true);
     render();
     renderPhrases();
+    rerenderRoom();
     if ($("#dlg-new").open) openNew();
     if ($("#dlg-invite").open) openInvite();
     if ($("#dlg-rules").open) openRules($("#rules-variant").value, true);
@@ -69,6 +73,9 @@ async function main() {
   $("#new-rules").addEventListener("click", () => openRules($("#new-variant").value, true));
   $("#pace").addEventListener("change", (e) => setPace(e.target.value));
   $("#new-cancel").addEventListener("click", () => $("#dlg-new").close());
+  $("#new-evening").addEventListener("click", openOrganise);
+  $("#ev-form").addEventListener("submit", (e) => { e.preventDefault(); createEvening(); });
+  $("#ev-form").addEventListener("input", () => { $("#ev-error").textContent = ""; });
   $("#new-form").addEventListener("submit", (e) => { e.preventDefault(); startNew(); });
   // an error names what was wrong with the last try; it goes once the dialog is changed
   $("#new-form").addEventListener("input", () => { $("#new-error").textContent = ""; });
@@ -86,7 +93,13 @@ async function main() {
     localStorage.setItem(GAME_KEY, app.game);
     localStorage.setItem(TOKEN_KEY, app.token);
   }
-  if (await arriveByLink()) {
+  const evening = eveningLink();
+  const inRoom = roomLink();
+  if (inRoom) {
+    await startRoom(inRoom); // an online evening's room: the leaderboard
+  } else if (evening) {
+    await startEvening(evening); // a player's link of an online evening: their tables
+  } else if (await arriveByLink()) {
     // an invite or watch link: the join form, or the table
   } else if (app.game && gameEntry(app.game) && gameEntry(app.game).shared) {
     const entry = gameEntry(app.game);

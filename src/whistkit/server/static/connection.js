@@ -56,7 +56,8 @@ export function connect() {
     }
     const join = { type: "join", game: app.game, seat: app.seat, token: app.token, since: app.version };
     // a person at a shared table sits down under their name
-    if (app.shared) join.name = localStorage.getItem(NAME_KEY) || "";
+    // (an online evening's player under the name the evening knows them by)
+    if (app.shared) join.name = app.eveningName || localStorage.getItem(NAME_KEY) || "";
     ws.send(JSON.stringify(join));
   };
   ws.onmessage = (e) => onMessage(JSON.parse(e.data));
@@ -112,6 +113,9 @@ function onMessage(msg) {
     onInvite(msg);
   } else if (msg.type === "hands") {
     onHands(msg);
+  } else if (msg.type === "evening_next") {
+    // an online evening's next hand is seated: the evening's page (evening.js) looks now
+    document.dispatchEvent(new CustomEvent("whistkit:evening-next"));
   } else if (msg.type === "error" && typeof msg.code === "string" && msg.code.startsWith("chat_")) {
     chatRefused(msg);
   } else if (msg.type === "error" && (msg.code === "replaced" || msg.code === "seat_closed")) {

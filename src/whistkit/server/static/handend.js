@@ -171,6 +171,11 @@ export function renderResult(v) {
     if (dlg.open) dlg.close();
     return;
   }
+  if (app.evening) {
+    // an online evening's hand: the evening's panel says how it went and where to go
+    banner.hidden = true;
+    return;
+  }
   const mine = sideOf(app.seat);
   let text = v.winner === "draw" ? t("result_draw") : v.winner === mine ? t("result_win") : t("result_loss");
   // a watcher is on neither side

@@ -81,6 +81,9 @@ export const app = {
   joining: false, // an invite's name form is up: no game yet
   replaced: false, // this seat was taken over on another page: no reconnecting
   shownHands: null, // a watcher: the last hand's hands as dealt {number, hands}, if shown
+  // an online evening (#34): its id and the name it knows this player by
+  evening: null,
+  eveningName: null,
 };
 
 export const NAME_KEY = "whistkit.name";

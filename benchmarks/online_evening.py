@@ -1,0 +1,305 @@
+"""A room of an online evening under load (issue 34): 130 tables, 520 people.
+
+Usage: python benchmarks/online_evening.py [--tables 130] [--hands 2] [--think 1:3]
+       [--poll 1.5] [--seed 1] [--json]
+
+``whistkit play`` runs in a subprocess (a fresh SQLite database in a temporary folder,
+bots without pause); an evening of ``4 x --tables`` players (groups A and B) is made by
+``POST /api/online-evenings``, and each person is a client in this process that does what
+the page does: it asks its link's state (``GET /api/online-evenings/ID/me``) every
+``--poll`` seconds, joins the table it names over its own WebSocket, and plays its first
+lawful card 1 to 3 s (``--think``, uniformly at random, ``--seed``) after its view says
+it is its turn.
+
+Printed:
+
+- ack p50/p95/p99/max: from sending a card to its ``ack`` (the card is on disk);
+- for each move between hands: from the last table's last card of the hand (the
+  moment its game-over event reached a client) to every person seated at the next table
+  (their join answered), p50/p99/max over the people; the goal is a p99 under 2 s. The
+  page's poll interval is part of it (a page learns the new seating at its next poll);
+- errors (error messages other than a stale card, dropped sockets), the server's CPU
+  over the run, and the machine's load average (the machine is shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import connect
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Person:
+    """One player: polls the link's state, sits at the table it names, plays."""
+
+    def __init__(self, bench: Bench, name: str, url: str, rng: random.Random) -> None:
+        self.bench = bench
+        self.name = name
+        self.token = url.split("#t=")[1]
+        self.rng = rng
+        self.done: set[str] = set()
+        self.seated: dict[int, float] = {}  # hand -> when the join was answered
+
+    async def run(self) -> None:
+        b = self.bench
+        await asyncio.sleep(self.rng.uniform(0, b.args.poll))  # pages do not poll in step
+        while True:
+            try:
+                r = await b.http.get(f"{b.url}api/online-evenings/{b.evening}/me?t={self.token}")
+                state = r.json()
+            except (httpx.HTTPError, ValueError) as e:  # a page asks again at its next poll
+                b.poll_errors.append(type(e).__name__)
+                await asyncio.sleep(b.args.poll)
+                continue
+            now = state.get("now")
+            if state.get("finished"):
+                return
+            if now is None or now["game"] in self.done:
+                await asyncio.sleep(b.args.poll)
+                continue
+            await self.play(now)
+            self.done.add(now["game"])
+
+    async def play(self, now: dict[str, Any]) -> None:
+        b = self.bench
+        low, high = b.think
+        async with connect(f"{b.ws}?game={now['game']}", max_size=2**22) as ws:
+            join = {"type": "join", "game": now["game"], "seat": now["seat"]}
+            await ws.send(json.dumps({**join, "token": now["token"], "name": self.name}))
+            acted = -1
+            sent: list[float] = []  # the send times of the cards not yet acknowledged
+            while True:
+                try:
+                    msg = json.loads(await ws.recv())
+                except Exception:
+                    b.errors.append(f"{self.name}: socket dropped")
+                    return
+                kind = msg["type"]
+                if kind == "state" and now["hand"] not in self.seated:
+                    self.seated[now["hand"]] = time.monotonic()
+                if kind == "ack" and sent:
+                    b.acks.append(time.monotonic() - sent.pop(0))
+                    continue
+                if kind == "error":
+                    if msg.get("code") != "stale":
+                        b.errors.append(f"{self.name}: {msg.get('code')}")
+                    if sent:
+                        sent.pop(0)
+                    continue
+                view = msg.get("view")
+                if view is None:
+                    continue
+                if view["winner"]:
+                    b.game_over(now, time.monotonic())
+                    await self.after_game(ws, sent)
+                    return
+                if view["to_play"] == now["seat"] and view["legal"] and msg["v"] > acted:
+                    acted = msg["v"]
+                    await asyncio.sleep(self.rng.uniform(low, high))
+                    sent.append(time.monotonic())
+                    await ws.send(json.dumps({**view["legal"][0], "v": msg["v"]}))
+
+    async def after_game(self, ws: Any, sent: list[float]) -> None:
+        """The last card's ack (it comes after the game's end), then the table's word
+        that the next hand is seated (as the page waits for it; else the next poll)."""
+        b = self.bench
+        deadline = time.monotonic() + b.args.poll
+        while time.monotonic() < deadline:
+            try:
+                reply = json.loads(await asyncio.wait_for(ws.recv(), deadline - time.monotonic()))
+            except TimeoutError:
+                return
+            if reply["type"] == "ack" and sent:
+                b.acks.append(time.monotonic() - sent.pop(0))
+            elif reply["type"] == "error" and sent:
+                sent.pop(0)
+            elif reply["type"] == "evening_next" and not sent:
+                return
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace, url: str) -> None:
+        self.args = args
+        self.url = url
+        self.ws = url.replace("http://", "ws://") + "ws"
+        low, high = (float(x) for x in args.think.split(":"))
+        self.think = (low, high)
+        self.http = httpx.AsyncClient(
+            timeout=60, limits=httpx.Limits(max_connections=64, max_keepalive_connections=64)
+        )
+        self.evening = ""
+        self.acks: list[float] = []
+        self.errors: list[str] = []
+        self.poll_errors: list[str] = []  # polls that failed (asked again)
+        self.last_card: dict[int, float] = {}  # hand -> its last table's last card
+
+    def game_over(self, now: dict[str, Any], when: float) -> None:
+        hand = now["hand"]
+        self.last_card[hand] = max(self.last_card.get(hand, 0.0), when)
+
+
+async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
+    bench = Bench(args, url)
+    players = [{"name": f"P{i}", "group": "AB"[i % 2]} for i in range(4 * args.tables)]
+    body = {
+        "title": "Benchmark",
+        "hands": args.hands,
+        "players": players,
+        "seconds_per_hand": 3600,
+        "level": "beginner",
+    }
+    r = await bench.http.post(url + "api/online-evenings", json=body)
+    r.raise_for_status()
+    made = r.json()
+    bench.evening = made["id"]
+    rng = random.Random(args.seed)
+    people = [
+        Person(bench, p["name"], p["url"], random.Random(rng.random())) for p in made["players"]
+    ]
+    started = time.monotonic()
+    cpu = time.process_time()
+    # the client's event loop's lag: how late a 50 ms sleep wakes (its own delays are
+    # in the figures too: one process plays every person)
+    lags: list[float] = []
+
+    async def watch_lag() -> None:
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(0.05)
+            lags.append(time.monotonic() - before - 0.05)
+
+    lag_task = asyncio.ensure_future(watch_lag())
+    await asyncio.gather(*(p.run() for p in people))
+    lag_task.cancel()
+    took = time.monotonic() - started
+    client_cpu = time.process_time() - cpu
+    await bench.http.aclose()
+    moves = {}
+    for hand in range(2, args.hands + 1):
+        last = bench.last_card.get(hand - 1)
+        waits = [p.seated[hand] - last for p in people if hand in p.seated and last]
+        moves[hand] = {
+            "people": len(waits),
+            "p50": percentile(waits, 0.5),
+            "p99": percentile(waits, 0.99),
+            "max": max(waits) if waits else float("nan"),
+        }
+    return {
+        "tables": args.tables,
+        "people": len(people),
+        "hands": args.hands,
+        "seconds": took,
+        "cards": len(bench.acks),
+        "ack_p50": percentile(bench.acks, 0.5),
+        "ack_p95": percentile(bench.acks, 0.95),
+        "ack_p99": percentile(bench.acks, 0.99),
+        "ack_max": max(bench.acks) if bench.acks else float("nan"),
+        "moves": moves,
+        "errors": bench.errors[:20],
+        "error_count": len(bench.errors),
+        "client_cpu_seconds": client_cpu,
+        "client_lag_p99": percentile(lags, 0.99),
+        "client_lag_max": max(lags) if lags else float("nan"),
+        "poll_errors": len(bench.poll_errors),
+        "poll_error_kinds": sorted(set(bench.poll_errors)),
+    }
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU of a process and its children so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = sum(int(x) for x in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=130)
+    parser.add_argument("--hands", type=int, default=2)
+    parser.add_argument("--think", default="1:3", help="seconds LOW:HIGH before each card")
+    parser.add_argument("--poll", type=float, default=1.5, help="the page's poll interval")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="whistkit-online-") as folder:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
+        env["WHISTKIT_BOT_DELAY"] = "0"
+        env["WHISTKIT_MAX_CONNECTIONS_PER_CLIENT"] = str(8 * args.tables + 200)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "whistkit.cli", "play", "--no-browser", "--port", "0"]
+            + ["--db", str(Path(folder) / "games.sqlite3")],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            url = ""
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+                if found:
+                    url = f"http://127.0.0.1:{found.group(1)}/"
+                    break
+            load = os.getloadavg()
+            cpu = cpu_seconds(proc.pid)
+            out = asyncio.run(run(args, url))
+            out["server_cpu_seconds"] = cpu_seconds(proc.pid) - cpu
+            out["load_before"], out["load_after"] = load[0], os.getloadavg()[0]
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return
+    print(
+        f"{out['tables']} tables, {out['people']} people, {out['hands']} hands,"
+        f" {out['seconds']:.0f} s, {out['cards']} cards by people"
+    )
+    print(
+        "ack p50 {:.3f} s, p95 {:.3f} s, p99 {:.3f} s, max {:.3f} s".format(
+            out["ack_p50"], out["ack_p95"], out["ack_p99"], out["ack_max"]
+        )
+    )
+    for hand, m in out["moves"].items():
+        print(
+            f"move to hand {hand}: last card -> all {m['people']} seated:"
+            f" p50 {m['p50']:.2f} s, p99 {m['p99']:.2f} s, max {m['max']:.2f} s (goal p99 < 2 s)"
+        )
+    print(f"errors: {out['error_count']} {out['errors'][:5]}")
+    print(
+        f"client CPU {out['client_cpu_seconds']:.1f} s"
+        f" ({out['client_cpu_seconds'] / out['seconds']:.2f} cores), its loop's lag"
+        f" p99 {out['client_lag_p99']:.2f} s, max {out['client_lag_max']:.2f} s"
+    )
+    print(f"failed polls (asked again): {out['poll_errors']} {out['poll_error_kinds']}")
+    print(
+        f"server CPU {out['server_cpu_seconds']:.1f} s"
+        f" ({out['server_cpu_seconds'] / out['seconds']:.2f} cores);"
+        f" load average {out['load_before']:.1f} -> {out['load_after']:.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

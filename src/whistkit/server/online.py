@@ -1,0 +1,871 @@
+"""Online evenings (issue 34, docs/online.md): a whole félagsvist evening on shared tables.
+
+The small layer between two packages that stay apart: the hall organiser's pure model
+(:mod:`whistkit.evening`: seating, moves, scoring, prizes, all derived from the stored
+facts) decides who sits where and what everyone has; the game server's shared tables
+(:mod:`whistkit.server.shared`) play the hands. This module turns each hand's seating
+into shared tables and each finished table into the evening's result, and nothing else.
+
+**The state** of an evening is one JSON document in the store (``online_evenings``, with
+a version that grows by one with each change; the store never writes an older version
+over a newer one): the organiser's :class:`~whistkit.evening.Evening` (config, players,
+results), the players' secret tokens, which of them are bots filling a table, and per
+hand the game of each table with its seats' tokens. Everything else (seatings, moves,
+totals, prizes, the leaderboard) is derived from it when asked.
+
+**The moves are driven by the tables.** A table's game is one hand of félagsvist
+(option ``evening_hand``); when its last card is stored the table calls
+:meth:`Evenings.table_over`, which adds the table's N-S tricks to the evening as its
+result. The result that completes a hand seats the next one: the organiser's rules
+seat it, and a shared table is made per table, people at their seats, bots in the seats
+of filler players. A clock per evening ends a hand that runs past its time: every table
+still playing is finished by stand-ins (the host can do the same at once).
+
+**Presence.** Online nobody sits out. A person who is not at their table is played for
+by a stand-in (issue 22's rules: after the table's grace on their turn; at once when
+they were away at the end of the previous hand); a player whose link was never opened
+is listed as absent.
+
+**Several processes** (not run yet; see docs/online.md): the document's version makes
+every change a compare-and-set, so the owner of whichever table finishes a hand can
+seat the next one (the others' writes then fail and are retried on the new version);
+the clock belongs to the process holding the evening's lease; pages follow the state
+from the store by polling, which any process can answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..bots import LEVELS
+from ..evening import (
+    Config,
+    Derivation,
+    Evening,
+    EveningError,
+    Player,
+    Prizes,
+    Result,
+    derive,
+    new_evening,
+    start,
+)
+from ..seats import seat_name
+from .protocol import ProtocolError, quote, read_name
+from .shared import TOKEN_BYTES, Shared, SharedTable
+from .store import StoreError
+from .table import BOT_PREFIX, HUMAN, Table, Tables
+
+log = logging.getLogger("whistkit.server.online")
+
+FIELDS = ("title", "hands", "players", "seconds_per_hand", "duplicate", "level")
+MAX_HANDS = 24  # any number of hands from 1 (12, 18 and 24 are usual)
+MIN_PLAYERS = 2
+MAX_PLAYERS = 520  # 130 tables, as the hall organiser
+MAX_TITLE = 80
+SECONDS_PER_HAND = (60, 3600)  # the bounds of a hand's time
+DEFAULT_SECONDS = 600
+TURN_SECONDS = 30  # a person's turn at an evening's table, then a stand-in plays it
+MAX_LIVE = 20  # evenings under way in one server ...
+MAX_LIVE_PLAYERS = 2000  # ... and their players (stand-ins play for every absent one)
+KEPT_OVER = 16  # finished evenings kept in memory (the oldest read goes first)
+SAVE_DELAY = 0.25  # a result is stored with the others that come within this time
+STALE_SECONDS = 1.0  # a page's totals may be this old while a hand is played
+TICK = 0.25  # seconds between looks at an evening's clock (scaled as the turn times)
+FORMAT = "whistkit-online-evening/1"
+
+
+class OnlineError(Exception):
+    """A request about an online evening refused: ``status`` and a message naming what."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# -- the stored state -----------------------------------------------------------------------
+
+
+@dataclass
+class HandTables:
+    """The shared tables of one hand: table n is ``games[n - 1]``."""
+
+    games: list[str]
+    # per table: seat letter -> the seat's token (person seats only)
+    tokens: list[dict[str, str]]
+    started: float  # wall-clock time the tables were made
+    finishing: bool = False  # its time ran out or the host ended it: stand-ins finish
+    # per table: the seats whose person was not connected when the table finished
+    away: list[list[str]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "games": self.games,
+            "tokens": self.tokens,
+            "started": self.started,
+            "finishing": self.finishing,
+            "away": self.away,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> HandTables:
+        return cls(
+            list(d["games"]),
+            [dict(t) for t in d["tokens"]],
+            float(d["started"]),
+            bool(d.get("finishing", False)),
+            [list(a) for a in d.get("away", [])],
+        )
+
+
+@dataclass
+class OnlineEvening:
+    """One online evening's stored state (see the module's docstring)."""
+
+    id: str
+    title: str
+    host_key: str
+    level: str
+    seconds_per_hand: int
+    duplicate: bool
+    evening: Evening
+    tokens: dict[int, str]  # player id -> the player's secret (their personal link)
+    bots: list[int]  # the ids of the filler players, played by bots
+    secret: str  # the duplicate deals' seed material; never leaves the server
+    hands: list[HandTables] = field(default_factory=list)
+    seen: list[int] = field(default_factory=list)  # players who opened their link
+    version: int = 1
+    created: float = 0.0
+    # the organiser's derivation, kept: (the evening it is of, it, when it was made)
+    _derived: tuple[Evening, Derivation, float] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    def in_play(self) -> int | None:
+        """The hand in play, None once the evening is over (from the stored facts, without
+        deriving: a hand's next one is seated in the step that completes it)."""
+        if not self.hands:
+            return None
+        hand = len(self.hands)
+        reported = sum(1 for r in self.evening.results if r.hand == hand)
+        return hand if reported < len(self.hands[-1].games) else None
+
+    def reported(self, hand: int, table: int) -> bool:
+        return any(r.hand == hand and r.table == table for r in self.evening.results)
+
+    def derived(self, fresh: bool = False) -> Derivation:
+        """The organiser's derivation of the evening. Deriving a room of 130 tables
+        takes a tenth of a second or more, so the pages get one at most
+        :data:`STALE_SECONDS` old while the same hand is in play (only the points of
+        tables that finished meanwhile are missing); ``fresh`` or a new hand derives."""
+        kept = self._derived
+        if kept is not None and kept[0] is self.evening:
+            return kept[1]
+        if (
+            not fresh
+            and kept is not None
+            and time.monotonic() - kept[2] < STALE_SECONDS
+            and kept[1].current == self.in_play()
+        ):
+            return kept[1]
+        done = derive(self.evening)
+        self._derived = (self.evening, done, time.monotonic())
+        return done
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "format": FORMAT,
+                "id": self.id,
+                "title": self.title,
+                "host_key": self.host_key,
+                "level": self.level,
+                "seconds_per_hand": self.seconds_per_hand,
+                "duplicate": self.duplicate,
+                "evening": self.evening.to_json(),
+                "tokens": {str(k): v for k, v in self.tokens.items()},
+                "bots": self.bots,
+                "secret": self.secret,
+                "hands": [h.to_json() for h in self.hands],
+                "seen": self.seen,
+                "version": self.version,
+                "created": self.created,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> OnlineEvening:
+        d = json.loads(text)
+        if d.get("format") != FORMAT:
+            raise ValueError(f"not a {FORMAT} document")
+        return cls(
+            id=d["id"],
+            title=d["title"],
+            host_key=d["host_key"],
+            level=d["level"],
+            seconds_per_hand=int(d["seconds_per_hand"]),
+            duplicate=bool(d["duplicate"]),
+            evening=Evening.from_json(d["evening"]),
+            tokens={int(k): str(v) for k, v in d["tokens"].items()},
+            bots=[int(b) for b in d["bots"]],
+            secret=d["secret"],
+            hands=[HandTables.from_json(h) for h in d["hands"]],
+            seen=[int(s) for s in d.get("seen", [])],
+            version=int(d["version"]),
+            created=float(d.get("created", 0.0)),
+        )
+
+    def name(self, player: int) -> str:
+        return self.evening.player(player).name
+
+    def player_of(self, token: object) -> int | None:
+        """The player holding ``token`` (constant-time comparisons), None if nobody."""
+        if not isinstance(token, str) or not token or len(token) > 128:
+            return None
+        found = None
+        for pid, secret in self.tokens.items():
+            if hmac.compare_digest(token.encode("utf-8", "surrogatepass"), secret.encode()):
+                found = pid
+        return found
+
+    def is_host(self, key: object) -> bool:
+        if not isinstance(key, str) or not key or len(key) > 128:
+            return False
+        return hmac.compare_digest(key.encode("utf-8", "surrogatepass"), self.host_key.encode())
+
+    def hand_of_game(self, game: str) -> tuple[int, int] | None:
+        """(hand, table) of a table's game."""
+        for h, hand in enumerate(self.hands, start=1):
+            if game in hand.games:
+                return h, hand.games.index(game) + 1
+        return None
+
+
+# -- creating -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewEvening:
+    """A checked ``POST /api/online-evenings`` body."""
+
+    title: str
+    hands: int
+    players: tuple[tuple[str, str | None], ...]  # (name, group or None)
+    seconds_per_hand: int
+    duplicate: bool
+    level: str
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def read_new_evening(body: Any, default_level: str) -> NewEvening:
+    """A ``POST /api/online-evenings`` body, checked; :class:`OnlineError` (400) names
+    what is wrong."""
+
+    def bad(message: str) -> OnlineError:
+        return OnlineError(400, message)
+
+    if not isinstance(body, dict):
+        raise bad(f"the body must be a JSON object, not {quote(body)}")
+    unknown = [k for k in body if k not in FIELDS]
+    if unknown:
+        raise bad(f"unknown field {quote(unknown[0])}; known: {', '.join(FIELDS)}")
+    title = body.get("title", "Félagsvist")
+    if not isinstance(title, str) or not 1 <= len(" ".join(title.split())) <= MAX_TITLE:
+        raise bad(f"'title' must be a text of 1 to {MAX_TITLE} characters, not {quote(title)}")
+    title = " ".join(title.split())
+    if any(ord(c) < 32 for c in title):
+        raise bad("'title' has a control character")
+    hands = body.get("hands", 12)
+    if not _whole(hands) or not 1 <= hands <= MAX_HANDS:
+        raise bad(
+            f"'hands' must be a whole number from 1 to {MAX_HANDS} (12, 18 and 24 are"
+            f" usual), not {quote(hands)}"
+        )
+    seconds = body.get("seconds_per_hand", DEFAULT_SECONDS)
+    low, high = SECONDS_PER_HAND
+    if not _whole(seconds) or not low <= seconds <= high:
+        raise bad(
+            f"'seconds_per_hand' must be a whole number from {low} to {high}, not {quote(seconds)}"
+        )
+    duplicate = body.get("duplicate", False)
+    if not isinstance(duplicate, bool):
+        raise bad(f"'duplicate' must be true or false, not {quote(duplicate)}")
+    level = body.get("level", default_level)
+    if not isinstance(level, str) or level not in LEVELS:
+        raise bad(f"unknown bot level {quote(level)}; known: {', '.join(LEVELS)}")
+    raw = body.get("players")
+    if not isinstance(raw, list) or not MIN_PLAYERS <= len(raw) <= MAX_PLAYERS:
+        got = f"{len(raw)} of them" if isinstance(raw, list) else quote(raw)
+        raise bad(
+            f"'players' must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} players"
+            f' ({{"name", "group"}}), not {got}'
+        )
+    players: list[tuple[str, str | None]] = []
+    seen: set[str] = set()
+    for n, item in enumerate(raw, start=1):
+        if not isinstance(item, dict) or set(item) - {"name", "group"}:
+            raise bad(f'player {n} must be an object {{"name", "group"}}, not {quote(item)}')
+        try:
+            name = read_name(item.get("name"))
+        except ProtocolError as e:
+            raise bad(f"player {n}: {e.message}") from None
+        if name.casefold() in seen:
+            raise bad(f"player {n}: the name {quote(name)} is used twice; make them differ")
+        seen.add(name.casefold())
+        group = item.get("group")
+        if group not in ("A", "B", None):
+            raise bad(
+                f'player {n} ({name}): \'group\' must be "A", "B" or null, not {quote(group)}'
+            )
+        players.append((name, group))
+    grouped = {g is not None for _, g in players}
+    if len(grouped) > 1:
+        raise bad("give every player a group (A or B), or none of them")
+    return NewEvening(title, hands, tuple(players), seconds, duplicate, level)
+
+
+def evening_model(new: NewEvening, seed: int) -> tuple[Evening, list[int]]:
+    """The organiser's evening for ``new`` (started: hand 1 is seated) and the ids of
+    the filler players added so that every table has two of each group (bots play
+    them). Without groups the players are split A, B, A, B in the order given."""
+    players: list[Player] = []
+    for n, (name, group) in enumerate(new.players, start=1):
+        players.append(Player(n, name, group or ("A" if n % 2 else "B")))
+    grouped = new.players[0][1] is not None
+    count = {g: sum(p.group == g for p in players) for g in ("A", "B")}
+    per_group = max(2, count["A"], count["B"])
+    per_group += per_group % 2  # two of each group at every table
+    bots: list[int] = []
+    for g in ("A", "B"):
+        for _ in range(per_group - count[g]):
+            pid = len(players) + 1
+            players.append(Player(pid, f"Bot {len(bots) + 1}", g))
+            bots.append(pid)
+    if len(players) > MAX_PLAYERS:
+        raise OnlineError(
+            400,
+            f"{count['A']} players of group A and {count['B']} of group B need"
+            f" {len(bots)} bots to fill their tables (two of each group at a table):"
+            f" {len(players)} seats, at most {MAX_PLAYERS}; balance the groups",
+        )
+    prizes = Prizes(top_per_group=3) if grouped else Prizes(top=3, top_per_group=0)
+    config = Config(preset="felagsvist", hands=new.hands, seed=seed, prizes=prizes)
+    return start(new_evening(config, players)), bots
+
+
+def deal_seed(secret: str, hand: int) -> int:
+    """The duplicate deal of ``hand``: the same at every table, unknown to the players."""
+    digest = hashlib.blake2b(f"{secret}:{hand}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+# -- the runtime ----------------------------------------------------------------------------
+
+
+class Evenings:
+    """The online evenings of one server process: made, driven by their tables' results
+    and their clocks, and read for the pages."""
+
+    def __init__(self, tables: Tables, time_scale: float = 1.0) -> None:
+        self.tables = tables
+        self.store = tables.store
+        self.time_scale = time_scale
+        self.live: dict[str, OnlineEvening] = {}
+        self.over: dict[str, OnlineEvening] = {}  # finished evenings read lately
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._clocks: dict[str, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._saving: set[str] = set()  # evenings with a write coming (_save_soon)
+
+    def _lock(self, evening_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(evening_id, asyncio.Lock())
+
+    async def get(self, evening_id: str) -> OnlineEvening | None:
+        ev = self.live.get(evening_id)
+        if ev is not None:
+            return ev
+        if not evening_id.isalnum() or len(evening_id) > 32:
+            return None
+        row = await asyncio.to_thread(self.store.online_evening, evening_id)
+        if row is None:
+            return None
+        ev = self.over.get(evening_id)
+        if ev is not None and ev.version == row[1]:
+            return ev
+        ev = OnlineEvening.from_json(row[0])
+        if ev.in_play() is not None:
+            self.live[evening_id] = ev
+            self._start_clock(ev)
+        else:  # kept with its derivation: a finished room is read again and again
+            self.over[evening_id] = ev
+            while len(self.over) > KEPT_OVER:
+                self.over.pop(next(iter(self.over)))
+        return ev
+
+    async def _save(self, ev: OnlineEvening) -> None:
+        ev.version += 1
+        await self.store.submit_async([self.store.evening_op(ev.id, ev.to_json(), ev.version)])
+
+    async def create(self, new: NewEvening) -> OnlineEvening:
+        """A new evening with its first hand's tables made and stored."""
+        if len(self.live) >= MAX_LIVE:
+            raise OnlineError(
+                503, f"{MAX_LIVE} evenings are under way on this server; try again later"
+            )
+        playing = sum(len(e.evening.players) for e in self.live.values())
+        if playing + len(new.players) > MAX_LIVE_PLAYERS:
+            raise OnlineError(
+                503,
+                f"the evenings under way on this server have {playing} players, and at most"
+                f" {MAX_LIVE_PLAYERS} can play at once; try again later",
+            )
+        seed = secrets.randbelow(2**63)
+        try:
+            evening, bots = evening_model(new, seed)
+        except EveningError as e:
+            raise OnlineError(400, str(e)) from None
+        ev = OnlineEvening(
+            id=secrets.token_hex(6),
+            title=new.title,
+            host_key=secrets.token_urlsafe(TOKEN_BYTES),
+            level=new.level,
+            seconds_per_hand=new.seconds_per_hand,
+            duplicate=new.duplicate,
+            evening=evening,
+            tokens={
+                p.id: secrets.token_urlsafe(TOKEN_BYTES)
+                for p in evening.players
+                if p.id not in bots
+            },
+            bots=bots,
+            secret=secrets.token_hex(16),
+            created=time.time(),
+            version=0,
+        )
+        self.live[ev.id] = ev
+        async with self._lock(ev.id):
+            await self._seat(ev, evening, derive(evening), 1)
+        self._start_clock(ev)
+        return ev
+
+    async def _seat(self, ev: OnlineEvening, evening: Evening, done: Derivation, hand: int) -> None:
+        """Make the shared tables of ``hand`` as the organiser's rules seat it in
+        ``evening`` (derived: ``done``), store them with the evening's new state, and
+        only then make that state the one in memory, so that no page is sent to a table
+        not yet stored (call with the evening's lock)."""
+        seated = done.hand(hand)
+        prev_away: set[int] = set()
+        if hand > 1:
+            before = done.hand(hand - 1)
+            tables_before = ev.hands[hand - 2]
+            for t in before.tables:
+                for letter in tables_before.away[t.table - 1] if tables_before.away else []:
+                    prev_away.add(t.seat_map()[letter])
+        seen = set(ev.seen)
+        made: list[SharedTable] = []
+        ops = []
+        dealer_seat = None
+        for t in seated.tables:
+            seats = {
+                s: (BOT_PREFIX + ev.level if pid in ev.bots else HUMAN)
+                for s, pid in enumerate(t.seats)
+            }
+            first_dealer = t.seats.index(t.dealer)
+            if ev.duplicate:  # the same deal, dealer and leader at every table
+                dealer_seat = first_dealer if dealer_seat is None else dealer_seat
+                first_dealer = dealer_seat
+            table, table_ops = self.tables.table_class.new(
+                self.store,
+                "felagsvist",
+                {"evening_hand": hand},
+                seed=deal_seed(ev.secret, hand) if ev.duplicate else None,
+                seats=seats,
+                bot_delay=self.tables.bot_delay,
+                think=self.tables.think,
+                first_dealer=first_dealer,
+                secret=secrets.token_bytes(32),
+            )
+            assert isinstance(table, SharedTable)
+            table.shared = Shared(
+                level=ev.level,
+                timeout=TURN_SECONDS,
+                watch_token=secrets.token_urlsafe(TOKEN_BYTES),
+                names={s: ev.name(pid) for s, pid in enumerate(t.seats) if pid not in ev.bots},
+                started=True,
+                evening=ev.id,
+            )
+            # a person away at the end of the last hand (or whose link was never opened
+            # since): a stand-in plays at once, until they join
+            table.away = {
+                s
+                for s, pid in enumerate(t.seats)
+                if pid not in ev.bots and (pid in prev_away or (hand > 1 and pid not in seen))
+            }
+            made.append(table)
+            ops += table_ops + table.config_ops()
+        tables = HandTables(
+            games=[t.id for t in made],
+            tokens=[{seat_name(s): tok for s, tok in t.tokens.items()} for t in made],
+            started=time.time(),
+        )
+        await self._commit(ev, evening, [*ev.hands, tables], ops, done)
+        for table in made:
+            table._stored()
+            self.tables.adopt(table)
+        for table in made:
+            table.review()
+            table.wake_bots()
+        self._tell_moved(ev, hand)
+
+    async def _commit(
+        self,
+        ev: OnlineEvening,
+        evening: Evening,
+        hands: list[HandTables],
+        ops: list[Any],
+        done: Derivation | None = None,
+    ) -> None:
+        """Store ``ops`` and the evening's state with ``evening`` and ``hands`` in one
+        transaction, then make that state the one in memory (with ``done``, its
+        derivation, if known)."""
+        staged = replace(ev, evening=evening, hands=hands, version=ev.version + 1)
+        ops = [*ops, self.store.evening_op(ev.id, staged.to_json(), staged.version)]
+        await self.store.submit_async(ops)
+        ev.evening, ev.hands, ev.version = evening, hands, staged.version
+        if done is not None:
+            ev._derived = (evening, done, time.monotonic())
+
+    def _save_soon(self, ev: OnlineEvening) -> None:
+        """Store the evening's state in :data:`SAVE_DELAY` seconds (once for all the
+        changes until then)."""
+        if ev.id in self._saving:
+            return
+        self._saving.add(ev.id)
+
+        async def later() -> None:
+            await asyncio.sleep(SAVE_DELAY)
+            self._saving.discard(ev.id)
+            async with self._lock(ev.id):
+                await self._save(ev)
+
+        task = asyncio.get_running_loop().create_task(later())
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _tell_moved(self, ev: OnlineEvening, hand: int) -> None:
+        """Tell the people still at the last hand's tables that the next hand is seated
+        (no secret in it: their pages then ask their links' state at once)."""
+        if hand < 2:
+            return
+        for game in ev.hands[hand - 2].games:
+            table = self.tables.loaded(game)
+            if isinstance(table, SharedTable) and table.shared is not None:
+                table.send_all({"type": "evening_next", "hand": hand})
+
+    def table_over(self, table: Table) -> None:
+        """A table's game is over (its last action stored): its result goes into the
+        evening (in a task: the table's own lock is held now)."""
+        if not isinstance(table, SharedTable) or table.shared is None:
+            return
+        evening_id = table.shared.evening
+        if not evening_id:
+            return
+        away = [seat_name(s) for s in table.persons() if not table.connected(s)]
+        tricks = table.state.results[-1].tricks[0]
+        task = asyncio.get_running_loop().create_task(
+            self.result(evening_id, table.id, tricks, away)
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("an online evening's step failed", exc_info=task.exception())
+
+    async def result(self, evening_id: str, game: str, ns_tricks: int, away: list[str]) -> None:
+        """A table's result into its evening; the hand's last one seats the next hand."""
+        async with self._lock(evening_id):
+            ev = await self.get(evening_id)
+            if ev is None:
+                return
+            where = ev.hand_of_game(game)
+            if where is None:
+                return
+            hand, table = where
+            if ev.in_play() != hand or ev.reported(hand, table):
+                return  # told twice (a reload): the first stands
+            # the organiser's add_result, less its check by a whole derivation (a tenth
+            # of a second in a big room, for each table): the table is seated in the
+            # hand in play (it is a game of it) and has not reported (checked above)
+            result = Result(hand, table, ns_tricks)
+            result.check()
+            evening = replace(ev.evening, results=(*ev.evening.results, result))
+            last = ev.hands[hand - 1]
+            away_now = [list(a) for a in last.away] or [[] for _ in last.games]
+            away_now[table - 1] = away
+            hands = [*ev.hands[:-1], replace(last, away=away_now)]
+            complete = sum(1 for r in evening.results if r.hand == hand) == len(last.games)
+            after = None
+            if complete:  # the rules seat the next hand (one derivation a hand)
+                after = derive(evening)
+            if after is not None and after.current is not None:
+                ev.hands = hands  # who was away: read by the seating, stored with it
+                await self._seat(ev, evening, after, after.current)
+            elif after is not None:  # the evening is over
+                await self._commit(ev, evening, hands, [], after)
+            else:
+                # a result that does not complete its hand changes no seating: it is
+                # the evening's at once and stored with the next write (one for the
+                # many results of a burst); the table's own record keeps it meanwhile
+                ev.evening, ev.hands = evening, hands
+                self._save_soon(ev)
+            if after is not None and after.finished:
+                self.live.pop(ev.id, None)
+
+    async def finish_hand(self, ev: OnlineEvening, hand: int) -> None:
+        """Stand-ins finish every table of ``hand`` still playing (its time is up, or
+        the host ended it)."""
+        async with self._lock(ev.id):
+            tables = ev.hands[hand - 1]
+            if tables.finishing:
+                return
+            tables.finishing = True
+            await self._save(ev)
+        for game in tables.games:
+            table = await self.tables.open(game)
+            if not isinstance(table, SharedTable) or table.shared is None:
+                continue
+            if table.state.is_over:
+                continue
+            table.shared.finish = True
+            with contextlib.suppress(StoreError):
+                await table._save()
+            table.review()
+            table.wake_bots()
+
+    def _start_clock(self, ev: OnlineEvening) -> None:
+        if ev.id in self._clocks:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        task = loop.create_task(self._clock(ev.id))
+        self._clocks[ev.id] = task
+        task.add_done_callback(lambda _: self._clocks.pop(ev.id, None))
+
+    async def _clock(self, evening_id: str) -> None:
+        """End the hand in play when its time is up, until the evening is over."""
+        while True:
+            await asyncio.sleep(TICK)
+            ev = self.live.get(evening_id)
+            if ev is None:
+                return
+            current = ev.in_play()
+            if current is None:
+                return
+            tables = ev.hands[current - 1]
+            limit = ev.seconds_per_hand * self.time_scale
+            if not tables.finishing and time.time() - tables.started >= limit:
+                try:
+                    await self.finish_hand(ev, current)
+                except StoreError:
+                    log.warning("the hand's end could not be stored; trying again")
+
+    async def close(self) -> None:
+        for task in list(self._clocks.values()) + list(self._tasks):
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+    # -- what the pages get ------------------------------------------------------------
+
+    async def mark_seen(self, ev: OnlineEvening, player: int) -> None:
+        if player in ev.seen:
+            return
+        async with self._lock(ev.id):
+            if player not in ev.seen:
+                ev.seen.append(player)
+                await self._save(ev)
+
+
+def hand_in_play(ev: OnlineEvening) -> int | None:
+    """The hand being played (None once the evening is over)."""
+    return ev.in_play()
+
+
+def _seat_json(ev: OnlineEvening, done: Derivation, hand: int, player: int) -> dict[str, Any]:
+    t = done.hand(hand).table_of(player)
+    assert t is not None
+    seat = t.seat_of(player)
+    return {
+        "hand": hand,
+        "contract": done.hand(hand).contract,
+        "table": t.table,
+        "seat": seat,
+        "partner": ev.name(t.partner_of(player)),
+        "game": ev.hands[hand - 1].games[t.table - 1],
+    }
+
+
+def player_json(ev: OnlineEvening, player: int, base: str) -> dict[str, Any]:
+    """A player's page: where they sit now (with the seat's token), their last hand's
+    outcome and their total."""
+    done = ev.derived()
+    out: dict[str, Any] = {
+        "evening": ev.id,
+        "title": ev.title,
+        "hands": ev.evening.config.hands,
+        "player": {"id": player, "name": ev.name(player)},
+        "total": done.totals[player],
+        "finished": done.finished,
+        "room_url": f"{base}?room={ev.id}",
+    }
+    current = done.current
+    if current is not None and current <= len(ev.hands):
+        now = _seat_json(ev, done, current, player)
+        now["token"] = ev.hands[current - 1].tokens[now["table"] - 1][now["seat"]]
+        out["now"] = now
+    last = (current - 1) if current is not None else len(done.hands)
+    if last >= 1:
+        t = done.hand(last).table_of(player)
+        assert t is not None and t.points is not None
+        mine = t.points_of(player)
+        out["last"] = {
+            "hand": last,
+            "table": t.table,
+            "points": mine,
+            "won": t.winner == t.side_of(player),
+        }
+    return out
+
+
+def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str, Any]:
+    """The room's page (everyone): the leaderboard by group, who is still playing, the
+    hands' seatings and moves; the host's answer adds the players' personal links and
+    the organiser's document."""
+    done = ev.derived()
+    bots = set(ev.bots)
+    seen = set(ev.seen)
+
+    def who(pid: int) -> dict[str, Any]:
+        return {"id": pid, "name": ev.name(pid), "bot": pid in bots}
+
+    grouped = ev.evening.config.prizes.top_per_group > 0
+    boards: dict[str, list[dict[str, Any]]] = {}
+    for group in ("A", "B") if grouped else (None,):
+        boards[group or "all"] = [
+            {**who(s.player), "place": s.place, "total": s.total, "hands": s.hands_played}
+            for s in done.standings(group)
+        ]
+    hands = []
+    for hand in done.hands:
+        tables = ev.hands[hand.number - 1] if hand.number <= len(ev.hands) else None
+        hands.append(
+            {
+                "hand": hand.number,
+                "contract": hand.contract,
+                "complete": hand.complete,
+                "finishing": bool(tables and tables.finishing),
+                "tables": [
+                    {
+                        "table": t.table,
+                        "seats": {k: who(v) for k, v in t.seat_map().items()},
+                        # a table's game (whose record and review anyone may then fetch)
+                        # only once the whole hand is over: in duplicate the other
+                        # tables are still playing the same deal
+                        "game": tables.games[t.table - 1] if tables and hand.complete else None,
+                        "ns_tricks": t.ns_tricks,
+                        "points": list(t.points) if t.points else None,
+                    }
+                    for t in hand.tables
+                ],
+                "moves": [
+                    {"player": m.player, "from": m.from_table, "to": m.to_table}
+                    for m in hand.moves
+                    if m.player not in bots
+                ],
+            }
+        )
+    people = [p for p in ev.evening.players if p.id not in bots]
+    out: dict[str, Any] = {
+        "id": ev.id,
+        "title": ev.title,
+        "hands_total": ev.evening.config.hands,
+        "current": done.current,
+        "finished": done.finished,
+        "duplicate": ev.duplicate,
+        "seconds_per_hand": ev.seconds_per_hand,
+        "version": ev.version,
+        "leaderboard": boards,
+        "totals": {str(p.id): done.totals[p.id] for p in ev.evening.players},
+        "players": [{**who(p.id), "group": p.group, "absent": p.id not in seen} for p in people],
+        "absent": [p.id for p in people if p.id not in seen],
+        "hands": hands,
+        "prizes": [
+            {
+                "category": z.category,
+                "place": z.place,
+                "players": [ev.name(p) for p in z.players],
+                "value": z.value,
+            }
+            for z in done.prizes
+            if not set(z.players) & bots
+        ]
+        if done.finished
+        else [],
+    }
+    if done.current is not None:
+        waiting = done.hand(done.current).waiting
+        out["playing"] = list(waiting)
+    if host:
+        # the organiser's own document (whistkit-evening/1: config with its seed,
+        # players, results), which the hall organiser reads too
+        out["evening"] = ev.evening.to_json()
+        out["links"] = created_json(ev, base)["players"]
+    return out
+
+
+def created_json(ev: OnlineEvening, base: str) -> dict[str, Any]:
+    """The answer to ``POST /api/online-evenings``: the personal links carry the
+    token in the URL's fragment (``#t=``), which no request sends to a server."""
+    return {
+        "id": ev.id,
+        "host_url": f"{base}?room={ev.id}#k={ev.host_key}",
+        "host_key": ev.host_key,
+        "room_url": f"{base}?room={ev.id}",
+        "players": [
+            {"name": ev.name(pid), "url": f"{base}?evening={ev.id}#t={token}"}
+            for pid, token in ev.tokens.items()
+        ],
+    }
+
+
+__all__ = [
+    "Evenings",
+    "HandTables",
+    "NewEvening",
+    "OnlineError",
+    "OnlineEvening",
+    "created_json",
+    "evening_model",
+    "hand_in_play",
+    "player_json",
+    "read_new_evening",
+    "room_json",
+]

@@ -1,0 +1,139 @@
+// Online evenings (#34): a player's page follows their personal link (?evening=ID#t=TOKEN)
+// from table to table. The link's state (GET /api/online-evenings/ID/me) names the table
+// of the hand in play with its seat's token; the page sits there as at any shared table,
+// and when the hand's tables are all done it says how the hand went and where to go
+// ("You won: move to table 5, North, partner Anna"), then goes there by itself.
+
+import { t } from "./i18n.js";
+import { startGame } from "./connection.js";
+import { closeDialogs } from "./sheet.js";
+import { $, app, rememberTable } from "./state.js";
+import { showMessage } from "./table.js";
+
+const POLL_MS = 1500; // the link's state is asked this often (one request at a time)
+const MOVE_MS = 4000; // the move's panel stays this long before the next table opens
+
+const ev = {
+  id: null,
+  token: null,
+  state: null, // the link's last state
+  game: null, // the game this page sits at
+  timer: null,
+  moving: false,
+  polling: false, // a request under way
+  again: false, // asked again meanwhile
+};
+
+export function eveningLink() {
+  const q = new URLSearchParams(location.search);
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const id = q.get("evening");
+  if (!id || !/^[0-9a-zA-Z]{1,32}$/.test(id)) return null;
+  const key = `whistkit.evening.${id}`;
+  // the token is in the fragment, which no request carries; this tab keeps it so that
+  // a reload without it still works
+  const token = hash.get("t") || sessionStorage.getItem(key);
+  if (!token) return null;
+  sessionStorage.setItem(key, token);
+  return { id, token };
+}
+
+export async function startEvening(link) {
+  ev.id = link.id;
+  ev.token = link.token;
+  app.evening = link.id;
+  document.body.dataset.evening = link.id;
+  $("#evening-bar").hidden = false;
+  $("#evening-room").href = `/?room=${encodeURIComponent(link.id)}`;
+  showMessage(t("connecting"));
+  // the finished table says when the next hand is seated: no waiting for the next poll
+  document.addEventListener("whistkit:evening-next", () => { if (!ev.moving) poll(); });
+  await poll();
+}
+
+// one request at a time: a look asked while one is under way is made right after it
+async function poll() {
+  if (ev.polling) { ev.again = true; return; }
+  ev.polling = true;
+  clearTimeout(ev.timer);
+  let state = null;
+  let stop = false;
+  try {
+    const r = await fetch(`/api/online-evenings/${encodeURIComponent(ev.id)}/me?t=${encodeURIComponent(ev.token)}`);
+    const body = await r.json().catch(() => ({}));
+    if (r.status === 404) {
+      showMessage(t("evening_link_bad"));
+      stop = true; // a wrong link stays wrong: no more asking
+    } else if (r.ok) state = body;
+  } catch {
+    // the server is away for a moment: ask again
+  }
+  try {
+    if (state) await onState(state);
+  } finally {
+    ev.polling = false;
+  }
+  if (stop || (state && state.finished)) return;
+  const again = ev.again;
+  ev.again = false;
+  ev.timer = setTimeout(poll, again ? 0 : POLL_MS);
+}
+
+async function onState(state) {
+  const before = ev.state;
+  ev.state = state;
+  app.eveningName = state.player.name;
+  renderBar(state);
+  const now = state.now;
+  if (now && now.game !== ev.game && !ev.moving) {
+    if (ev.game && state.last) {
+      ev.moving = true;
+      showMove(state.last, now);
+      await new Promise((ok) => setTimeout(ok, MOVE_MS));
+      ev.moving = false;
+      $("#evening-move").hidden = true;
+    }
+    sitAt(ev.state.now || now);
+  } else if (!now && state.finished && (!before || !before.finished)) {
+    $("#evening-move").hidden = false;
+    $("#evening-move-text").textContent = t("evening_over", { points: formatPoints(state.total) });
+    $("#evening-move").dataset.over = "true";
+  }
+}
+
+function sitAt(now) {
+  ev.game = now.game;
+  const table = $("#table");
+  table.dataset.eveningTable = String(now.table);
+  table.dataset.eveningHand = String(now.hand);
+  rememberTable(now.game, { token: now.token, seat: now.seat, role: "play", host: false, evening: ev.id });
+  closeDialogs();
+  startGame(now.game, now.seat, now.token);
+}
+
+function showMove(last, now) {
+  const result = t(last.won ? "evening_won" : "evening_lost");
+  const where = {
+    result,
+    table: now.table,
+    seat: t(`seat_${now.seat}`),
+    partner: now.partner,
+  };
+  const box = $("#evening-move");
+  box.hidden = false;
+  delete box.dataset.over;
+  box.dataset.won = String(last.won);
+  $("#evening-move-text").textContent = t(now.table === last.table ? "evening_stay" : "evening_move", where);
+}
+
+function formatPoints(value) {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
+
+function renderBar(state) {
+  const now = state.now;
+  const parts = [state.title];
+  if (now) parts.push(t("evening_where", { hand: now.hand, hands: state.hands, table: now.table }));
+  $("#evening-info").textContent = parts.join(" · ");
+  $("#evening-total").textContent = t("evening_total", { points: formatPoints(state.total) });
+}

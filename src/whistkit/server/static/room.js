@@ -1,0 +1,231 @@
+// The room of an online evening (#34): ?room=ID for everyone (the leaderboard by group,
+// the tables still playing, the moves, at the end the prizes); with the host's key in
+// the fragment (#k=KEY) also the host's button that ends the hand in play.
+
+import { t } from "./i18n.js";
+import { renderReview } from "./review.js";
+import { openDialog } from "./sheet.js";
+import { $ } from "./state.js";
+
+const POLL_MS = 2000;
+
+const room = { id: null, key: null, state: null, timer: null };
+
+export function roomLink() {
+  const q = new URLSearchParams(location.search);
+  const id = q.get("room");
+  if (!id || !/^[0-9a-zA-Z]{1,32}$/.test(id)) return null;
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const stored = `whistkit.room.${id}`;
+  const key = hash.get("k") || sessionStorage.getItem(stored);
+  if (key) sessionStorage.setItem(stored, key);
+  return { id, key };
+}
+
+export async function startRoom(link) {
+  room.id = link.id;
+  room.key = link.key;
+  document.body.dataset.page = "room";
+  $("#room").hidden = false;
+  $("#room-end-hand").hidden = !room.key;
+  $("#room-end-hand").addEventListener("click", endHand);
+  await poll();
+}
+
+export function rerenderRoom() {
+  if (room.state) render(room.state);
+}
+
+async function poll() {
+  clearTimeout(room.timer);
+  const base = `/api/online-evenings/${encodeURIComponent(room.id)}`;
+  const url = room.key ? `${base}?key=${encodeURIComponent(room.key)}` : `${base}/room`;
+  try {
+    const r = await fetch(url);
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) {
+      $("#room-status").textContent = t("error", { message: body.error || r.statusText });
+      if (r.status === 404) return;
+    } else {
+      room.state = body;
+      render(body);
+      if (body.finished) return;
+    }
+  } catch (err) {
+    $("#room-status").textContent = t("error", { message: err.message });
+  }
+  room.timer = setTimeout(poll, POLL_MS);
+}
+
+async function endHand() {
+  const b = $("#room-end-hand");
+  if (b.dataset.armed !== "true") {
+    b.dataset.armed = "true";
+    b.textContent = t("room_end_hand_confirm");
+    return;
+  }
+  b.dataset.armed = "false";
+  const url = `/api/online-evenings/${encodeURIComponent(room.id)}/end-hand?key=${encodeURIComponent(room.key)}`;
+  const r = await fetch(url, { method: "POST" });
+  if (!r.ok) {
+    const body = await r.json().catch(() => ({}));
+    $("#room-status").textContent = t("error", { message: body.error || r.statusText });
+  }
+  await poll();
+}
+
+function points(value) {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
+
+function cell(tag, text, cls) {
+  const el = document.createElement(tag);
+  el.textContent = text;
+  if (cls) el.className = cls;
+  return el;
+}
+
+function render(s) {
+  $("#room-title").textContent = s.title;
+  document.title = `${s.title} · ${t("title")}`;
+  let status;
+  if (s.finished) status = t("room_over");
+  else {
+    const hand = s.hands[s.current - 1];
+    status = t("room_hand", { hand: s.current, hands: s.hands_total, contract: t(`contract_${hand.contract}`) });
+    if (s.playing && s.playing.length) status += ` · ${t("room_playing", { tables: s.playing.join(", ") })}`;
+    if (hand.finishing) status += ` · ${t("room_finishing")}`;
+  }
+  $("#room-status").textContent = status;
+  $("#room-end-hand").hidden = !room.key || s.finished;
+  const end = $("#room-end-hand");
+  if (end.dataset.armed !== "true") end.textContent = t("room_end_hand");
+  // the leaderboard, by group
+  const boards = $("#room-boards");
+  boards.replaceChildren();
+  for (const [group, rows] of Object.entries(s.leaderboard)) {
+    const sec = document.createElement("section");
+    sec.className = "room-board";
+    sec.dataset.group = group;
+    sec.append(cell("h2", group === "all" ? t("room_leaderboard") : t("room_group", { group })));
+    const table = document.createElement("table");
+    const head = document.createElement("tr");
+    for (const k of ["room_place", "room_player", "room_total", "room_hands"]) head.append(cell("th", t(k)));
+    table.append(head);
+    for (const row of rows) {
+      const tr = document.createElement("tr");
+      tr.dataset.player = String(row.id);
+      const name = row.bot ? `${row.name} (${t("bot")})` : row.name;
+      tr.append(cell("td", String(row.place), "num"), cell("td", name), cell("td", points(row.total), "num"), cell("td", String(row.hands), "num"));
+      if (row.bot) tr.className = "bot";
+      table.append(tr);
+    }
+    sec.append(table);
+    boards.append(sec);
+  }
+  // who has not come
+  const absent = s.players.filter((p) => p.absent).map((p) => p.name);
+  $("#room-absent").textContent = absent.length ? t("room_absent", { names: absent.join(", ") }) : "";
+  // the hand in play (or the last): its tables and who sits where
+  const shown = s.hands[(s.current || s.hands.length) - 1];
+  const tables = $("#room-tables");
+  tables.replaceChildren();
+  if (shown) {
+    tables.append(cell("h2", t("room_tables", { hand: shown.hand })));
+    const ul = document.createElement("ul");
+    for (const tb of shown.tables) {
+      const li = document.createElement("li");
+      li.dataset.table = String(tb.table);
+      const seats = ["N", "E", "S", "W"].map((k) => `${t(`seat_${k}`)} ${tb.seats[k].name}`).join(" · ");
+      const done = tb.points ? ` — ${t("side_ns")} ${tb.points[0]}, ${t("side_ew")} ${tb.points[1]}` : ` — ${t("room_still_playing")}`;
+      li.textContent = `${t("room_table", { table: tb.table })}: ${seats}${done}`;
+      ul.append(li);
+    }
+    tables.append(ul);
+  }
+  // the prizes at the end
+  const prizes = $("#room-prizes");
+  prizes.replaceChildren();
+  if (s.finished && s.prizes.length) {
+    prizes.append(cell("h2", t("room_prizes")));
+    const ul = document.createElement("ul");
+    for (const z of s.prizes) {
+      ul.append(cell("li", `${t(`prize_${z.category}`)} (${z.place}): ${z.players.join(", ")} — ${points(z.value)}`));
+    }
+    prizes.append(ul);
+  }
+  // duplicate, at the end: how every table played each hand, and each table's review
+  // (the double-dummy par of the deal and every card judged)
+  const compare = $("#room-compare");
+  compare.replaceChildren();
+  if (s.finished && s.duplicate) {
+    compare.append(cell("h2", t("room_compare")), cell("p", t("room_compare_note"), "note"));
+    for (const hand of s.hands) {
+      const sec = document.createElement("section");
+      sec.dataset.compareHand = String(hand.hand);
+      sec.append(cell("h3", t("room_hand_short", { hand: hand.hand, contract: t(`contract_${hand.contract}`) })));
+      const ul = document.createElement("ul");
+      for (const tb of hand.tables) {
+        const li = document.createElement("li");
+        const ns = `${tb.seats.N.name} – ${tb.seats.S.name}`;
+        li.append(`${t("room_table", { table: tb.table })}: ${ns}, ${t("room_ns_tricks", { tricks: tb.ns_tricks })} `);
+        const b = document.createElement("button");
+        b.type = "button";
+        b.dataset.review = tb.game;
+        b.textContent = t("room_review");
+        b.addEventListener("click", () => showReview(tb.game, b));
+        li.append(b);
+        ul.append(li);
+      }
+      sec.append(ul);
+      compare.append(sec);
+    }
+  }
+  // the host's room: each player's own link, to send them
+  const links = $("#room-links");
+  links.replaceChildren();
+  if (s.links && s.links.length) {
+    links.append(cell("h2", t("room_links")), cell("p", t("room_links_note"), "note"));
+    const ul = document.createElement("ul");
+    for (const l of s.links) {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = l.url;
+      a.textContent = l.url;
+      a.dataset.playerLink = l.name;
+      a.target = "_blank";
+      a.rel = "noopener";
+      li.append(`${l.name}: `, a);
+      ul.append(li);
+    }
+    links.append(ul);
+  }
+}
+
+// a table's double-dummy review (worked out on the server, once per game)
+async function showReview(game, button) {
+  const status = $("#room-review-status");
+  button.disabled = true;
+  status.textContent = t("review_working");
+  try {
+    for (;;) {
+      const r = await fetch(`/api/games/${encodeURIComponent(game)}/analysis?wait=0`);
+      const body = await r.json();
+      if (!r.ok) throw new Error(body.error || r.statusText);
+      if (r.status !== 202) {
+        status.textContent = "";
+        $("#dlg-review").dataset.game = game;
+        renderReview(body);
+        openDialog("#dlg-review");
+        return;
+      }
+      const { done, total } = body.progress || { done: 0, total: 0 };
+      if (total) status.textContent = t("review_progress", { done, total });
+      await new Promise((ok) => setTimeout(ok, 250));
+    }
+  } catch (err) {
+    status.textContent = t("review_failed", { error: err.message });
+  } finally {
+    button.disabled = false;
+  }
+}

@@ -1,0 +1,527 @@
+"""Online evenings (issue 34): a whole félagsvist evening on shared tables, its moves
+driven by the tables' results, checked against the hall organiser's rules.
+
+The people are in-process connections (tests/server/shared_helpers.py), each finding
+its table from its personal link's state as the page does, joining it and playing
+random lawful cards; bots of level beginner fill the filler seats and stand in for the
+absent. The evening's totals are checked against the organiser's rules applied to the
+tables' own records, not to what the server says it stored."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from whistkit.evening import Evening, Result, derive
+from whistkit.record import loads, replay
+from whistkit.server import online
+from whistkit.server.app import Server, create_app
+from whistkit.server.shared import SharedTable
+
+from .shared_helpers import Client, make_server, settle
+
+BASE = "http://127.0.0.1:8000/"
+NAMES = ["Anna", "Bjarni", "Dóra", "Einar", "Fríða", "Gunnar", "Helga", "Ingi"]
+
+
+def body(**extra: Any) -> dict[str, Any]:
+    players = [{"name": n, "group": "A" if i % 2 == 0 else "B"} for i, n in enumerate(NAMES)]
+    return {
+        "title": "Test evening",
+        "hands": 3,
+        "players": players,
+        "seconds_per_hand": 600,
+        "duplicate": False,
+        "level": "beginner",
+        **extra,
+    }
+
+
+class Person:
+    """One player of the evening: their personal token and their connection."""
+
+    def __init__(self, server: Server, ev: online.OnlineEvening, pid: int) -> None:
+        self.server = server
+        self.ev = ev
+        self.pid = pid
+        self.token = ev.tokens[pid]
+        self.client = Client(server, ev.name(pid))
+        self.game: str | None = None
+        self.states: list[dict[str, Any]] = []  # what the personal link's state said
+
+    async def look(self) -> dict[str, Any]:
+        """The personal link's state, as ``GET /api/online-evenings/ID/me`` gives it."""
+        ev = await self.server.evenings.get(self.ev.id)
+        assert ev is not None
+        await self.server.evenings.mark_seen(ev, self.pid)
+        state = online.player_json(ev, self.pid, BASE)
+        self.states.append(state)
+        return state
+
+    async def follow(self) -> None:
+        """Join the table the link names, if it is not the one joined."""
+        state = await self.look()
+        now = state.get("now")
+        if now is None or now["game"] == self.game:
+            return
+        answer = await self.client.join(now["game"], now["seat"], now["token"], name=None)
+        assert answer["type"] == "state", answer
+        self.game = now["game"]
+
+    def leave(self) -> None:
+        self.client.conn.close()
+        self.game = None
+
+
+async def act(people: list[Person], server: Server, rng: random.Random) -> bool:
+    """Each person to act plays a random lawful card; True if anyone did."""
+    acted = False
+    for p in people:
+        c = p.client
+        c.drain()
+        view = c.view
+        if p.game is None or view is None:
+            continue
+        table = server.tables.loaded(p.game)
+        if table is None or table.state.is_over:
+            continue
+        if view["to_play"] != c.seat or not view["legal"] or c.v <= c.acted_at:
+            continue
+        if c.v != table.version:
+            continue
+        msg = dict(rng.choice(view["legal"]))
+        msg["v"] = c.v
+        c.acted_at = c.v
+        answer = await c.ask(msg)
+        # a stand-in may act first (the turn's time is scaled down): refused, not stored
+        assert answer["type"] == "ack" or answer.get("code") in ("stale", "game_over"), answer
+        acted = True
+    return acted
+
+
+async def run_evening(
+    server: Server,
+    ev: online.OnlineEvening,
+    people: list[Person],
+    rng: random.Random,
+    before_hand: Any = None,
+    steps: int = 100_000,
+) -> None:
+    """Everyone follows their link and plays until the evening is over;
+    ``before_hand(hand, people)`` may change who is there as each hand begins."""
+    seen_hand = 0
+    for _ in range(steps):
+        done = derive(ev.evening)
+        if done.finished:
+            await settle()
+            for p in people:
+                await p.look()  # the page's last look: the evening's end
+            return
+        if done.current != seen_hand:
+            seen_hand = done.current or 0
+            if before_hand is not None:
+                before_hand(seen_hand, people)
+        for p in people:
+            await p.follow()
+        if not await act(people, server, rng):
+            await settle(2)
+    raise AssertionError("the evening did not end")
+
+
+def organiser_totals(server: Server, ev: online.OnlineEvening) -> tuple[dict[int, float], Any]:
+    """The organiser's totals from the tables' records: the evening's config and
+    players with each table's N-S tricks read from its record."""
+    results = []
+    for h, hand in enumerate(ev.hands, start=1):
+        for t, game in enumerate(hand.games, start=1):
+            row = server.store.get(game)
+            assert row is not None and row.finished and row.record
+            final = replay(loads(row.record))
+            assert len(final.results) == 1 and final.results[0].number == h
+            results.append(Result(h, t, final.results[0].tricks[0]))
+    truth = Evening(ev.evening.config, ev.evening.players, tuple(results), (), True)
+    done = derive(truth)
+    return dict(done.totals), done
+
+
+def check_seating(server: Server, ev: online.OnlineEvening, done: Any) -> None:
+    """Every table's game seated the players the organiser's rules seat there."""
+    for h, hand in enumerate(ev.hands, start=1):
+        for t, game in enumerate(hand.games, start=1):
+            record = loads(server.store.get(game).record)  # type: ignore[union-attr]
+            seated = done.hand(h).table(t).seats
+            for seat, pid in enumerate(seated):
+                name = ev.name(pid)
+                if pid in ev.bots:
+                    assert record.players[seat].startswith("Bot"), (h, t, seat)
+                else:
+                    assert record.players[seat] == name, (h, t, seat, record.players)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Server:
+    return make_server(tmp_path / "games.sqlite3", turn_scale=0.001)
+
+
+def test_eight_players_two_tables_three_hands(server: Server) -> None:
+    async def main() -> None:
+        ev = await server.evenings.create(online.read_new_evening(body(), "beginner"))
+        assert ev.bots == []
+        people = [Person(server, ev, pid) for pid in sorted(ev.tokens)]
+        await run_evening(server, ev, people, random.Random(1))
+        totals, done = organiser_totals(server, ev)
+        room = online.room_json(ev, host=True)
+        assert room["finished"]
+        assert {int(k): v for k, v in room["totals"].items()} == totals
+        assert sum(totals.values()) == 3 * 2 * 13 * 2  # 13 points a table to two a side
+        check_seating(server, ev, done)
+        # each page was told its hand's table, and after it whether it won
+        for p in people:
+            hands = {s["now"]["hand"] for s in p.states if "now" in s}
+            assert hands == {1, 2, 3}
+            lasts = {s["last"]["hand"]: s["last"] for s in p.states if "last" in s}
+            assert set(lasts) == {1, 2, 3}
+            for h, last in lasts.items():
+                table = done.hand(h).table_of(p.pid)
+                assert last["table"] == table.table
+                assert last["won"] == (table.winner == table.side_of(p.pid))
+        # the movement happened: somebody changed table or partner after hand 1
+        first = {p.pid: done.hand(1).table_of(p.pid).partner_of(p.pid) for p in people}
+        second = {p.pid: done.hand(2).table_of(p.pid).partner_of(p.pid) for p in people}
+        assert first != second
+        assert room["absent"] == []
+        # the finished tables told their people when the next hand was seated
+        for p in people:
+            told = {m["hand"] for m in p.client.log if m["type"] == "evening_next"}
+            assert told == {2, 3}, (p.pid, told)
+        # the stored state is the evening's (the results of a burst are stored together)
+        stored = server.store.online_evening(ev.id)
+        assert stored is not None
+        assert online.OnlineEvening.from_json(stored[0]).evening == ev.evening
+        await server.close()
+
+    asyncio.run(main())
+
+
+def test_absent_late_and_leaving_players(server: Server) -> None:
+    """Einar never comes (a bot plays all his hands; he is listed absent), Bjarni leaves
+    after hand 1, Helga joins after hand 1: every table still plays its four hands, and
+    the totals are the organiser's for the tables' records."""
+
+    async def main() -> None:
+        ev = await server.evenings.create(online.read_new_evening(body(), "beginner"))
+        by_name = {ev.name(pid): pid for pid in ev.tokens}
+        never, leaves, late = by_name["Einar"], by_name["Bjarni"], by_name["Helga"]
+        everyone = [Person(server, ev, pid) for pid in sorted(ev.tokens)]
+        there = [p for p in everyone if p.pid not in (never, late)]
+        gone: list[Person] = []
+
+        def before_hand(hand: int, people: list[Person]) -> None:
+            if hand == 2:
+                leaver = next(p for p in people if p.pid == leaves)
+                leaver.leave()
+                people.remove(leaver)
+                gone.append(leaver)
+                people.append(next(p for p in everyone if p.pid == late))
+
+        await run_evening(server, ev, there, random.Random(2), before_hand)
+        totals, done = organiser_totals(server, ev)
+        room = online.room_json(ev, host=True)
+        assert {int(k): v for k, v in room["totals"].items()} == totals
+        check_seating(server, ev, done)
+        assert room["absent"] == [never]
+        assert [p["name"] for p in room["players"] if p["absent"]] == ["Einar"]
+        # every hand has both tables played to the end, four hands each
+        for hand in ev.hands:
+            for game in hand.games:
+                assert len(server.store.actions(game)) == 1 + 52
+        # the late player played hand 2 and 3 at their seat, not hand 1's
+        late_person = next(p for p in everyone if p.pid == late)
+        assert {s["now"]["hand"] for s in late_person.states if "now" in s} == {2, 3}
+        # the leaver's seats at hands 2 and 3 were held by stand-ins: their tables
+        # finished with nobody at that seat
+        for h in (2, 3):
+            t = done.hand(h).table_of(leaves)
+            table = server.tables.loaded(ev.hands[h - 1].games[t.table - 1])
+            assert isinstance(table, SharedTable)
+            assert not table.connected("NESW".index(t.seat_of(leaves)))
+        await server.close()
+
+    asyncio.run(main())
+
+
+def test_filler_bots_make_full_tables(server: Server) -> None:
+    """Five players without groups: the organiser seats two tables, three bots fill
+    them; every game is four hands played, the bots get no prize."""
+
+    async def main() -> None:
+        players = [{"name": n, "group": None} for n in NAMES[:5]]
+        ev = await server.evenings.create(
+            online.read_new_evening(body(players=players, hands=2), "beginner")
+        )
+        assert len(ev.bots) == 3 and len(ev.evening.players) == 8
+        people = [Person(server, ev, pid) for pid in sorted(ev.tokens)]
+        await run_evening(server, ev, people, random.Random(3))
+        totals, done = organiser_totals(server, ev)
+        room = online.room_json(ev, host=True)
+        assert {int(k): v for k, v in room["totals"].items()} == totals
+        check_seating(server, ev, done)
+        assert set(room["leaderboard"]) == {"all"}
+        bots = {ev.name(b) for b in ev.bots}
+        assert room["prizes"] and not any(set(z["players"]) & bots for z in room["prizes"])
+        await server.close()
+
+    asyncio.run(main())
+
+
+def test_hand_time_up_stand_ins_finish(tmp_path: Path) -> None:
+    """Nobody plays (the turn's time is real: 30 s): when the hand's time is up,
+    stand-ins finish every table and the next hand is seated by itself (the hand's
+    clock, scaled for the test)."""
+    server = make_server(tmp_path / "games.sqlite3", turn_scale=1.0)
+
+    async def main() -> None:
+        server.evenings.time_scale = 0.0005  # 60 s a hand: 30 ms
+        ev = await server.evenings.create(
+            online.read_new_evening(body(hands=2, seconds_per_hand=60), "beginner")
+        )
+        people = [Person(server, ev, pid) for pid in sorted(ev.tokens)]
+        for p in people:
+            await p.follow()  # they sit down, and never play a card
+        for _ in range(4000):
+            if derive(ev.evening).finished:
+                break
+            for p in people:
+                await p.follow()
+            await asyncio.sleep(0.005)
+        assert derive(ev.evening).finished
+        assert all(h.finishing for h in ev.hands)
+        totals, _ = organiser_totals(server, ev)
+        assert {int(k): v for k, v in online.room_json(ev)["totals"].items()} == totals
+        await server.close()
+
+    asyncio.run(main())
+
+
+def test_nobody_comes_stand_ins_play_every_table(server: Server) -> None:
+    """No link is ever opened: stand-ins play every seat after the turn's grace (a
+    shared table with nobody at it would wait; an evening's table does not)."""
+
+    async def main() -> None:
+        ev = await server.evenings.create(online.read_new_evening(body(hands=2), "beginner"))
+        for _ in range(4000):
+            if derive(ev.evening).finished:
+                break
+            await asyncio.sleep(0.005)
+        assert derive(ev.evening).finished
+        room = online.room_json(ev)
+        assert sorted(room["absent"]) == sorted(ev.tokens)
+        # a finished evening is read from the store once, then kept with its derivation
+        kept = await server.evenings.get(ev.id)
+        assert kept is not None and kept is not ev and kept.evening == ev.evening
+        assert await server.evenings.get(ev.id) is kept
+        totals, _ = organiser_totals(server, ev)
+        assert {int(k): v for k, v in room["totals"].items()} == totals
+        await server.close()
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_duplicate_same_deal_at_every_table(server: Server, duplicate: bool) -> None:
+    """Duplicate: every table of a hand plays the same deal from the same dealer (and
+    the next hand another deal); without it, each table its own."""
+
+    async def main() -> None:
+        ev = await server.evenings.create(
+            online.read_new_evening(body(hands=2, duplicate=duplicate), "beginner")
+        )
+        for _ in range(4000):
+            if derive(ev.evening).finished:
+                break
+            await asyncio.sleep(0.005)
+        assert derive(ev.evening).finished
+        deals = []
+        for hand in ev.hands:
+            played = set()
+            for game in hand.games:
+                record = loads(server.store.get(game).record)  # type: ignore[union-attr]
+                played.add((record.hands[0].dealer, record.hands[0].hands))
+            assert len(played) == (1 if duplicate else len(hand.games))
+            # the same deal, not the same bots: each table's stand-ins have their own
+            # randomness
+            secrets_of = {server.store.get(g).secret for g in hand.games}  # type: ignore[union-attr]
+            assert len(secrets_of) == len(hand.games)
+            deals.append(played)
+        assert deals[0] != deals[1]
+        # once a hand is over its tables' games are named (the comparison page opens them)
+        assert all(t["game"] for h in online.room_json(ev)["hands"] for t in h["tables"])
+        # the deals' seed material is the server's own
+        text = json.dumps(online.room_json(ev, host=True, base=BASE))
+        assert ev.secret not in text
+        await server.close()
+
+    asyncio.run(main())
+
+
+def test_no_link_names_a_table_before_it_is_stored(tmp_path: Path) -> None:
+    """While the result that completes a hand is being stored with the next hand's
+    tables, the links still name the hand in play: a page sent to a table not yet
+    stored would be told it is unknown."""
+    server = make_server(tmp_path / "games.sqlite3", turn_scale=1.0)
+
+    async def main() -> None:
+        ev = await server.evenings.create(online.read_new_evening(body(hands=2), "beginner"))
+        first, second = ev.hands[0].games
+        await server.evenings.result(ev.id, first, 7, [])
+        gate = asyncio.Event()
+        real = server.store.submit_async
+
+        def held(ops: Any, fence: Any = None) -> Any:
+            stored = real(ops, fence)
+
+            async def later() -> None:
+                await gate.wait()
+                await stored
+
+            return asyncio.ensure_future(later())
+
+        server.store.submit_async = held  # type: ignore[method-assign]
+        task = asyncio.ensure_future(server.evenings.result(ev.id, second, 6, []))
+        await settle()
+        assert not task.done()
+        for pid in ev.tokens:
+            now = online.player_json(ev, pid, BASE).get("now")
+            assert now is not None and now["hand"] == 1
+            assert server.store.get(now["game"]) is not None
+        gate.set()
+        await task
+        for pid in ev.tokens:
+            now = online.player_json(ev, pid, BASE)["now"]
+            assert now["hand"] == 2 and server.store.get(now["game"]) is not None
+        await server.close()
+
+    asyncio.run(main())
+
+
+def test_live_evenings_and_players_are_bounded(tmp_path: Path) -> None:
+    server = make_server(tmp_path / "games.sqlite3", turn_scale=1.0)
+
+    async def main() -> None:
+        many = [{"name": f"P{i}", "group": "AB"[i % 2]} for i in range(520)]
+        for _ in range(online.MAX_LIVE_PLAYERS // 520):
+            await server.evenings.create(online.read_new_evening(body(players=many), "club"))
+        with pytest.raises(online.OnlineError, match="at most 2000 can play at once"):
+            await server.evenings.create(online.read_new_evening(body(players=many), "club"))
+        await server.close()
+
+    asyncio.run(main())
+
+
+# -- the HTTP calls ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def http(tmp_path: Path) -> Any:
+    app = create_app(tmp_path / "games.sqlite3", bot_delay=0)
+    with TestClient(app) as c:
+        yield c
+
+
+def test_http_create_read_and_links(http: TestClient) -> None:
+    r = http.post("/api/online-evenings", json=body())
+    assert r.status_code == 200, r.text
+    made = r.json()
+    assert set(made) >= {"id", "host_url", "room_url", "players"}
+    assert [p["name"] for p in made["players"]] == NAMES
+    token = made["players"][0]["url"].split("#t=")[1]
+    assert made["players"][0]["url"].startswith("http://127.0.0.1/?evening=")
+    key = made["host_url"].split("#k=")[1]
+    # the host's state: each hand's seating and every player's total
+    state = http.get(f"/api/online-evenings/{made['id']}", params={"key": key}).json()
+    assert state["current"] == 1 and len(state["hands"]) == 1
+    assert len(state["hands"][0]["tables"]) == 2
+    assert set(state["totals"].values()) == {0}
+    # no table's game id while its hand is played (its record would show the deal)
+    assert all(t["game"] is None for t in state["hands"][0]["tables"])
+    assert state["absent"] == list(range(1, 9))
+    # without the key, or with another: refused; the room is public but has no tokens
+    assert http.get(f"/api/online-evenings/{made['id']}").status_code == 403
+    assert http.get(f"/api/online-evenings/{made['id']}?key=x").status_code == 403
+    room = http.get(f"/api/online-evenings/{made['id']}/room")
+    assert room.status_code == 200 and token not in room.text and key not in room.text
+    # a player's link: their table, seat and the seat's token; marked as come
+    me = http.get(f"/api/online-evenings/{made['id']}/me", params={"t": token}).json()
+    assert me["player"]["name"] == "Anna" and me["now"]["hand"] == 1
+    assert set(me["now"]) >= {"table", "seat", "partner", "game", "token"}
+    state = http.get(f"/api/online-evenings/{made['id']}", params={"key": key}).json()
+    assert 1 not in state["absent"]
+    assert http.get(f"/api/online-evenings/{made['id']}/me?t=nope").status_code == 404
+    assert http.get("/api/online-evenings/ffffffffffff/room").status_code == 404
+    # the host ends hand 1: stand-ins finish it
+    assert http.post(f"/api/online-evenings/{made['id']}/end-hand").status_code == 403
+    ended = http.post(f"/api/online-evenings/{made['id']}/end-hand", params={"key": key})
+    assert ended.json() == {"hand": 1, "finishing": True}
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"hands": 25}, "'hands' must be a whole number from 1 to 24"),
+        ({"hands": 0}, "'hands' must be"),
+        ({"hands": True}, "'hands' must be"),
+        ({"players": []}, "'players' must be a list of 2 to 520 players"),
+        ({"players": [{"name": "A"}] * 521}, "not 521 of them"),
+        ({"players": [{"name": "Anna"}, {"name": "anna"}]}, "is used twice"),
+        ({"players": [{"name": "Anna", "group": "C"}, {"name": "B"}]}, "'group' must be"),
+        ({"players": [{"name": "Anna", "group": "A"}, {"name": "B"}]}, "or none of them"),
+        ({"players": [{"name": ""}, {"name": "B"}]}, "player 1: 'name' is empty"),
+        ({"players": [{"name": "x" * 25}, {"name": "B"}]}, "at most 24"),
+        ({"players": [{"name": "Anna", "age": 3}, {"name": "B"}]}, "player 1 must be"),
+        ({"seconds_per_hand": 5}, "'seconds_per_hand' must be a whole number from 60 to 3600"),
+        ({"duplicate": "yes"}, "'duplicate' must be true or false"),
+        ({"level": "god"}, "unknown bot level"),
+        ({"title": ""}, "'title' must be a text of 1 to 80"),
+        ({"prizes": 3}, "unknown field 'prizes'"),
+        (
+            {"players": [{"name": f"P{i}", "group": "A"} for i in range(300)]},
+            "need 300 bots to fill their tables",
+        ),
+    ],
+)
+def test_http_refusals_name_what_is_wrong(http: TestClient, change: Any, words: str) -> None:
+    r = http.post("/api/online-evenings", json=body(**change))
+    assert r.status_code == 400
+    assert words in r.json()["error"], r.json()
+
+
+def test_http_refuses_non_json(http: TestClient) -> None:
+    r = http.post("/api/online-evenings", content=b"[", headers={"content-type": "text/plain"})
+    assert r.status_code == 415
+    r = http.post("/api/online-evenings", json=[1])
+    assert r.status_code == 400 and "JSON object" in r.json()["error"]
+
+
+def test_the_store_keeps_the_newest_state_of_an_evening(any_db: str | Path) -> None:
+    """Migration 3 in SQLite and PostgreSQL alike: an evening's state is inserted, then
+    replaced by newer versions only (an older write, e.g. from a process that lost a
+    race, changes nothing)."""
+    from whistkit.server.database import open_store
+
+    store = open_store(any_db)
+    try:
+        assert store.online_evening("e1") is None
+        store.write([store.evening_op("e1", '{"v": 1}', 1)])
+        store.write([store.evening_op("e1", '{"v": 3}', 3)])
+        store.write([store.evening_op("e1", '{"v": 2}', 2)])
+        assert store.online_evening("e1") == ('{"v": 3}', 3)
+        store.write([store.evening_op("e2", '{"v": 1}', 1)])
+        assert store.online_evening("e2") == ('{"v": 1}', 1)
+    finally:
+        store.close()
