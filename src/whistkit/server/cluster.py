@@ -149,6 +149,15 @@ class Cluster:
             socket_timeout=max(5.0, self.lease_seconds),
         )
         self.redis: Any = aioredis.Redis(connection_pool=pool)
+        # the leases are renewed on a connection of their own: behind a burst of joins
+        # the pool's callers queue, and a renewal that waited there with them came after
+        # the leases had lapsed (2,000 games at once lost hundreds of tables)
+        self.keeper: Any = aioredis.Redis.from_url(
+            url,
+            single_connection_client=True,
+            socket_connect_timeout=5,
+            socket_timeout=max(5.0, self.lease_seconds),
+        )
         self.leases: dict[str, Lease] = {}
         self.on_message: Handler | None = None
         # called with a game whose lease was found lapsed or taken (from the event loop)
@@ -175,7 +184,7 @@ class Cluster:
         except Exception as e:
             raise ValueError(f"cannot reach the bus {self.url}: {e}") from None
         self._acquire = self.redis.register_script(ACQUIRE)
-        self._renew = self.redis.register_script(RENEW)
+        self._renew = self.keeper.register_script(RENEW)
         self._release = self.redis.register_script(RELEASE)
         self._outgoing = asyncio.Queue()
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
@@ -208,6 +217,8 @@ class Cluster:
                 await self._pubsub.aclose()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self.keeper.aclose()
         with contextlib.suppress(Exception):
             await self.redis.connection_pool.disconnect()
         self.started = False
@@ -287,7 +298,7 @@ class Cluster:
             self.on_lost(game)
 
     async def _mark_alive(self) -> None:
-        await self.redis.set(alive_key(self.node), b"1", px=int(self.lease_seconds * 1000))
+        await self.keeper.set(alive_key(self.node), b"1", px=int(self.lease_seconds * 1000))
 
     async def alive(self, nodes: list[str]) -> dict[str, bool]:
         """Which of these nodes marked themselves alive within the lease's time."""
