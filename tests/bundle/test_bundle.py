@@ -130,8 +130,10 @@ class Minimal:
             timeout=600,
         )
 
-    def start(self, *args: str, bot_delay: str | None = None) -> subprocess.Popen[str]:
-        env = self.env()
+    def start(
+        self, *args: str, bot_delay: str | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[str]:
+        env = self.env() | (env or {})
         if bot_delay is not None:  # one worker process for the bots, which play at once
             env |= {"WHISTKIT_BOT_DELAY": bot_delay, "WHISTKIT_BOT_WORKERS": "1"}
         proc = subprocess.Popen(
