@@ -78,8 +78,8 @@ class Person:
             if now is None or now["game"] in self.done:
                 await asyncio.sleep(b.args.poll)
                 continue
-            await self.play(now)
             self.done.add(now["game"])
+            await self.play(now)
 
     async def play(self, now: dict[str, Any]) -> None:
         b = self.bench
@@ -121,20 +121,34 @@ class Person:
                     await ws.send(json.dumps({**view["legal"][0], "v": msg["v"]}))
 
     async def after_game(self, ws: Any, sent: list[float]) -> None:
-        """The last card's ack (it comes after the game's end), then the table's word
-        that the next hand is seated (as the page waits for it; else the next poll)."""
+        """As the page does after its table's game: keep the socket open for the table's
+        word that the next hand is seated (``evening_next``), and ask the link's state
+        every ``--poll`` seconds meanwhile; back to the run loop (which asks the link's
+        state at once) on the word, or when a poll names a new table or the end."""
         b = self.bench
-        deadline = time.monotonic() + b.args.poll
-        while time.monotonic() < deadline:
+        while True:
+            deadline = time.monotonic() + b.args.poll
+            while (left := deadline - time.monotonic()) > 0:
+                try:
+                    reply = json.loads(await asyncio.wait_for(ws.recv(), left))
+                except TimeoutError:
+                    break
+                except Exception:  # the socket closed: the next poll tells
+                    return
+                if reply["type"] == "ack" and sent:
+                    b.acks.append(time.monotonic() - sent.pop(0))
+                elif reply["type"] == "error" and sent:
+                    sent.pop(0)
+                elif reply["type"] == "evening_next" and not sent:
+                    return
             try:
-                reply = json.loads(await asyncio.wait_for(ws.recv(), deadline - time.monotonic()))
-            except TimeoutError:
-                return
-            if reply["type"] == "ack" and sent:
-                b.acks.append(time.monotonic() - sent.pop(0))
-            elif reply["type"] == "error" and sent:
-                sent.pop(0)
-            elif reply["type"] == "evening_next" and not sent:
+                r = await b.http.get(f"{b.url}api/online-evenings/{b.evening}/me?t={self.token}")
+                state = r.json()
+            except (httpx.HTTPError, ValueError) as e:
+                b.poll_errors.append(type(e).__name__)
+                continue
+            now = state.get("now")
+            if state.get("finished") or (now is not None and now["game"] not in self.done):
                 return
 
 
