@@ -18,7 +18,7 @@ import pytest
 from bundle.test_bundle import Minimal, debian_root, read_until
 from bundle.test_bundle import bundle as bundle  # the session's bundle, built once
 
-from .test_e2e_evening_hall import board_pages
+from .test_e2e_evening_hall import board_pages, winners_cut
 from .test_e2e_evening_phone import Evening, many, open_page, phone
 
 pytestmark = pytest.mark.slow
@@ -105,15 +105,7 @@ def test_a_whole_evening_of_52_players_through_the_bundle(browser: Any, hall: An
         page = open_page(ctx, f"{hall.url}e/{ev.id}/projector", "is")
         page.wait_for_selector("#p-prizes li")
         assert board_pages(page) == everyone
-        cut = page.evaluate(
-            """() => {
-              const box = document.getElementById('p-prizes').getBoundingClientRect();
-              return [...document.querySelectorAll('#p-prizes li')]
-                .filter((li) => li.getBoundingClientRect().bottom > Math.min(box.bottom, innerHeight) + 1)
-                .map((li) => li.textContent);
-            }"""
-        )
-        assert cut == []  # every winner is on the screen
+        assert winners_cut(page) == []  # every winner is on the screen
         shot(page, f"projector-52-bundle-final-is-{width}")
         ctx.close()
     entering.context.close()

@@ -230,6 +230,19 @@ def board_pages(page: Any) -> set[int]:
     return seen
 
 
+def winners_cut(page: Any) -> list[str]:
+    """The projector's prizes whose line runs past the bottom of its panel or screen."""
+    cut: list[str] = page.evaluate(
+        """() => {
+          const box = document.getElementById('p-prizes').getBoundingClientRect();
+          return [...document.querySelectorAll('#p-prizes li')]
+            .filter((li) => li.getBoundingClientRect().bottom > Math.min(box.bottom, innerHeight) + 1)
+            .map((li) => li.textContent);
+        }"""
+    )
+    return cut
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
 def test_the_projector_leaderboard_pages_through_every_player(
     browser: Any, server: EveningProcess, size: tuple[int, int]
@@ -325,15 +338,7 @@ def test_52_players_on_the_projector_every_one_within_the_page_turns(
     ev.host.post(f"/api/e/{ev.id}/status", {"action": "finish"})
     page.wait_for_selector("#p-prizes")
     assert board_pages(page) == everyone
-    cut = page.evaluate(
-        """() => {
-          const box = document.getElementById('p-prizes').getBoundingClientRect();
-          return [...document.querySelectorAll('#p-prizes li')]
-            .filter((li) => li.getBoundingClientRect().bottom > Math.min(box.bottom, innerHeight) + 1)
-            .map((li) => li.textContent);
-        }"""
-    )
-    assert cut == []  # every winner is on the screen
+    assert winners_cut(page) == []  # every winner is on the screen
     shot(page, f"projector-52-final-en-{size[0]}")
     ctx.close()
 
