@@ -696,12 +696,15 @@ class Evenings:
     # -- what the pages get ------------------------------------------------------------
 
     async def mark_seen(self, ev: OnlineEvening, player: int) -> None:
+        """A player opened their link: at once in memory, stored with the next write
+        (one for all the players of a burst; each stored alone, 520 players opening their
+        links at an evening's start wrote the whole evening 520 times, one after the
+        other). A restart within the delay loses only that they came: a stand-in then
+        plays until they join."""
         if player in ev.seen:
             return
-        async with self._lock(ev.id):
-            if player not in ev.seen:
-                ev.seen.append(player)
-                await self._save(ev)
+        ev.seen.append(player)
+        self._save_soon(ev)
 
 
 def hand_in_play(ev: OnlineEvening) -> int | None:
