@@ -461,7 +461,7 @@ def test_http_create_read_and_links(http: TestClient) -> None:
     assert me["player"]["name"] == "Anna" and me["now"]["hand"] == 1
     assert set(me["now"]) >= {"table", "seat", "partner", "game", "token"}
     state = http.get(f"/api/online-evenings/{made['id']}", params={"key": key}).json()
-    assert 1 not in state["absent"]
+    assert state["absent"] == list(range(2, 9))  # Anna (1) has come; the others not yet
     assert http.get(f"/api/online-evenings/{made['id']}/me?t=nope").status_code == 404
     assert http.get("/api/online-evenings/ffffffffffff/room").status_code == 404
     # the host ends hand 1: stand-ins finish it
