@@ -6,18 +6,22 @@ Usage: python benchmarks/online_evening.py [--tables 130] [--hands 2] [--think 1
 ``whistkit play`` runs in a subprocess (a fresh SQLite database in a temporary folder,
 bots without pause); an evening of ``4 x --tables`` players (groups A and B) is made by
 ``POST /api/online-evenings``, and each person is a client in this process that does what
-the page does: it asks its link's state (``GET /api/online-evenings/ID/me``) every
-``--poll`` seconds, joins the table it names over its own WebSocket, and plays its first
-lawful card 1 to 3 s (``--think``, uniformly at random, ``--seed``) after its view says
-it is its turn.
+the page does: it asks its link's state (``GET /api/online-evenings/ID/me``, over an HTTP
+connection of its own) until it names a table, joins that table over its own WebSocket,
+and plays its first lawful card 1 to 3 s (``--think``, uniformly at random, ``--seed``)
+after its view says it is its turn, reading its socket all the while. After its table's
+game it keeps reading the socket for the table's word (``evening_next``, which carries
+the link's state) and asks the link's state every ``--poll`` seconds meanwhile; it goes
+to the next table on whichever comes first.
 
 Printed:
 
 - ack p50/p95/p99/max: from sending a card to its ``ack`` (the card is on disk);
 - for each move between hands: from the last table's last card of the hand (the
   moment its game-over event reached a client) to every person seated at the next table
-  (their join answered), p50/p99/max over the people; the goal is a p99 under 2 s. The
-  page's poll interval is part of it (a page learns the new seating at its next poll);
+  (their join answered), p50/p99/max over the people; the goal is a p99 under 2 s. Its
+  steps, from the same moment: the table's word reaching the client, the client knowing
+  its table (from the word or a poll), its new socket open;
 - errors (error messages other than a stale card, dropped sockets), the server's CPU
   over the run, and the machine's load average (the machine is shared).
 """
@@ -60,18 +64,28 @@ class Person:
         self.rng = rng
         self.done: set[str] = set()
         self.seated: dict[int, float] = {}  # hand -> when the join was answered
+        # hand -> when the page learnt of its table ("told": the link's state named it)
+        # and when its socket was open ("open"), the steps of a move before "seated"
+        self.phases: dict[int, dict[str, float]] = {}
+        self.word: dict[int, float] = {}  # hand -> when evening_next came (if it did)
 
     async def run(self) -> None:
         b = self.bench
         await asyncio.sleep(self.rng.uniform(0, b.args.poll))  # pages do not poll in step
+        told: dict[str, Any] | None = None  # the link's state the last table's socket gave
         while True:
-            try:
-                r = await b.http.get(f"{b.url}api/online-evenings/{b.evening}/me?t={self.token}")
-                state = r.json()
-            except (httpx.HTTPError, ValueError) as e:  # a page asks again at its next poll
-                b.poll_errors.append(type(e).__name__)
-                await asyncio.sleep(b.args.poll)
-                continue
+            if told is not None:
+                state, told = told, None
+            else:
+                try:
+                    r = await b.http.get(
+                        f"{b.url}api/online-evenings/{b.evening}/me?t={self.token}"
+                    )
+                    state = r.json()
+                except (httpx.HTTPError, ValueError) as e:  # a page asks again at its next poll
+                    b.poll_errors.append(type(e).__name__)
+                    await asyncio.sleep(b.args.poll)
+                    continue
             now = state.get("now")
             if state.get("finished"):
                 return
@@ -79,77 +93,112 @@ class Person:
                 await asyncio.sleep(b.args.poll)
                 continue
             self.done.add(now["game"])
-            await self.play(now)
+            told = await self.play(now)
 
-    async def play(self, now: dict[str, Any]) -> None:
+    async def play(self, now: dict[str, Any]) -> dict[str, Any] | None:
+        """Sit at the table ``now`` names and play its game; the link's state after it
+        (from the table's word, or a poll) if known."""
         b = self.bench
-        low, high = b.think
+        hand = now["hand"]
+        self.phases.setdefault(hand, {})["told"] = time.monotonic()
         async with connect(f"{b.ws}?game={now['game']}", max_size=2**22) as ws:
+            self.phases[hand]["open"] = time.monotonic()
             join = {"type": "join", "game": now["game"], "seat": now["seat"]}
             await ws.send(json.dumps({**join, "token": now["token"], "name": self.name}))
             acted = -1
             sent: list[float] = []  # the send times of the cards not yet acknowledged
-            while True:
-                try:
-                    msg = json.loads(await ws.recv())
-                except Exception:
-                    b.errors.append(f"{self.name}: socket dropped")
-                    return
-                kind = msg["type"]
-                if kind == "state" and now["hand"] not in self.seated:
-                    self.seated[now["hand"]] = time.monotonic()
-                if kind == "ack" and sent:
-                    b.acks.append(time.monotonic() - sent.pop(0))
-                    continue
-                if kind == "error":
-                    if msg.get("code") != "stale":
-                        b.errors.append(f"{self.name}: {msg.get('code')}")
-                    if sent:
-                        sent.pop(0)
-                    continue
-                view = msg.get("view")
-                if view is None:
-                    continue
-                if view["winner"]:
-                    b.game_over(now, time.monotonic())
-                    await self.after_game(ws, sent)
-                    return
-                if view["to_play"] == now["seat"] and view["legal"] and msg["v"] > acted:
-                    acted = msg["v"]
-                    await asyncio.sleep(self.rng.uniform(low, high))
-                    sent.append(time.monotonic())
-                    await ws.send(json.dumps({**view["legal"][0], "v": msg["v"]}))
+            # the person thinks while the page goes on reading: a card is sent by a task
+            # of its own, so an ack or event arriving meanwhile is read (and timed) at once
+            thinking: asyncio.Task[None] | None = None
 
-    async def after_game(self, ws: Any, sent: list[float]) -> None:
-        """As the page does after its table's game: keep the socket open for the table's
-        word that the next hand is seated (``evening_next``), and ask the link's state
-        every ``--poll`` seconds meanwhile; back to the run loop (which asks the link's
-        state at once) on the word, or when a poll names a new table or the end."""
-        b = self.bench
-        while True:
-            deadline = time.monotonic() + b.args.poll
-            while (left := deadline - time.monotonic()) > 0:
-                try:
-                    reply = json.loads(await asyncio.wait_for(ws.recv(), left))
-                except TimeoutError:
-                    break
-                except Exception:  # the socket closed: the next poll tells
-                    return
-                if reply["type"] == "ack" and sent:
-                    b.acks.append(time.monotonic() - sent.pop(0))
-                elif reply["type"] == "error" and sent:
-                    sent.pop(0)
-                elif reply["type"] == "evening_next" and not sent:
-                    return
+            async def card_later(card: dict[str, Any], v: int) -> None:
+                low, high = b.think
+                await asyncio.sleep(self.rng.uniform(low, high))
+                sent.append(time.monotonic())
+                await ws.send(json.dumps({**card, "v": v}))
+
             try:
-                r = await b.http.get(f"{b.url}api/online-evenings/{b.evening}/me?t={self.token}")
-                state = r.json()
-            except (httpx.HTTPError, ValueError) as e:
-                b.poll_errors.append(type(e).__name__)
-                continue
-            now = state.get("now")
-            if state.get("finished") or (now is not None and now["game"] not in self.done):
-                return
+                while True:
+                    try:
+                        msg = json.loads(await ws.recv())
+                    except Exception:
+                        b.errors.append(f"{self.name}: socket dropped")
+                        return None
+                    kind = msg["type"]
+                    if kind == "state" and hand not in self.seated:
+                        self.seated[hand] = time.monotonic()
+                    if kind == "ack" and sent:
+                        b.acks.append(time.monotonic() - sent.pop(0))
+                        continue
+                    if kind == "error":
+                        if msg.get("code") != "stale":
+                            b.errors.append(f"{self.name}: {msg.get('code')}")
+                        if sent:
+                            sent.pop(0)
+                        continue
+                    view = msg.get("view")
+                    if view is None:
+                        continue
+                    if view["winner"]:
+                        b.game_over(now, time.monotonic())
+                        return await self.after_game(ws, sent)
+                    if view["to_play"] == now["seat"] and view["legal"] and msg["v"] > acted:
+                        acted = msg["v"]
+                        thinking = asyncio.ensure_future(card_later(view["legal"][0], msg["v"]))
+            finally:
+                if thinking is not None:
+                    thinking.cancel()
+
+    async def after_game(self, ws: Any, sent: list[float]) -> dict[str, Any] | None:
+        """As the page does after its table's game: keep reading the socket for the
+        table's word that the next hand is seated (``evening_next``, with the link's
+        state), and meanwhile ask the link's state every ``--poll`` seconds; the state
+        that names a new table or the end, from whichever comes first (None: the socket
+        closed, the run loop asks)."""
+        b = self.bench
+        reading: asyncio.Task[Any] | None = None
+        asking: asyncio.Task[dict[str, Any] | None] | None = None
+        try:
+            while True:
+                if reading is None:
+                    reading = asyncio.ensure_future(ws.recv())
+                if asking is None:
+                    asking = asyncio.ensure_future(self.ask_later(b.args.poll))
+                done, _ = await asyncio.wait({reading, asking}, return_when=asyncio.FIRST_COMPLETED)
+                if reading in done:
+                    try:
+                        reply = json.loads(reading.result())
+                    except Exception:  # the socket closed: the next poll tells
+                        return None
+                    reading = None
+                    if reply["type"] == "ack" and sent:
+                        b.acks.append(time.monotonic() - sent.pop(0))
+                    elif reply["type"] == "error" and sent:
+                        sent.pop(0)
+                    elif reply["type"] == "evening_next" and isinstance(reply.get("me"), dict):
+                        self.word.setdefault(reply["hand"] or 0, time.monotonic())
+                        return reply["me"]  # type: ignore[no-any-return]
+                if asking in done:
+                    state = asking.result()
+                    asking = None
+                    now = state.get("now") if state else None
+                    if state and (state.get("finished") or (now and now["game"] not in self.done)):
+                        return state
+        finally:
+            for task in (reading, asking):
+                if task is not None:
+                    task.cancel()
+
+    async def ask_later(self, delay: float) -> dict[str, Any] | None:
+        """The link's state after ``delay`` seconds (None if the request failed)."""
+        b = self.bench
+        await asyncio.sleep(delay)
+        try:
+            r = await b.http.get(f"{b.url}api/online-evenings/{b.evening}/me?t={self.token}")
+            return r.json()  # type: ignore[no-any-return]
+        except (httpx.HTTPError, ValueError) as e:
+            b.poll_errors.append(type(e).__name__)
+            return None
 
 
 class Bench:
@@ -160,7 +209,11 @@ class Bench:
         low, high = (float(x) for x in args.think.split(":"))
         self.think = (low, high)
         self.http = httpx.AsyncClient(
-            timeout=60, limits=httpx.Limits(max_connections=64, max_keepalive_connections=64)
+            # a page's own connection each (the server allows them: see main's environment)
+            timeout=60,
+            limits=httpx.Limits(
+                max_connections=4 * args.tables, max_keepalive_connections=4 * args.tables
+            ),
         )
         self.evening = ""
         self.acks: list[float] = []
@@ -209,7 +262,7 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
     took = time.monotonic() - started
     client_cpu = time.process_time() - cpu
     await bench.http.aclose()
-    moves = {}
+    moves: dict[int, dict[str, Any]] = {}
     for hand in range(2, args.hands + 1):
         last = bench.last_card.get(hand - 1)
         waits = [p.seated[hand] - last for p in people if hand in p.seated and last]
@@ -219,6 +272,19 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
             "p99": percentile(waits, 0.99),
             "max": max(waits) if waits else float("nan"),
         }
+        # the steps: the table's word that the hand is seated (evening_next), the link's
+        # state naming the new table, the socket open; each from the last card
+        for step, times in (
+            ("word", [p.word.get(hand) for p in people]),
+            ("told", [p.phases.get(hand, {}).get("told") for p in people]),
+            ("open", [p.phases.get(hand, {}).get("open") for p in people]),
+        ):
+            got = [t - last for t in times if t is not None and last]
+            moves[hand][step] = {
+                "people": len(got),
+                "p50": percentile(got, 0.5),
+                "p99": percentile(got, 0.99),
+            }
     return {
         "tables": args.tables,
         "people": len(people),
@@ -300,6 +366,17 @@ def main() -> None:
         print(
             f"move to hand {hand}: last card -> all {m['people']} seated:"
             f" p50 {m['p50']:.2f} s, p99 {m['p99']:.2f} s, max {m['max']:.2f} s (goal p99 < 2 s)"
+        )
+        print(
+            "  its steps from the last card, p50/p99: "
+            + "; ".join(
+                f"{name} {m[step]['p50']:.2f}/{m[step]['p99']:.2f} s ({m[step]['people']})"
+                for step, name in (
+                    ("word", "evening_next"),
+                    ("told", "state names the table"),
+                    ("open", "socket open"),
+                )
+            )
         )
     print(f"errors: {out['error_count']} {out['errors'][:5]}")
     print(

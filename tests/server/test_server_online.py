@@ -174,6 +174,10 @@ def test_eight_players_two_tables_three_hands(server: Server) -> None:
         ev = await server.evenings.create(online.read_new_evening(body(), "beginner"))
         assert ev.bots == []
         people = [Person(server, ev, pid) for pid in sorted(ev.tokens)]
+        first = server.tables.loaded(ev.hands[0].games[0])
+        assert isinstance(first, SharedTable) and first.shared is not None
+        watcher = Client(server, "Watcher")
+        await watcher.watch(first.id, first.shared.watch_token)
         await run_evening(server, ev, people, random.Random(1))
         totals, done = organiser_totals(server, ev)
         room = online.room_json(ev, host=True)
@@ -196,10 +200,29 @@ def test_eight_players_two_tables_three_hands(server: Server) -> None:
         second = {p.pid: done.hand(2).table_of(p.pid).partner_of(p.pid) for p in people}
         assert first != second
         assert room["absent"] == []
-        # the finished tables told their people when the next hand was seated
+        # the finished tables told their people when the next hand was seated, and
+        # where they sit now: each person's own link's state, with their new seat's
+        # token (on their own socket only), and at the end their total
         for p in people:
-            told = {m["hand"] for m in p.client.log if m["type"] == "evening_next"}
-            assert told == {2, 3}, (p.pid, told)
+            p.client.drain()
+            nexts = [m for m in p.client.log if m["type"] == "evening_next"]
+            assert [m["hand"] for m in nexts] == [2, 3, None], (p.pid, nexts)
+            for m in nexts:
+                me = m["me"]
+                assert me["player"]["id"] == p.pid
+                if m["hand"] is None:
+                    assert me["finished"] and "now" not in me
+                    assert me["total"] == totals[p.pid]
+                    continue
+                t = done.hand(m["hand"]).table_of(p.pid)
+                assert me["now"]["game"] == ev.hands[m["hand"] - 1].games[t.table - 1]
+                assert me["now"]["seat"] == t.seat_of(p.pid)
+                tokens = ev.hands[m["hand"] - 1].tokens[t.table - 1]
+                assert me["now"]["token"] == tokens[t.seat_of(p.pid)]
+        # a watcher of a table hears the word alone: no one's seat, no token
+        watcher.drain()
+        watched = [m for m in watcher.log if m["type"] == "evening_next"]
+        assert [m["hand"] for m in watched] == [2] and "me" not in watched[0]
         # the stored state is the evening's (the results of a burst are stored together)
         stored = server.store.online_evening(ev.id)
         assert stored is not None

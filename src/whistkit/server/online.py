@@ -567,14 +567,28 @@ class Evenings:
         task.add_done_callback(self._done)
 
     def _tell_moved(self, ev: OnlineEvening, hand: int) -> None:
-        """Tell the people still at the last hand's tables that the next hand is seated
-        (no secret in it: their pages then ask their links' state at once)."""
-        if hand < 2:
+        """Tell the people still at the tables of the hand before ``hand`` (just seated,
+        or ``hands + 1``: the evening is over) where they go now: each person's own
+        sockets get their link's state as ``GET .../me`` answers it (with the new seat's
+        token: nobody else's socket gets it), so that no page has to ask; watchers get
+        the word alone."""
+        if hand < 2 or hand - 2 >= len(ev.hands):
             return
-        for game in ev.hands[hand - 2].games:
+        done = ev.derived()
+        before = done.hand(hand - 1)
+        for t, game in zip(before.tables, ev.hands[hand - 2].games, strict=True):
             table = self.tables.loaded(game)
-            if isinstance(table, SharedTable) and table.shared is not None:
-                table.send_all({"type": "evening_next", "hand": hand})
+            if not isinstance(table, SharedTable) or table.shared is None:
+                continue
+            word: dict[str, Any] = {"type": "evening_next", "hand": done.current}
+            table.send_seats(
+                {
+                    seat: {**word, "me": player_json(ev, pid, "/")}
+                    for seat, pid in enumerate(t.seats)
+                    if pid not in ev.bots
+                },
+                word,
+            )
 
     def table_over(self, table: Table) -> None:
         """A table's game is over (its last action stored): its result goes into the
@@ -628,6 +642,7 @@ class Evenings:
                 await self._seat(ev, evening, after, after.current)
             elif after is not None:  # the evening is over
                 await self._commit(ev, evening, hands, [], after)
+                self._tell_moved(ev, hand + 1)
             else:
                 # a result that does not complete its hand changes no seating: it is
                 # the evening's at once and stored with the next write (one for the

@@ -115,9 +115,13 @@ Shared tables also send:
   the last lines (at most 30) come after ``seats``. Render text as text (textContent).
 - ``{"type": "hands", "hand_number": n, "hands": {"N": [cards], ...}}``: to watchers of a
   table with ``watch_hands``, after a hand ends: the hands as they were dealt.
-- ``{"type": "evening_next", "hand": n}``: to everyone at a table of an online evening
-  (docs/online.md) once the evening's next hand is seated: the page asks its link's
-  state for its next table (the message itself names no table and carries no token).
+- ``{"type": "evening_next", "hand": n, "me": {...}}``: to each person at a table of an
+  online evening (docs/online.md) once the evening's next hand is seated (``"hand":
+  null`` once the evening is over): ``me`` is that person's link's state, as ``GET
+  /api/online-evenings/ID/me`` gives it (their next table, seat and the seat's token,
+  the last hand's outcome, their total), sent on their own seat's sockets only; the
+  page goes there without asking. Watchers get ``{"type": "evening_next", "hand": n}``
+  alone.
 
 A person's seat at a shared table is a ``human`` seat of the game; its ``players`` in
 views carry the persons' names. A stand-in's action is an ordinary event (no mark: the

@@ -326,6 +326,16 @@ class SharedTable(Table):
         for queue in self.watchers:
             queue.put_nowait(msg)
 
+    def send_seats(self, each: Mapping[Seat, dict[str, Any]], others: dict[str, Any]) -> None:
+        """To each seat's connections its own message of ``each`` (``others`` to a seat
+        not in it), and ``others`` to every watcher."""
+        if not self.owned():
+            return
+        for seat, queue in self.subscribers:
+            queue.put_nowait(each.get(seat, others))
+        for queue in self.watchers:
+            queue.put_nowait(others)
+
     def _seats_changed(self) -> None:
         if self.shared is None:
             return

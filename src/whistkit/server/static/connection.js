@@ -114,8 +114,9 @@ function onMessage(msg) {
   } else if (msg.type === "hands") {
     onHands(msg);
   } else if (msg.type === "evening_next") {
-    // an online evening's next hand is seated: the evening's page (evening.js) looks now
-    document.dispatchEvent(new CustomEvent("whistkit:evening-next"));
+    // an online evening's next hand is seated: the evening's page (evening.js) goes on
+    // with the link's state the message carries (or asks for it)
+    document.dispatchEvent(new CustomEvent("whistkit:evening-next", { detail: msg.me || null }));
   } else if (msg.type === "error" && typeof msg.code === "string" && msg.code.startsWith("chat_")) {
     chatRefused(msg);
   } else if (msg.type === "error" && (msg.code === "replaced" || msg.code === "seat_closed")) {

@@ -10,8 +10,12 @@ import { closeDialogs } from "./sheet.js";
 import { $, app, rememberTable } from "./state.js";
 import { showMessage } from "./table.js";
 
-const POLL_MS = 1500; // the link's state is asked this often (one request at a time)
-const MOVE_MS = 4000; // the move's panel stays this long before the next table opens
+// the link's state is asked this often (one request at a time) while the page has no
+// live table; at a table the table's socket brings the next seat (evening_next), and the
+// state is asked only now and then, in case that word was missed
+const POLL_MS = 1500;
+const SEATED_POLL_MS = 15000;
+const MOVE_MS = 4000; // the move's panel stays this long over the next table
 
 const ev = {
   id: null,
@@ -19,7 +23,8 @@ const ev = {
   state: null, // the link's last state
   game: null, // the game this page sits at
   timer: null,
-  moving: false,
+  moveTimer: null,
+  asked: 0, // when the link's state was last asked (Date.now())
   polling: false, // a request under way
   again: false, // asked again meanwhile
 };
@@ -47,7 +52,10 @@ export async function startEvening(link) {
   $("#evening-room").href = `/?room=${encodeURIComponent(link.id)}`;
   showMessage(t("connecting"));
   // the finished table says when the next hand is seated: no waiting for the next poll
-  document.addEventListener("whistkit:evening-next", () => { if (!ev.moving) poll(); });
+  document.addEventListener("whistkit:evening-next", (e) => {
+    if (e.detail && e.detail.player) onState(e.detail);
+    else poll();
+  });
   await poll();
 }
 
@@ -55,6 +63,7 @@ export async function startEvening(link) {
 async function poll() {
   if (ev.polling) { ev.again = true; return; }
   ev.polling = true;
+  ev.asked = Date.now();
   clearTimeout(ev.timer);
   let state = null;
   let stop = false;
@@ -69,32 +78,53 @@ async function poll() {
     // the server is away for a moment: ask again
   }
   try {
-    if (state) await onState(state);
+    if (state) onState(state);
   } finally {
     ev.polling = false;
   }
-  if (stop || (state && state.finished)) return;
+  if (stop || (ev.state && ev.state.finished)) return;
   const again = ev.again;
   ev.again = false;
-  ev.timer = setTimeout(poll, again ? 0 : POLL_MS);
+  ev.timer = setTimeout(tick, again ? 0 : POLL_MS);
 }
 
-async function onState(state) {
+// every POLL_MS: ask the link's state, but at a live table only every SEATED_POLL_MS
+function tick() {
+  if (atLiveTable() && Date.now() - ev.asked < SEATED_POLL_MS) {
+    ev.timer = setTimeout(tick, POLL_MS);
+    return;
+  }
+  poll();
+}
+
+// sitting at the evening's table with its socket open and its game not over
+function atLiveTable() {
+  return Boolean(ev.game && app.game === ev.game && app.ws && app.ws.readyState === WebSocket.OPEN
+    && app.view && !app.view.winner);
+}
+
+// how far on the evening is in a state: a state that comes late (a poll's answer
+// overtaken by the table's word on the socket) never takes the page back
+function progress(state) {
+  if (state.finished) return Infinity;
+  return state.now ? state.now.hand : 0;
+}
+
+function onState(state) {
   const before = ev.state;
+  if (before && progress(state) < progress(before)) return;
   ev.state = state;
   app.eveningName = state.player.name;
   renderBar(state);
   const now = state.now;
-  if (now && now.game !== ev.game && !ev.moving) {
-    if (ev.game && state.last) {
-      ev.moving = true;
-      showMove(state.last, now);
-      await new Promise((ok) => setTimeout(ok, MOVE_MS));
-      ev.moving = false;
-      $("#evening-move").hidden = true;
-    }
-    sitAt(ev.state.now || now);
+  if (now && now.game !== ev.game) {
+    // to the next table at once; the move's words stay a few seconds over it
+    const moved = Boolean(ev.game && state.last);
+    sitAt(now);
+    if (moved) showMove(state.last, now);
   } else if (!now && state.finished && (!before || !before.finished)) {
+    clearTimeout(ev.moveTimer);
+    clearTimeout(ev.timer);
     $("#evening-move").hidden = false;
     $("#evening-move-text").textContent = t("evening_over", { points: formatPoints(state.total) });
     $("#evening-move").dataset.over = "true";
@@ -124,6 +154,8 @@ function showMove(last, now) {
   delete box.dataset.over;
   box.dataset.won = String(last.won);
   $("#evening-move-text").textContent = t(now.table === last.table ? "evening_stay" : "evening_move", where);
+  clearTimeout(ev.moveTimer);
+  ev.moveTimer = setTimeout(() => { box.hidden = true; }, MOVE_MS);
 }
 
 function formatPoints(value) {
