@@ -291,9 +291,12 @@ class Server:
         return {**first, "refining": {"done": done, "total": total, "node_limit": limit}}
 
     async def start(self) -> None:
-        """Join the cluster (with a bus): its channel, its leases' keeping."""
+        """Join the cluster (with a bus): its channel, its leases' keeping; take up the
+        online evenings under way."""
         if self.cluster is not None:
             await self.cluster.start()
+        # the online evenings under way when the server stopped go on
+        await self.evenings.resume()
 
     async def close(self) -> None:
         if self.relays is not None:

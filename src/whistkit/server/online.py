@@ -78,6 +78,7 @@ DEFAULT_SECONDS = 600
 TURN_SECONDS = 30  # a person's turn at an evening's table, then a stand-in plays it
 MAX_LIVE = 20  # evenings under way in one server ...
 MAX_LIVE_PLAYERS = 2000  # ... and their players (stand-ins play for every absent one)
+RESUME_SECONDS = 2 * 24 * 3600  # at start, evenings stored within this long are taken up
 KEPT_OVER = 16  # finished evenings kept in memory (the oldest read goes first)
 SAVE_DELAY = 0.25  # a result is stored with the others that come within this time
 STALE_SECONDS = 1.0  # a page's totals may be this old while a hand is played
@@ -416,6 +417,44 @@ class Evenings:
                 self.over.pop(next(iter(self.over)))
         return ev
 
+    async def resume(self) -> None:
+        """At the server's start: take up again every unfinished evening stored within
+        :data:`RESUME_SECONDS` (at most :data:`MAX_LIVE`): its clock runs again (a hand
+        whose time ran out while the server was down is finished by stand-ins at its
+        first tick), a hand being finished is finished again, and a table whose game
+        ended without its result in the evening (the server stopped in between) gets it
+        recorded. An evening not taken up here is when it is next asked for."""
+        since = time.time() - RESUME_SECONDS
+        for evening_id in await asyncio.to_thread(self.store.online_evening_ids, since):
+            if len(self.live) >= MAX_LIVE:
+                break
+            try:
+                ev = await self.get(evening_id)
+                if ev is not None and ev.in_play() is not None:
+                    await self._recover(ev)
+            except (StoreError, ValueError, KeyError):
+                log.exception("online evening %s could not be taken up again", evening_id)
+
+    async def _recover(self, ev: OnlineEvening) -> None:
+        """The results of the hand in play whose tables are over in the store but not
+        in the evening, recorded; its tables finished again if they were being."""
+        hand = ev.in_play()
+        if hand is None:
+            return
+        tables = ev.hands[hand - 1]
+        for n, game in enumerate(tables.games, start=1):
+            if ev.reported(hand, n):
+                continue
+            stored = await asyncio.to_thread(self.store.get, game)
+            if stored is None or not stored.finished:
+                continue
+            table = await self.tables.open(game)
+            if isinstance(table, SharedTable) and table.state.is_over:
+                # who was away at its end is not known: nobody (their pages come back)
+                await self.result(ev.id, game, table.state.results[-1].tricks[0], [])
+        if ev.in_play() == hand and tables.finishing:
+            await self._finish_tables(tables)
+
     async def _save(self, ev: OnlineEvening) -> None:
         ev.version += 1
         await self.store.submit_async([self.store.evening_op(ev.id, ev.to_json(), ev.version)])
@@ -646,6 +685,9 @@ class Evenings:
                 return
             tables.finishing = True
             await self._save(ev)
+        await self._finish_tables(tables)
+
+    async def _finish_tables(self, tables: HandTables) -> None:
         for game in tables.games:
             table = await self.tables.open(game)
             if not isinstance(table, SharedTable) or table.shared is None:
