@@ -368,7 +368,8 @@ def read_new_evening(body: Any, default_level: str) -> NewEvening:
         try:
             prizes = prizes_from_json(body["prizes"])
         except (EveningError, TypeError) as e:
-            raise bad(f"'prizes': {e}") from None
+            said = str(e)
+            raise bad(said if said.startswith("'prizes'") else f"'prizes': {said}") from None
         if players[0][1] is None:
             given = [k for k in GROUP_PRIZES if getattr(prizes, k)]
             if given:

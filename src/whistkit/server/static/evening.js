@@ -94,6 +94,9 @@ async function onState(state) {
       $("#evening-move").hidden = true;
     }
     sitAt(ev.state.now || now);
+  } else if (!now && state.from_hand && !ev.game) {
+    // joined through the open link during a hand: their first table is the next hand's
+    showMessage(t("evening_wait_join", { hand: state.from_hand }));
   } else if (!now && state.finished && (!before || !before.finished)) {
     $("#evening-move").hidden = false;
     $("#evening-move-text").textContent = t("evening_over", { points: formatPoints(state.total) });
