@@ -303,18 +303,21 @@ def test_http_join_refusals_name_what_is_wrong(
     r = http.post(f"/api/online-evenings/{made['id']}/join", json=join)
     assert r.status_code == status, r.text
     assert words in r.json()["error"], r.json()
+    assert r.json().get("code") == ("name_taken" if "taken" in words else None)
 
 
 def test_http_join_closed_by_default_and_at_the_last_hand(http: TestClient) -> None:
     made = http.post("/api/online-evenings", json=body(hands=1)).json()
     r = http.post(f"/api/online-evenings/{made['id']}/join", json={"name": "Jón"})
     assert r.status_code == 403 and made["join_url"] is None
+    assert r.json()["code"] == "closed"  # the page's own words for it
     key = made["host_url"].split("#k=")[1]
     http.post(
         f"/api/online-evenings/{made['id']}/join-link", params={"key": key}, json={"open": True}
     )
     r = http.post(f"/api/online-evenings/{made['id']}/join", json={"name": "Jón"})
     assert r.status_code == 409 and "no hand left to join" in r.json()["error"]
+    assert r.json()["code"] == "no_hand_left"
 
 
 def test_http_joins_per_address_are_bounded(http: TestClient) -> None:

@@ -623,7 +623,8 @@ def create_app(
         try:
             pid, token = await server.evenings.join(ev, body.get("name"), body.get("group"))
         except online.OnlineError as e:
-            return JSONResponse({"error": e.message}, e.status)
+            said = {"error": e.message} if e.code is None else {"error": e.message, "code": e.code}
+            return JSONResponse(said, e.status)
         except StoreError as e:
             return JSONResponse({"error": f"the join could not be stored, try again: {e}"}, 503)
         player = ev.evening.player(pid)

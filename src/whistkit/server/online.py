@@ -102,10 +102,11 @@ FORMAT = "whistkit-online-evening/1"
 class OnlineError(Exception):
     """A request about an online evening refused: ``status`` and a message naming what."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code  # for the pages' own words (the join link's refusals)
 
 
 # -- the stored state -----------------------------------------------------------------------
@@ -795,18 +796,22 @@ class Evenings:
             raise OnlineError(400, f'\'group\' must be "A", "B" or null, not {quote(group)}')
         async with self._lock(ev.id):
             if not ev.open_join:
-                raise OnlineError(403, "the host has closed this evening's join link")
+                raise OnlineError(403, "the host has closed this evening's join link", "closed")
             current = ev.in_play()
             if current is None:
-                raise OnlineError(409, "the evening is over")
+                raise OnlineError(409, "the evening is over", "no_hand_left")
             if current >= ev.evening.config.hands:
                 raise OnlineError(
-                    409, f"hand {current} is the evening's last: there is no hand left to join"
+                    409,
+                    f"hand {current} is the evening's last: there is no hand left to join",
+                    "no_hand_left",
                 )
             taken = {p.name.casefold() for p in ev.evening.players}
             if name.casefold() in taken:
                 raise OnlineError(
-                    400, f"the name {quote(name)} is taken in this evening; choose another"
+                    400,
+                    f"the name {quote(name)} is taken in this evening; choose another",
+                    "name_taken",
                 )
             arrives = current + 1
             bots = set(ev.bots)

@@ -7,6 +7,7 @@ import { t } from "./i18n.js";
 import { $ } from "./state.js";
 
 const join = { id: null, room: null };
+const WORDS = { name_taken: "join_name_taken", closed: "join_closed", no_hand_left: "join_over" };
 
 export function joinLink() {
   const id = new URLSearchParams(location.search).get("join");
@@ -68,7 +69,15 @@ async function send() {
       body: JSON.stringify(body),
     });
     const data = await r.json().catch(() => ({}));
-    if (!r.ok) throw new Error(data.error || r.statusText);
+    if (!r.ok) {
+      const own = WORDS[data.code]; // the refusals a person meets, in their language
+      if (own) {
+        error.textContent = t(own, { name: body.name.trim() });
+        button.disabled = data.code === "closed" || data.code === "no_hand_left";
+        return;
+      }
+      throw new Error(data.error || r.statusText);
+    }
     localStorage.setItem(kept(join.id), data.url);
     location.assign(data.url); // the player's page: it keeps the link's token
   } catch (err) {
