@@ -85,10 +85,10 @@ def test_organisers_form_opens_the_join_link_with_chosen_prizes(
             page.wait_for_selector("#room-join-link")
             assert page.locator("#room-join-link").is_visible()
             link = str(page.locator("#room-join-link").text_content())
-            assert "?join=" in link
+            assert "?join-evening=" in link
             assert page.locator("#room-join-toggle").is_visible()
             page.screenshot(path=str(shots / f"room-join-{lang}-{label}.png"))
-            evening = link.split("?join=")[1]
+            evening = link.split("?join-evening=")[1]
             key = page.evaluate(f"sessionStorage.getItem('whistkit.room.{evening}')")
             state = get_json(f"{join_server.url}api/online-evenings/{evening}?key={key}")
             prizes = state["evening"]["config"]["prizes"]

@@ -253,7 +253,7 @@ def test_http_open_join_link(http: TestClient) -> None:
     made = http.post("/api/online-evenings", json=body(hands=3, open_join=True)).json()
     evening = made["id"]
     key = made["host_url"].split("#k=")[1]
-    assert made["join_url"] == f"http://127.0.0.1/?join={evening}"
+    assert made["join_url"] == f"http://127.0.0.1/?join-evening={evening}"
     room = http.get(f"/api/online-evenings/{evening}/room").json()
     assert room["open_join"] and room["joinable"] and room["grouped"]
     r = http.post(f"/api/online-evenings/{evening}/join", json={"name": "Jón", "group": "B"})

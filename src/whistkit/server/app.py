@@ -664,7 +664,7 @@ def create_app(
         except StoreError as e:
             return JSONResponse({"error": f"the change could not be stored, try again: {e}"}, 503)
         return JSONResponse(
-            {"open_join": ev.open_join, "join_url": f"{base_of(request.url)}?join={ev.id}"}
+            {"open_join": ev.open_join, "join_url": f"{base_of(request.url)}?join-evening={ev.id}"}
         )
 
     async def table_summary(request: Request) -> Response:

@@ -1017,7 +1017,7 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
         "duplicate": ev.duplicate,
         "seconds_per_hand": ev.seconds_per_hand,
         "version": ev.version,
-        # the open join link (?join=ID): open (the host's choice), and taking players
+        # the open join link (?join-evening=ID): open (the host's choice), and taking players
         # now (open, and a hand left after the one in play)
         "open_join": ev.open_join,
         "joinable": ev.open_join
@@ -1050,7 +1050,7 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
         # players, results), which the hall organiser reads too
         out["evening"] = ev.evening.to_json()
         out["links"] = created_json(ev, base)["players"]
-        out["join_url"] = f"{base}?join={ev.id}"
+        out["join_url"] = f"{base}?join-evening={ev.id}"
     return out
 
 
@@ -1062,7 +1062,7 @@ def created_json(ev: OnlineEvening, base: str) -> dict[str, Any]:
         "host_url": f"{base}?room={ev.id}#k={ev.host_key}",
         "host_key": ev.host_key,
         "room_url": f"{base}?room={ev.id}",
-        "join_url": f"{base}?join={ev.id}" if ev.open_join else None,
+        "join_url": f"{base}?join-evening={ev.id}" if ev.open_join else None,
         "players": [
             {"name": ev.name(pid), "url": f"{base}?evening={ev.id}#t={token}"}
             for pid, token in ev.tokens.items()

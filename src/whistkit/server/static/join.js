@@ -1,4 +1,4 @@
-// The open join link of an online evening (#34): ?join=ID. A person types a name (and,
+// The open join link of an online evening (#34): ?join-evening=ID. A person types a name (and,
 // with groups, may choose one); the server answers with their own player's link
 // (?evening=ID#t=TOKEN), which this browser keeps: opening the join link again goes back
 // to it instead of joining twice.
@@ -10,7 +10,7 @@ const join = { id: null, room: null };
 const WORDS = { name_taken: "join_name_taken", closed: "join_closed", no_hand_left: "join_over" };
 
 export function joinLink() {
-  const id = new URLSearchParams(location.search).get("join");
+  const id = new URLSearchParams(location.search).get("join-evening");
   if (!id || !/^[0-9a-zA-Z]{1,32}$/.test(id)) return null;
   return { id };
 }

@@ -77,7 +77,7 @@ async function endHand() {
 
 // the open join link: shown while it takes players; the host opens and closes it
 function renderJoin(s) {
-  const url = s.join_url || new URL(`/?join=${encodeURIComponent(s.id)}`, location.href).href;
+  const url = s.join_url || new URL(`/?join-evening=${encodeURIComponent(s.id)}`, location.href).href;
   const a = $("#room-join-link");
   a.href = url;
   a.textContent = url;
