@@ -85,7 +85,7 @@ function renderJoin(s) {
   toggle.hidden = !room.key || s.finished;
   toggle.textContent = t(s.open_join ? "room_join_close" : "room_join_open");
   a.hidden = !s.joinable;
-  $("#room-join-note").textContent = t(s.joinable ? "room_join_note" : "room_join_closed");
+  $("#room-join-note").textContent = t(s.joinable ? "room_join_note" : s.open_join ? "join_over" : "room_join_closed");
   $("#room-join").hidden = !s.joinable && toggle.hidden;
 }
 
