@@ -125,8 +125,8 @@ def shared_table(browser: Browser, axe: Checker) -> None:
 
 
 def online_evening(browser: Browser, server: ServerProcess, axe: Checker) -> None:
-    """An online evening (#34): the organiser's dialog, the host's room and a player's
-    page at their table."""
+    """An online evening (#34): the organiser's dialog, the host's room, the open join
+    link's page and a player's page at their table."""
     context = browser.new_context(viewport=DESKTOP, reduced_motion="reduce")
     host = Checker(context.new_page())
     page = host.page
@@ -138,15 +138,20 @@ def online_evening(browser: Browser, server: ServerProcess, axe: Checker) -> Non
     axe.dialogs.add("dlg-evening")
     names = ["Anna, A", "Bjarni, B", "Dóra, A", "Einar, B"]
     page.locator("#ev-players").fill("\n".join(names))
+    page.locator("#ev-open-join").check()
     page.locator("#ev-create").click()
     page.wait_for_selector("#room-links a[data-player-link]")
     host.check("the online evening's room (host)")
+    joiner = Checker(context.new_page())
+    open_page(joiner.page, str(page.locator("#room-join-link").get_attribute("href")))
+    joiner.page.wait_for_selector("#ej-name")
+    joiner.check("an online evening's join page")
     link = str(page.locator("#room-links a[data-player-link]").first.get_attribute("href"))
     player = Checker(context.new_page())
     open_page(player.page, link)
     player.page.wait_for_selector("#table[data-evening-hand] ~ *, #hand .card")
     player.check("an online evening's player at their table")
-    axe.found += host.found + player.found
+    axe.found += host.found + joiner.found + player.found
     context.close()
 
 

@@ -511,7 +511,7 @@ def test_http_create_read_and_links(http: TestClient) -> None:
         ({"duplicate": "yes"}, "'duplicate' must be true or false"),
         ({"level": "god"}, "unknown bot level"),
         ({"title": ""}, "'title' must be a text of 1 to 80"),
-        ({"prizes": 3}, "unknown field 'prizes'"),
+        ({"colour": 3}, "unknown field 'colour'"),
         (
             {"players": [{"name": f"P{i}", "group": "A"} for i in range(300)]},
             "need 300 bots to fill their tables",

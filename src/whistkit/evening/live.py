@@ -51,6 +51,22 @@ def config_to_json(config: Config) -> dict[str, Any]:
     return out
 
 
+def prizes_from_json(raw: Any) -> Prizes:
+    """:class:`Prizes` from its JSON (missing fields take the defaults), checked;
+    ``EveningError`` names an unknown or ill-typed field (the online evenings of
+    ``whistkit play`` take their prizes so too)."""
+    if not isinstance(raw, dict):
+        raise EveningError("'prizes' must be an object")
+    bad = sorted(set(raw) - set(_PRIZE_FIELDS))
+    if bad:
+        raise EveningError(
+            f"unknown prize field {', '.join(map(repr, bad))}; known: {', '.join(_PRIZE_FIELDS)}"
+        )
+    prizes = Prizes(**raw)
+    prizes.check()
+    return prizes
+
+
 def config_from_json(raw: Any) -> Config:
     """A checked :class:`Config` from its JSON (missing fields take the defaults);
     ``EveningError`` names an unknown or ill-typed field."""
@@ -64,18 +80,7 @@ def config_from_json(raw: Any) -> Config:
         )
     values = dict(raw)
     prizes = values.pop("prizes", None)
-    if prizes is None:
-        values["prizes"] = Prizes()
-    elif isinstance(prizes, dict):
-        bad = sorted(set(prizes) - set(_PRIZE_FIELDS))
-        if bad:
-            raise EveningError(
-                f"unknown prize field {', '.join(map(repr, bad))}; known:"
-                f" {', '.join(_PRIZE_FIELDS)}"
-            )
-        values["prizes"] = Prizes(**prizes)
-    else:
-        raise EveningError("'prizes' must be an object")
+    values["prizes"] = Prizes() if prizes is None else prizes_from_json(prizes)
     order = values.get("trump_order")
     if order is not None:
         if not isinstance(order, list) or not all(isinstance(c, str) for c in order):
@@ -667,6 +672,7 @@ __all__ = [
     "derivation_of",
     "meta",
     "model_evening",
+    "prizes_from_json",
     "qr_svg",
     "truth_key",
 ]

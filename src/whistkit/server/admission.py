@@ -1,4 +1,6 @@
-"""Who may create a game or a shared table (``POST /api/games``, ``POST /api/tables``).
+"""Who may create a game or a shared table (``POST /api/games``, ``POST /api/tables``),
+or join an online evening through its open link (at the same rate, in a bucket of its
+own).
 
 Three bounds, each refused with a 429 naming its flag (docs/web.md, "Facing the
 internet"):
@@ -31,6 +33,7 @@ from .store import BaseStore
 ADDRESSES = 65_536  # client addresses remembered by a lone process
 COUNT_SECONDS = 5.0  # the count of live games in all is taken again after this long
 PREFIX = "wk:made:"  # Redis keys: wk:made:rate:ADDRESS, wk:made:games:ADDRESS
+JOIN = "join:"  # an address's joins of online evenings have their own bucket
 
 # KEYS: the address's bucket; ARGV: now (ms), tokens per ms, size, expiry (ms).
 # Returns 0 when a token was taken, else the ms until one will be there.
@@ -189,6 +192,18 @@ class Admission:
                 f" {_span(window)}; at most {lim.max_live_games} (--max-live-games):"
                 " try again later",
                 60,
+            )
+
+    async def admit_join(self, address: str) -> None:
+        """Raise :class:`Refused` when ``address`` may not join an online evening through
+        its open link now: a bucket of its own per address, at the rate of new games."""
+        per_minute = self.limits.new_games_per_minute
+        wait = await self.ledger.take(JOIN + address, time.time())
+        if wait > 0:
+            raise Refused(
+                f"too many joins from your address: at most {per_minute} a minute"
+                f" (--new-games-per-minute); try again in {wait:.0f} s",
+                int(wait) + 1,
             )
 
     async def made(self, address: str, game: str) -> None:

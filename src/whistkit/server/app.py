@@ -291,9 +291,12 @@ class Server:
         return {**first, "refining": {"done": done, "total": total, "node_limit": limit}}
 
     async def start(self) -> None:
-        """Join the cluster (with a bus): its channel, its leases' keeping."""
+        """Join the cluster (with a bus): its channel, its leases' keeping; take up the
+        online evenings under way."""
         if self.cluster is not None:
             await self.cluster.start()
+        # the online evenings under way when the server stopped go on
+        await self.evenings.resume()
 
     async def close(self) -> None:
         if self.relays is not None:
@@ -592,6 +595,78 @@ def create_app(
         await server.evenings.finish_hand(ev, current)
         return JSONResponse({"hand": current, "finishing": True})
 
+    async def online_join(request: Request) -> Response:
+        """A new player through the evening's open join link: ``{"name", "group"}``;
+        the answer is their personal link, as the host's players get."""
+        ev = await online_evening_of(request)
+        if isinstance(ev, Response):
+            return ev
+        body = await json_body(request)
+        if isinstance(body, Response):
+            return body
+        if not isinstance(body, dict):
+            return JSONResponse(
+                {"error": f"the body must be a JSON object, not {quote(body)}"}, 400
+            )
+        unknown = [k for k in body if k not in online.JOIN_FIELDS]
+        if unknown:
+            known = ", ".join(online.JOIN_FIELDS)
+            return JSONResponse(
+                {"error": f"unknown field {quote(unknown[0])}; known: {known}"}, 400
+            )
+        try:
+            await server.admission.admit_join(client_address(request))
+        except Refused as e:
+            return JSONResponse(
+                {"error": e.message}, 429, headers={"Retry-After": str(e.retry_after)}
+            )
+        try:
+            pid, token = await server.evenings.join(ev, body.get("name"), body.get("group"))
+        except online.OnlineError as e:
+            said = {"error": e.message} if e.code is None else {"error": e.message, "code": e.code}
+            return JSONResponse(said, e.status)
+        except StoreError as e:
+            return JSONResponse({"error": f"the join could not be stored, try again: {e}"}, 503)
+        player = ev.evening.player(pid)
+        return JSONResponse(
+            {
+                "player": {"id": pid, "name": player.name, "group": player.group},
+                "from_hand": player.arrives,
+                "url": f"{base_of(request.url)}?evening={ev.id}#t={token}",
+            }
+        )
+
+    async def online_join_link(request: Request) -> Response:
+        """The host opens or closes the join link: ``{"open": true | false}``."""
+        ev = await online_evening_of(request)
+        if isinstance(ev, Response):
+            return ev
+        if not ev.is_host(request.query_params.get("key")):
+            return JSONResponse(
+                {"error": "opening or closing the join link needs the host key (?key=)"}, 403
+            )
+        body = await json_body(request)
+        if isinstance(body, Response):
+            return body
+        if (
+            not isinstance(body, dict)
+            or set(body) != {"open"}
+            or not isinstance(body["open"], bool)
+        ):
+            return JSONResponse(
+                {
+                    "error": f'the body must be {{"open": true}} or {{"open": false}}, not {quote(body)}'
+                },
+                400,
+            )
+        try:
+            await server.evenings.set_join(ev, body["open"])
+        except StoreError as e:
+            return JSONResponse({"error": f"the change could not be stored, try again: {e}"}, 503)
+        return JSONResponse(
+            {"open_join": ev.open_join, "join_url": f"{base_of(request.url)}?join-evening={ev.id}"}
+        )
+
     async def table_summary(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         # the header keeps the token out of the URL (and so out of proxies' logs)
@@ -862,6 +937,10 @@ def create_app(
             Route("/api/online-evenings/{evening_id}/room", online_room),
             Route("/api/online-evenings/{evening_id}/me", online_player),
             Route("/api/online-evenings/{evening_id}/end-hand", online_end_hand, methods=["POST"]),
+            Route("/api/online-evenings/{evening_id}/join", online_join, methods=["POST"]),
+            Route(
+                "/api/online-evenings/{evening_id}/join-link", online_join_link, methods=["POST"]
+            ),
             WebSocketRoute("/ws", websocket),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],

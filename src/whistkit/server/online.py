@@ -59,7 +59,9 @@ from ..evening import (
     derive,
     new_evening,
     start,
+    with_players,
 )
+from ..evening.live import prizes_from_json
 from ..seats import seat_name
 from .protocol import ProtocolError, quote, read_name
 from .shared import TOKEN_BYTES, Shared, SharedTable
@@ -68,7 +70,18 @@ from .table import BOT_PREFIX, HUMAN, Table, Tables
 
 log = logging.getLogger("whistkit.server.online")
 
-FIELDS = ("title", "hands", "players", "seconds_per_hand", "duplicate", "level")
+FIELDS = (
+    "title",
+    "hands",
+    "players",
+    "seconds_per_hand",
+    "duplicate",
+    "level",
+    "open_join",
+    "prizes",
+)
+JOIN_FIELDS = ("name", "group")  # POST .../join
+GROUP_PRIZES = ("top_per_group", "lowest_per_group")  # prizes that need groups A and B
 MAX_HANDS = 24  # any number of hands from 1 (12, 18 and 24 are usual)
 MIN_PLAYERS = 2
 MAX_PLAYERS = 520  # 130 tables, as the hall organiser
@@ -78,6 +91,7 @@ DEFAULT_SECONDS = 600
 TURN_SECONDS = 30  # a person's turn at an evening's table, then a stand-in plays it
 MAX_LIVE = 20  # evenings under way in one server ...
 MAX_LIVE_PLAYERS = 2000  # ... and their players (stand-ins play for every absent one)
+RESUME_SECONDS = 2 * 24 * 3600  # at start, evenings stored within this long are taken up
 KEPT_OVER = 16  # finished evenings kept in memory (the oldest read goes first)
 SAVE_DELAY = 0.25  # a result is stored with the others that come within this time
 STALE_SECONDS = 1.0  # a page's totals may be this old while a hand is played
@@ -88,10 +102,11 @@ FORMAT = "whistkit-online-evening/1"
 class OnlineError(Exception):
     """A request about an online evening refused: ``status`` and a message naming what."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code  # for the pages' own words (the join link's refusals)
 
 
 # -- the stored state -----------------------------------------------------------------------
@@ -147,6 +162,8 @@ class OnlineEvening:
     seen: list[int] = field(default_factory=list)  # players who opened their link
     version: int = 1
     created: float = 0.0
+    open_join: bool = False  # the open join link takes new players by name
+    grouped: bool = True  # the host gave the players groups A and B
     # the organiser's derivation, kept: (the evening it is of, it, when it was made)
     _derived: tuple[Evening, Derivation, float] | None = field(
         default=None, repr=False, compare=False
@@ -201,6 +218,8 @@ class OnlineEvening:
                 "seen": self.seen,
                 "version": self.version,
                 "created": self.created,
+                "open_join": self.open_join,
+                "grouped": self.grouped,
             }
         )
 
@@ -209,6 +228,7 @@ class OnlineEvening:
         d = json.loads(text)
         if d.get("format") != FORMAT:
             raise ValueError(f"not a {FORMAT} document")
+        evening = Evening.from_json(d["evening"])
         return cls(
             id=d["id"],
             title=d["title"],
@@ -216,7 +236,7 @@ class OnlineEvening:
             level=d["level"],
             seconds_per_hand=int(d["seconds_per_hand"]),
             duplicate=bool(d["duplicate"]),
-            evening=Evening.from_json(d["evening"]),
+            evening=evening,
             tokens={int(k): str(v) for k, v in d["tokens"].items()},
             bots=[int(b) for b in d["bots"]],
             secret=d["secret"],
@@ -224,6 +244,9 @@ class OnlineEvening:
             seen=[int(s) for s in d.get("seen", [])],
             version=int(d["version"]),
             created=float(d.get("created", 0.0)),
+            open_join=bool(d.get("open_join", False)),
+            # before it was stored: groups were given when their prizes were
+            grouped=bool(d.get("grouped", evening.config.prizes.top_per_group > 0)),
         )
 
     def name(self, player: int) -> str:
@@ -265,6 +288,8 @@ class NewEvening:
     seconds_per_hand: int
     duplicate: bool
     level: str
+    open_join: bool = False
+    prizes: Prizes | None = None  # None: the default prizes
 
 
 def _whole(value: Any) -> bool:
@@ -335,7 +360,25 @@ def read_new_evening(body: Any, default_level: str) -> NewEvening:
     grouped = {g is not None for _, g in players}
     if len(grouped) > 1:
         raise bad("give every player a group (A or B), or none of them")
-    return NewEvening(title, hands, tuple(players), seconds, duplicate, level)
+    open_join = body.get("open_join", False)
+    if not isinstance(open_join, bool):
+        raise bad(f"'open_join' must be true or false, not {quote(open_join)}")
+    prizes = None
+    if "prizes" in body:
+        # as the hall organiser takes them (whistkit.evening.live)
+        try:
+            prizes = prizes_from_json(body["prizes"])
+        except (EveningError, TypeError) as e:
+            said = str(e)
+            raise bad(said if said.startswith("'prizes'") else f"'prizes': {said}") from None
+        if players[0][1] is None:
+            given = [k for k in GROUP_PRIZES if getattr(prizes, k)]
+            if given:
+                raise bad(
+                    f"'prizes': {given[0]} needs groups; give the players groups A and B,"
+                    f" or set {given[0]} to {quote(0 if given[0] == 'top_per_group' else False)}"
+                )
+    return NewEvening(title, hands, tuple(players), seconds, duplicate, level, open_join, prizes)
 
 
 def evening_model(new: NewEvening, seed: int) -> tuple[Evening, list[int]]:
@@ -362,7 +405,7 @@ def evening_model(new: NewEvening, seed: int) -> tuple[Evening, list[int]]:
             f" {len(bots)} bots to fill their tables (two of each group at a table):"
             f" {len(players)} seats, at most {MAX_PLAYERS}; balance the groups",
         )
-    prizes = Prizes(top_per_group=3) if grouped else Prizes(top=3, top_per_group=0)
+    prizes = new.prizes or (Prizes(top_per_group=3) if grouped else Prizes(top=3, top_per_group=0))
     config = Config(preset="felagsvist", hands=new.hands, seed=seed, prizes=prizes)
     return start(new_evening(config, players)), bots
 
@@ -416,6 +459,44 @@ class Evenings:
                 self.over.pop(next(iter(self.over)))
         return ev
 
+    async def resume(self) -> None:
+        """At the server's start: take up again every unfinished evening stored within
+        :data:`RESUME_SECONDS` (at most :data:`MAX_LIVE`): its clock runs again (a hand
+        whose time ran out while the server was down is finished by stand-ins at its
+        first tick), a hand being finished is finished again, and a table whose game
+        ended without its result in the evening (the server stopped in between) gets it
+        recorded. An evening not taken up here is when it is next asked for."""
+        since = time.time() - RESUME_SECONDS
+        for evening_id in await asyncio.to_thread(self.store.online_evening_ids, since):
+            if len(self.live) >= MAX_LIVE:
+                break
+            try:
+                ev = await self.get(evening_id)
+                if ev is not None and ev.in_play() is not None:
+                    await self._recover(ev)
+            except (StoreError, ValueError, KeyError):
+                log.exception("online evening %s could not be taken up again", evening_id)
+
+    async def _recover(self, ev: OnlineEvening) -> None:
+        """The results of the hand in play whose tables are over in the store but not
+        in the evening, recorded; its tables finished again if they were being."""
+        hand = ev.in_play()
+        if hand is None:
+            return
+        tables = ev.hands[hand - 1]
+        for n, game in enumerate(tables.games, start=1):
+            if ev.reported(hand, n):
+                continue
+            stored = await asyncio.to_thread(self.store.get, game)
+            if stored is None or not stored.finished:
+                continue
+            table = await self.tables.open(game)
+            if isinstance(table, SharedTable) and table.state.is_over:
+                # who was away at its end is not known: nobody (their pages come back)
+                await self.result(ev.id, game, table.state.results[-1].tricks[0], [])
+        if ev.in_play() == hand and tables.finishing:
+            await self._finish_tables(tables)
+
     async def _save(self, ev: OnlineEvening) -> None:
         ev.version += 1
         await self.store.submit_async([self.store.evening_op(ev.id, ev.to_json(), ev.version)])
@@ -455,6 +536,8 @@ class Evenings:
             secret=secrets.token_hex(16),
             created=time.time(),
             version=0,
+            open_join=new.open_join,
+            grouped=new.players[0][1] is not None,
         )
         self.live[ev.id] = ev
         async with self._lock(ev.id):
@@ -661,6 +744,9 @@ class Evenings:
                 return
             tables.finishing = True
             await self._save(ev)
+        await self._finish_tables(tables)
+
+    async def _finish_tables(self, tables: HandTables) -> None:
         for game in tables.games:
             table = await self.tables.open(game)
             if not isinstance(table, SharedTable) or table.shared is None:
@@ -708,6 +794,116 @@ class Evenings:
             with contextlib.suppress(BaseException):
                 await task
 
+    # -- the open join link --------------------------------------------------------------
+
+    async def join(self, ev: OnlineEvening, name: Any, group: Any) -> tuple[int, str]:
+        """A new player through the open join link: ``(id, their token)``. They play
+        from the next hand (an arrival, in the organiser's terms); the filler bots are
+        balanced for it (a bot of their group leaves after the hand in play, or new ones
+        come with them) so that every table still has two of each group. With groups
+        the joiner chooses one (None: the smaller); without, they are put in the smaller
+        of the two halves. :class:`OnlineError` names what is refused."""
+        try:
+            name = read_name(name)
+        except ProtocolError as e:
+            raise OnlineError(400, e.message) from None
+        if group not in ("A", "B", None):
+            raise OnlineError(400, f'\'group\' must be "A", "B" or null, not {quote(group)}')
+        async with self._lock(ev.id):
+            if not ev.open_join:
+                raise OnlineError(403, "the host has closed this evening's join link", "closed")
+            current = ev.in_play()
+            if current is None:
+                raise OnlineError(409, "the evening is over", "no_hand_left")
+            if current >= ev.evening.config.hands:
+                raise OnlineError(
+                    409,
+                    f"hand {current} is the evening's last: there is no hand left to join",
+                    "no_hand_left",
+                )
+            taken = {p.name.casefold() for p in ev.evening.players}
+            if name.casefold() in taken:
+                raise OnlineError(
+                    400,
+                    f"the name {quote(name)} is taken in this evening; choose another",
+                    "name_taken",
+                )
+            arrives = current + 1
+            bots = set(ev.bots)
+            there = [p for p in ev.evening.players if p.present(arrives)]
+            people = {g: sum(p.id not in bots and p.group == g for p in there) for g in "AB"}
+            if group is None or not ev.grouped:
+                group = "A" if people["A"] <= people["B"] else "B"
+            people[group] += 1
+            per_group = max(2, people["A"], people["B"])
+            per_group += per_group % 2
+            if 2 * per_group > MAX_PLAYERS:
+                raise OnlineError(
+                    409, f"the evening is full: its tables have {MAX_PLAYERS} seats at most"
+                )
+            players = list(ev.evening.players)
+            new_bots = list(ev.bots)
+            pid = max(p.id for p in players) + 1
+            players.append(Player(pid, name, group, arrives=arrives))
+            for g in "AB":
+                staying = sorted(
+                    (p for p in there if p.id in bots and p.group == g), key=lambda p: p.arrives
+                )
+                need = per_group - people[g]
+                for bot in staying[need:]:  # its place is the joiner's from the next hand
+                    if bot.arrives > current:  # never seated: it goes
+                        players.remove(bot)
+                        new_bots.remove(bot.id)
+                    else:
+                        players[players.index(bot)] = replace(bot, leaves=current)
+                for _ in range(need - len(staying)):
+                    n = len(new_bots) + 1
+                    while f"bot {n}" in taken:
+                        n += 1
+                    taken.add(f"bot {n}")
+                    new_bots.append(max(p.id for p in players) + 1)
+                    players.append(Player(new_bots[-1], f"Bot {n}", g, arrives=arrives))
+            added = len(players) - len(ev.evening.players)
+            playing = sum(len(e.evening.players) for e in self.live.values())
+            if playing + added > MAX_LIVE_PLAYERS:
+                raise OnlineError(
+                    503,
+                    f"the evenings under way on this server have {playing} players, and at"
+                    f" most {MAX_LIVE_PLAYERS} can play at once; try again later",
+                )
+            try:
+                evening = with_players(ev.evening, players)
+            except EveningError as e:  # not expected: the seated hands stay as they are
+                raise OnlineError(409, f"no player can join now: {e}") from None
+            token = secrets.token_urlsafe(TOKEN_BYTES)
+            staged = replace(
+                ev,
+                evening=evening,
+                tokens={**ev.tokens, pid: token},
+                bots=new_bots,
+                seen=[*ev.seen, pid],  # they are on the page
+                version=ev.version + 1,
+            )
+            await self.store.submit_async(
+                [self.store.evening_op(ev.id, staged.to_json(), staged.version)]
+            )
+            ev.evening, ev.tokens, ev.bots = evening, staged.tokens, new_bots
+            ev.seen, ev.version = staged.seen, staged.version
+            ev._derived = None  # a derivation kept has not the new players
+        return pid, token
+
+    async def set_join(self, ev: OnlineEvening, open_join: bool) -> None:
+        """The host opens or closes the join link."""
+        async with self._lock(ev.id):
+            if ev.open_join == open_join:
+                return
+            ev.open_join = open_join
+            try:
+                await self._save(ev)
+            except StoreError:
+                ev.open_join = not open_join
+                raise
+
     # -- what the pages get ------------------------------------------------------------
 
     async def mark_seen(self, ev: OnlineEvening, player: int) -> None:
@@ -727,9 +923,12 @@ def hand_in_play(ev: OnlineEvening) -> int | None:
     return ev.in_play()
 
 
-def _seat_json(ev: OnlineEvening, done: Derivation, hand: int, player: int) -> dict[str, Any]:
+def _seat_json(
+    ev: OnlineEvening, done: Derivation, hand: int, player: int
+) -> dict[str, Any] | None:
     t = done.hand(hand).table_of(player)
-    assert t is not None
+    if t is None:  # a player who joined during the hand: they come in the next one
+        return None
     seat = t.seat_of(player)
     return {
         "hand": hand,
@@ -757,12 +956,15 @@ def player_json(ev: OnlineEvening, player: int, base: str) -> dict[str, Any]:
     current = done.current
     if current is not None and current <= len(ev.hands):
         now = _seat_json(ev, done, current, player)
-        now["token"] = ev.hands[current - 1].tokens[now["table"] - 1][now["seat"]]
-        out["now"] = now
+        if now is not None:
+            now["token"] = ev.hands[current - 1].tokens[now["table"] - 1][now["seat"]]
+            out["now"] = now
+        else:  # joined through the open link during the hand: they play from the next
+            out["from_hand"] = ev.evening.player(player).arrives
     last = (current - 1) if current is not None else len(done.hands)
-    if last >= 1:
-        t = done.hand(last).table_of(player)
-        assert t is not None and t.points is not None
+    t = done.hand(last).table_of(player) if last >= 1 else None
+    if t is not None:
+        assert t.points is not None
         mine = t.points_of(player)
         out["last"] = {
             "hand": last,
@@ -784,7 +986,7 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
     def who(pid: int) -> dict[str, Any]:
         return {"id": pid, "name": ev.name(pid), "bot": pid in bots}
 
-    grouped = ev.evening.config.prizes.top_per_group > 0
+    grouped = ev.grouped
     boards: dict[str, list[dict[str, Any]]] = {}
     for group in ("A", "B") if grouped else (None,):
         boards[group or "all"] = [
@@ -830,6 +1032,13 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
         "duplicate": ev.duplicate,
         "seconds_per_hand": ev.seconds_per_hand,
         "version": ev.version,
+        # the open join link (?join-evening=ID): open (the host's choice), and taking players
+        # now (open, and a hand left after the one in play)
+        "open_join": ev.open_join,
+        "joinable": ev.open_join
+        and done.current is not None
+        and done.current < ev.evening.config.hands,
+        "grouped": ev.grouped,
         "leaderboard": boards,
         "totals": {str(p.id): done.totals[p.id] for p in ev.evening.players},
         "players": [{**who(p.id), "group": p.group, "absent": p.id not in seen} for p in people],
@@ -856,6 +1065,7 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
         # players, results), which the hall organiser reads too
         out["evening"] = ev.evening.to_json()
         out["links"] = created_json(ev, base)["players"]
+        out["join_url"] = f"{base}?join-evening={ev.id}"
     return out
 
 
@@ -867,6 +1077,7 @@ def created_json(ev: OnlineEvening, base: str) -> dict[str, Any]:
         "host_url": f"{base}?room={ev.id}#k={ev.host_key}",
         "host_key": ev.host_key,
         "room_url": f"{base}?room={ev.id}",
+        "join_url": f"{base}?join-evening={ev.id}" if ev.open_join else None,
         "players": [
             {"name": ev.name(pid), "url": f"{base}?evening={ev.id}#t={token}"}
             for pid, token in ev.tokens.items()

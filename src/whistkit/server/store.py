@@ -693,6 +693,14 @@ class BaseStore:
         ).fetchone()
         return None if row is None else (str(row[0]), int(row[1]))
 
+    def online_evening_ids(self, since: float) -> list[str]:
+        """The online evenings whose state was stored at or after ``since`` (a time),
+        the most recently stored first."""
+        rows = self._execute(
+            "SELECT id FROM online_evenings WHERE updated >= ? ORDER BY updated DESC", (since,)
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
     def list(
         self,
         *,

@@ -12,6 +12,7 @@ import { initChat, renderPhrases } from "./chat.js";
 import { connect, send, startGame } from "./connection.js";
 import { arriveByLink, openInvite, showFriends, updateTools } from "./friends.js";
 import { eveningLink, startEvening } from "./evening.js";
+import { joinLink, rerenderJoin, startJoin } from "./join.js";
 import { createEvening, openOrganise } from "./organise.js";
 import { askHint } from "./hand.js";
 import { dismissHandEnd } from "./handend.js";
@@ -40,6 +41,7 @@ async function main() {
     render();
     renderPhrases();
     rerenderRoom();
+    rerenderJoin();
     if ($("#dlg-new").open) openNew();
     if ($("#dlg-invite").open) openInvite();
     if ($("#dlg-rules").open) openRules($("#rules-variant").value, true);
@@ -95,7 +97,10 @@ async function main() {
   }
   const evening = eveningLink();
   const inRoom = roomLink();
-  if (inRoom) {
+  const joining = joinLink();
+  if (joining) {
+    await startJoin(joining); // an online evening's open join link: a name, then their link
+  } else if (inRoom) {
     await startRoom(inRoom); // an online evening's room: the leaderboard
   } else if (evening) {
     await startEvening(evening); // a player's link of an online evening: their tables

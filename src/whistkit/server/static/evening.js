@@ -122,6 +122,9 @@ function onState(state) {
     const moved = Boolean(ev.game && state.last);
     sitAt(now);
     if (moved) showMove(state.last, now);
+  } else if (!now && state.from_hand && !ev.game) {
+    // joined through the open link during a hand: their first table is the next hand's
+    showMessage(t("evening_wait_join", { hand: state.from_hand }));
   } else if (!now && state.finished && (!before || !before.finished)) {
     clearTimeout(ev.moveTimer);
     clearTimeout(ev.timer);

@@ -1,6 +1,7 @@
 // The organiser's dialog for an online evening (#34): title, hands, time per hand, groups,
-// duplicate, the bots' level and the players (pasted, one a line: "Anna" or "Anna, A").
-// Creating it opens the host's room, which lists every player's own link.
+// duplicate, the open join link, the prizes (the hall organiser's choices), the bots'
+// level and the players (pasted, one a line: "Anna" or "Anna, A"). Creating it opens the
+// host's room, which lists every player's own link (and the join link when open).
 
 import { has, t } from "./i18n.js";
 import { loadMeta } from "./newgame.js";
@@ -9,6 +10,8 @@ import { $ } from "./state.js";
 
 const HANDS = [12, 18, 24];
 const MINUTES = [5, 10, 15, 20, 30];
+const TIES = ["share", "countback", "lots"];
+let wired = false;
 
 export async function openOrganise() {
   const meta = await loadMeta();
@@ -26,8 +29,45 @@ export async function openOrganise() {
   level.replaceChildren();
   for (const l of meta.levels) level.append(new Option(has(`level_${l}`) ? t(`level_${l}`) : l, l));
   level.value = keep;
+  const ties = $("#ev-ties");
+  const tie = ties.value || "share";
+  ties.replaceChildren(...TIES.map((k) => new Option(t(`ev_ties_${k}`), k)));
+  ties.value = tie;
+  if (!wired) {
+    wired = true;
+    $("#ev-groups").addEventListener("change", showGroupPrizes);
+    $("#ev-open-join").addEventListener("change", () => { $("#ev-players-join").hidden = !$("#ev-open-join").checked; });
+  }
+  showGroupPrizes();
   $("#ev-error").textContent = "";
   openDialog("#dlg-evening");
+}
+
+// the group prizes only with groups; without them the room's top three by default
+function showGroupPrizes() {
+  const grouped = $("#ev-groups").checked;
+  $("#ev-top-group-line").hidden = !grouped;
+  $("#ev-lowest-group-line").hidden = !grouped;
+  const top = $("#ev-top");
+  if (!grouped && Number(top.value) === 0) top.value = $("#ev-top-group").value;
+}
+
+function readPrizes() {
+  const grouped = $("#ev-groups").checked;
+  const whole = (id) => {
+    const v = Number($(id).value);
+    return Number.isInteger(v) ? v : -1; // refused by the server, which names it
+  };
+  return {
+    top: whole("#ev-top"),
+    top_per_group: grouped ? whole("#ev-top-group") : 0,
+    lowest: $("#ev-lowest").checked,
+    lowest_per_group: grouped && $("#ev-lowest-group").checked,
+    longest_at_table: $("#ev-longest").checked,
+    ten_tricks: $("#ev-ten").checked,
+    one_each: $("#ev-one-each").checked,
+    ties: $("#ev-ties").value,
+  };
 }
 
 // one player a line; with groups the line ends in its group: "Anna, A", "Anna;B", "Anna<TAB>A"
@@ -63,6 +103,8 @@ export async function createEvening() {
     seconds_per_hand: Number($("#ev-minutes").value),
     duplicate: $("#ev-duplicate").checked,
     level: $("#ev-level").value,
+    open_join: $("#ev-open-join").checked,
+    prizes: readPrizes(),
   };
   let r;
   let data;

@@ -29,6 +29,7 @@ export async function startRoom(link) {
   $("#room").hidden = false;
   $("#room-end-hand").hidden = !room.key;
   $("#room-end-hand").addEventListener("click", endHand);
+  $("#room-join-toggle").addEventListener("click", toggleJoin);
   await poll();
 }
 
@@ -74,6 +75,31 @@ async function endHand() {
   await poll();
 }
 
+// the open join link: shown while it takes players; the host opens and closes it
+function renderJoin(s) {
+  const url = s.join_url || new URL(`/?join-evening=${encodeURIComponent(s.id)}`, location.href).href;
+  const a = $("#room-join-link");
+  a.href = url;
+  a.textContent = url;
+  const toggle = $("#room-join-toggle");
+  toggle.hidden = !room.key || s.finished;
+  toggle.textContent = t(s.open_join ? "room_join_close" : "room_join_open");
+  a.hidden = !s.joinable;
+  $("#room-join-note").textContent = t(s.joinable ? "room_join_note" : s.open_join ? "join_over" : "room_join_closed");
+  $("#room-join").hidden = !s.joinable && toggle.hidden;
+}
+
+async function toggleJoin() {
+  const url = `/api/online-evenings/${encodeURIComponent(room.id)}/join-link?key=${encodeURIComponent(room.key)}`;
+  const open = !(room.state && room.state.open_join);
+  const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ open }) });
+  if (!r.ok) {
+    const body = await r.json().catch(() => ({}));
+    $("#room-status").textContent = t("error", { message: body.error || r.statusText });
+  }
+  await poll();
+}
+
 function points(value) {
   return Number.isInteger(value) ? String(value) : value.toFixed(1);
 }
@@ -97,6 +123,7 @@ function render(s) {
     if (hand.finishing) status += ` · ${t("room_finishing")}`;
   }
   $("#room-status").textContent = status;
+  renderJoin(s);
   $("#room-end-hand").hidden = !room.key || s.finished;
   const end = $("#room-end-hand");
   if (end.dataset.armed !== "true") end.textContent = t("room_end_hand");
