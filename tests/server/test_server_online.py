@@ -576,7 +576,8 @@ def test_cards_of_hands_are_the_organisers_for_the_records(server: Server) -> No
             assert card["total"] == running == totals[pid]
         document = json.loads(
             await online.RecordsCache().document(
-                ev, lambda ids: {g: server.store.get(g).record for g in ids}  # type: ignore[union-attr]
+                ev,
+                lambda ids: {g: server.store.get(g).record for g in ids},  # type: ignore[union-attr]
             )
         )
         assert document["format"] == "whistkit-online-evening-records/1"
