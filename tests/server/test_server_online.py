@@ -622,6 +622,28 @@ def test_nothing_of_a_hand_before_every_table_has_finished_it(tmp_path: Path) ->
         hand2 = {g: '{"r": 3}' for g in ev.hands[1].games}
         records = json.loads(online.records_json(ev, {**stored, **hand2}))["records"]
         assert [(r["hand"], r["record"]) for r in records] == [(1, {"r": 1}), (1, {"r": 2})]
+        # the document is built once a hand (a record missing: looked for again)
+        reads: list[list[str]] = []
+        stored_now = dict(stored)
+
+        def read(ids: list[str]) -> dict[str, str]:
+            reads.append(ids)
+            return {g: stored_now[g] for g in ids if g in stored_now}
+
+        cache = online.RecordsCache()
+        del stored_now[second]
+        one = json.loads(await cache.document(ev, read))
+        assert [r["game"] for r in one["records"]] == [first] and len(reads) == 1
+        stored_now[second] = stored[second]
+        two = await cache.document(ev, read)
+        assert len(reads) == 2 and len(json.loads(two)["records"]) == 2
+        assert await cache.document(ev, read) is two and len(reads) == 2
+        for g in ev.hands[1].games:
+            stored_now[g] = '{"r": 3}'
+            await server.evenings.result(ev.id, g, 6, [])
+        assert derive(ev.evening).finished
+        three = json.loads(await cache.document(ev, read))
+        assert len(reads) == 3 and len(three["records"]) == 4 and three["finished"]
         await server.close()
 
     asyncio.run(main())

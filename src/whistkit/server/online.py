@@ -863,7 +863,7 @@ def created_json(ev: OnlineEvening, base: str) -> dict[str, Any]:
 
 RECORDS_FORMAT = "whistkit-online-evening-records/1"
 RECORDS_CHUNK = 500  # games read from the store in one query
-RECORDS_KEPT = 2  # finished evenings whose records document is kept built (bytes)
+RECORDS_KEPT = 4  # evenings whose records document is kept built (at most 2.8 MB each)
 # the records document holds at most MAX_PLAYERS / 4 tables times MAX_HANDS hands
 MAX_RECORDS = (MAX_PLAYERS // 4) * MAX_HANDS
 
@@ -962,27 +962,27 @@ def finished_games(ev: OnlineEvening) -> list[str]:
 
 
 class RecordsCache:
-    """The records documents of the last :data:`RECORDS_KEPT` finished evenings, built
-    once (a finished evening's records never change); one build at a time per evening,
-    so that a room's burst of downloads at the end reads the store once."""
+    """The records documents of the last :data:`RECORDS_KEPT` evenings asked, each built
+    once per hand over (the records of a hand over at every table never change), one
+    build at a time per evening: a room's burst of downloads at the end, or a client
+    asking again and again, reads the store once a hand."""
 
     def __init__(self) -> None:
-        self._kept: dict[str, bytes] = {}
+        self._kept: dict[str, tuple[int, bytes]] = {}  # id -> (records in it, document)
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def document(self, ev: OnlineEvening, read: Any) -> bytes:
-        """The evening's records document; ``read(ids)`` gives the stored rows of the
-        games ``ids`` as (id, record) pairs (run in a thread: it reads the store)."""
+        """The evening's records document; ``read(ids)`` gives the stored records of the
+        finished games among ``ids`` as a mapping (run in a thread: it reads the store)."""
+        games = finished_games(ev)
         kept = self._kept.get(ev.id)
-        if kept is not None:
-            return kept
+        if kept is not None and kept[0] == len(games):
+            return kept[1]
         lock = self._locks.setdefault(ev.id, asyncio.Lock())
         async with lock:
             kept = self._kept.get(ev.id)
-            if kept is not None:
-                return kept
-            finished = ev.derived().finished
-            games = finished_games(ev)
+            if kept is not None and kept[0] == len(games):
+                return kept[1]
 
             def build() -> dict[str, str]:
                 rows: dict[str, str] = {}
@@ -991,9 +991,10 @@ class RecordsCache:
                 return rows
 
             rows = await asyncio.to_thread(build)
-            text = records_json(ev, rows)
-            if finished:
-                self._kept[ev.id] = text
+            text = records_json(ev, {g: rows[g] for g in games if g in rows})
+            if len(rows) == len(games):  # a record missing is looked for again next time
+                self._kept.pop(ev.id, None)
+                self._kept[ev.id] = (len(games), text)
                 while len(self._kept) > RECORDS_KEPT:
                     self._kept.pop(next(iter(self._kept)))
         self._locks.pop(ev.id, None)
