@@ -106,39 +106,12 @@ function render(s) {
   $("#room-end-hand").hidden = !room.key || s.finished;
   const end = $("#room-end-hand");
   if (end.dataset.armed !== "true") end.textContent = t("room_end_hand");
-  // the leaderboard, by group
+  // the leaderboard, by group: drawn again only when it changed (a name's button keeps
+  // the keyboard's focus between polls)
   const boards = $("#room-boards");
-  boards.replaceChildren();
-  for (const [group, rows] of Object.entries(s.leaderboard)) {
-    const sec = document.createElement("section");
-    sec.className = "room-board";
-    sec.dataset.group = group;
-    sec.append(cell("h2", group === "all" ? t("room_leaderboard") : t("room_group", { group })));
-    const table = document.createElement("table");
-    const head = document.createElement("tr");
-    for (const k of ["room_place", "room_player", "room_total", "room_hands"]) head.append(cell("th", t(k)));
-    table.append(head);
-    for (const row of rows) {
-      const tr = document.createElement("tr");
-      tr.dataset.player = String(row.id);
-      const name = row.bot ? `${row.name} (${t("bot")})` : row.name;
-      // the name opens the player's score card
-      const who = document.createElement("td");
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "link";
-      b.dataset.cardOf = String(row.id);
-      b.textContent = name;
-      b.title = t("room_card_show", { name: row.name });
-      b.addEventListener("click", () => showCard(row.id, row.name));
-      who.append(b);
-      tr.append(cell("td", String(row.place), "num"), who, cell("td", points(row.total), "num"), cell("td", String(row.hands), "num"));
-      if (row.bot) tr.className = "bot";
-      table.append(tr);
-    }
-    sec.append(table);
-    boards.append(sec);
-  }
+  const drawn = `${document.documentElement.lang} ${JSON.stringify(s.leaderboard)}`;
+  if (boards.dataset.drawn !== drawn) renderBoards(boards, s);
+  boards.dataset.drawn = drawn;
   $("#room-card-hint").textContent = t("room_card_hint");
   // who has not come
   const absent = s.players.filter((p) => p.absent).map((p) => p.name);
@@ -217,6 +190,40 @@ function render(s) {
       ul.append(li);
     }
     links.append(ul);
+  }
+}
+
+function renderBoards(boards, s) {
+  boards.replaceChildren();
+  for (const [group, rows] of Object.entries(s.leaderboard)) {
+    const sec = document.createElement("section");
+    sec.className = "room-board";
+    sec.dataset.group = group;
+    sec.append(cell("h2", group === "all" ? t("room_leaderboard") : t("room_group", { group })));
+    const table = document.createElement("table");
+    const head = document.createElement("tr");
+    for (const k of ["room_place", "room_player", "room_total", "room_hands"]) head.append(cell("th", t(k)));
+    table.append(head);
+    for (const row of rows) {
+      const tr = document.createElement("tr");
+      tr.dataset.player = String(row.id);
+      const name = row.bot ? `${row.name} (${t("bot")})` : row.name;
+      // the name opens the player's score card
+      const who = document.createElement("td");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "link";
+      b.dataset.cardOf = String(row.id);
+      b.textContent = name;
+      b.title = t("room_card_show", { name: row.name });
+      b.addEventListener("click", () => showCard(row.id, row.name));
+      who.append(b);
+      tr.append(cell("td", String(row.place), "num"), who, cell("td", points(row.total), "num"), cell("td", String(row.hands), "num"));
+      if (row.bot) tr.className = "bot";
+      table.append(tr);
+    }
+    sec.append(table);
+    boards.append(sec);
   }
 }
 
