@@ -685,5 +685,6 @@ def test_http_card_and_records(tmp_path: Path) -> None:
         assert http.get(f"{base}/card/99").json() == {"error": "the evening has no player 99"}
         assert http.get(f"{base}/card/99").status_code == 404
         assert http.get(f"{base}/card/123456").status_code == 400
+        assert http.get(f"{base}/card/\u0663").status_code == 400  # an Arabic-Indic 3
         assert http.get("/api/online-evenings/ffffffffffff/card/1").status_code == 404
         assert http.get("/api/online-evenings/ffffffffffff/records").status_code == 404

@@ -871,7 +871,7 @@ MAX_RECORDS = (MAX_PLAYERS // 4) * MAX_HANDS
 def read_player(ev: OnlineEvening, raw: str) -> int:
     """A player's number from a URL (the leaderboard's ``id``); :class:`OnlineError`
     names what is wrong (400: not a number, 404: no such player)."""
-    if not raw.isdigit() or len(raw) > 4:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 4:
         raise OnlineError(
             400, f"a player is named by their number (the leaderboard's id), not {quote(raw)}"
         )

@@ -259,7 +259,7 @@ function renderRecords(s) {
     for (const tb of hand.tables) {
       const li = document.createElement("li");
       li.dataset.table = String(tb.table);
-      const seats = ["N", "E", "S", "W"].map((k) => `${t(`seat_${k}`).charAt(0)} ${tb.seats[k].name}`).join(" · ");
+      const seats = ["N", "E", "S", "W"].map((k) => `${t(`seat_${k}`)} ${tb.seats[k].name}`).join(" · ");
       li.append(`${t("room_table", { table: tb.table })}: ${seats} — ${t("room_ns_tricks", { tricks: tb.ns_tricks })} · `);
       const a = document.createElement("a");
       a.href = `/api/games/${encodeURIComponent(tb.game)}/record`;
