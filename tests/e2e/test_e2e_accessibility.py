@@ -146,6 +146,12 @@ def online_evening(browser: Browser, server: ServerProcess, axe: Checker) -> Non
     open_page(joiner.page, str(page.locator("#room-join-link").get_attribute("href")))
     joiner.page.wait_for_selector("#ej-name")
     joiner.check("an online evening's join page")
+    # a name in the leaderboard: the player's score card (no hand over yet)
+    page.locator(".room-board button[data-card-of]").first.click()
+    page.wait_for_selector("#dlg-card[open] .score-card")
+    host.check("dialog #dlg-card", "#dlg-card")
+    axe.dialogs.add("dlg-card")
+    page.keyboard.press("Escape")
     link = str(page.locator("#room-links a[data-player-link]").first.get_attribute("href"))
     player = Checker(context.new_page())
     open_page(player.page, link)
@@ -232,3 +238,44 @@ def test_no_serious_or_critical_violation_in_other_languages(
     axe.check(f"{lang} dialog #dlg-new in a game", "#dlg-new")
     assert not axe.found, f"{len(axe.found)} findings:\n" + "\n".join(axe.found)
     page.close()
+
+
+def test_online_evening_at_its_end(
+    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An online evening at its end (#34; nobody came, stand-ins played it, the turn's
+    time scaled): the room with the tables' records, a score card, a review from the
+    room, a player's last page with their card, and the Games list with the evenings."""
+    monkeypatch.setenv("WHISTKIT_TURN_TIME_SCALE", "0.01")
+    server = ServerProcess(tmp_path / "games.sqlite3", bot_delay=0).start()
+    try:
+        context = browser.new_context(viewport=DESKTOP, reduced_motion="reduce")
+        page = context.new_page()
+        axe = Checker(page)
+        players = [{"name": n} for n in ("Anna", "Bjarni", "Dóra", "Einar")]
+        made = page.request.post(
+            server.url + "api/online-evenings", data={"hands": 1, "players": players}
+        ).json()
+        open_page(page, made["host_url"])
+        page.wait_for_selector("#room-records [data-records-hand]", timeout=120_000)
+        axe.check("the online evening's room at its end (host)")
+        page.locator('.room-board button[data-card-of="1"]').click()
+        page.wait_for_selector("#dlg-card[open] .score-card tr[data-hand]")
+        axe.check("dialog #dlg-card with a hand", "#dlg-card")
+        page.keyboard.press("Escape")
+        page.locator("#room-records button[data-review]").first.click()
+        page.wait_for_selector("#dlg-review[open] #review-body table", timeout=120_000)
+        axe.check("dialog #dlg-review from the room", "#dlg-review")
+        page.keyboard.press("Escape")
+        open_page(page, made["players"][0]["url"])
+        page.wait_for_selector("#evening-card .score-card tr[data-hand]")
+        axe.check("an online evening's player at its end")
+        open_page(page, server.url)
+        page.keyboard.press("Escape")
+        page.locator("#btn-games").click()
+        page.wait_for_selector("#dlg-games[open] li[data-evening] a[data-open-evening]")
+        axe.check("dialog #dlg-games with the evenings", "#dlg-games")
+        assert not axe.found, f"{len(axe.found)} findings:\n" + "\n".join(axe.found)
+        context.close()
+    finally:
+        server.stop()

@@ -349,3 +349,178 @@ def test_organiser_dialog_creates_an_evening(
         assert page.locator("#room-links a[data-player-link]").count() == len(NAMES)
         assert "18" in str(page.locator("#room-status").text_content())
         context.close()
+
+
+# -- the room at the end: score cards, the tables' records, the Games list ------------------
+
+REVIEW_WORDS = {
+    "en": {"all": "Cards that cost tricks", "own": "Your cards that cost tricks"},
+    "is": {"all": "Spil sem kostuðu slagi", "own": "Spil þín sem kostuðu slagi"},
+}
+SIZES = (
+    ("en", DESKTOP, "desktop"),
+    ("is", PHONE, "phone"),
+    ("en", PHONE, "phone"),
+    ("is", DESKTOP, "desktop"),
+)
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A duplicate evening of 8 players and 2 hands nobody came to, played to its end by
+    stand-ins (the turn's time scaled): the server, the evening's answer, its room and
+    its API's address."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("WHISTKIT_TURN_TIME_SCALE", "0.01")
+        srv = ServerProcess(tmp_path_factory.mktemp("ended") / "games.sqlite3", bot_delay=0)
+        srv.start()
+    try:
+        players = [{"name": n, "group": None} for n in NAMES]
+        made = post_json(
+            srv.url + "api/online-evenings",
+            {"title": "Vist", "hands": 2, "players": players, "duplicate": True},
+        )
+        base = f"{srv.url}api/online-evenings/{made['id']}"
+        deadline = time.monotonic() + 240
+        while not get_json(f"{base}/room")["finished"]:
+            assert time.monotonic() < deadline, "the evening did not end"
+            time.sleep(0.5)
+        yield {
+            "srv": srv,
+            "made": made,
+            "room": get_json(f"{base}/room"),
+            "base": base,
+        }
+    finally:
+        srv.stop()
+
+
+def shots_dir(tmp_path: Path) -> Path:
+    shots = Path(os.environ.get("WHISTKIT_SHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    return shots
+
+
+def test_finished_room_lists_records_and_score_cards(
+    browser: Browser, finished: dict[str, Any], tmp_path: Path
+) -> None:
+    """At the end the room lists every table of every hand with its record and review,
+    and a download of all the records; a name in the leaderboard opens the player's
+    score card (hand by hand what the server's card gives)."""
+    made, room = finished["made"], finished["room"]
+    anna = get_json(f"{finished['base']}/card/1")
+    games = [t["game"] for h in room["hands"] for t in h["tables"]]
+    assert [line["hand"] for line in anna["lines"]] == [1, 2]
+    shots = shots_dir(tmp_path)
+    for lang, viewport, label in SIZES:
+        context = browser.new_context(viewport=viewport, accept_downloads=True)
+        page = context.new_page()
+        open_page(page, made["host_url"], lang=lang)
+        page.wait_for_selector('#room-records [data-records-hand="2"]')
+        page.locator('#room-records [data-records-hand="2"] summary').click()
+        hrefs = page.locator("#room-records a[data-record]").evaluate_all(
+            "els => els.map(a => a.getAttribute('href'))"
+        )
+        assert hrefs == [f"/api/games/{g}/record" for g in games]
+        assert page.locator("#room-records button[data-review]").count() == len(games)
+        with page.expect_download() as got:
+            page.locator("#room-records a[data-all-records]").click()
+        document = json.loads(Path(got.value.path()).read_text())
+        assert [r["game"] for r in document["records"]] == games
+        assert all(r["record"]["format"] == "whistkit-record/1" for r in document["records"])
+        page.screenshot(path=str(shots / f"room-end-{lang}-{label}.png"), full_page=True)
+        # a name in the leaderboard: the player's score card
+        page.locator('.room-board button[data-card-of="1"]').click()
+        page.wait_for_selector('#dlg-card[open] .score-card tr[data-hand="2"]')
+        for line in anna["lines"]:
+            cells = page.locator(f'#dlg-card tr[data-hand="{line["hand"]}"] td').all_text_contents()
+            assert cells[1] == str(line["table"]) and cells[3] == line["partner"], cells
+            assert cells[4] == ", ".join(line["opponents"]), cells
+            assert cells[5:8] == [str(line["tricks"]), str(line["points"]), str(line["total"])]
+        page.screenshot(path=str(shots / f"score-card-{lang}-{label}.png"))
+        context.close()
+
+
+def test_review_from_the_room_names_the_seats_players(
+    browser: Browser, finished: dict[str, Any], tmp_path: Path
+) -> None:
+    """A review opened from the room: its visitor sat at no seat of that table, so the
+    costly cards are every seat's, each with its player's name (not "your cards")."""
+    made, room = finished["made"], finished["room"]
+    shots = shots_dir(tmp_path)
+    seats = room["hands"][0]["tables"][0]["seats"]
+    for lang, viewport, label in SIZES[:2]:
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        open_page(page, made["room_url"], lang=lang)
+        page.locator('[data-compare-hand="1"] button[data-review]').first.click()
+        page.wait_for_selector("#dlg-review[open] #review-body table", timeout=120_000)
+        head = page.locator("#review-body th.col-given").text_content()
+        assert head == REVIEW_WORDS[lang]["all"], head
+        for li in page.locator("#review-body li[data-card]").all():
+            seat = str(li.get_attribute("data-seat"))
+            assert str(li.text_content()).startswith(seats[seat]["name"] + " ("), seat
+        page.screenshot(path=str(shots / f"room-review-{lang}-{label}.png"))
+        context.close()
+
+
+def test_player_page_ends_on_their_score_card(
+    browser: Browser, finished: dict[str, Any], tmp_path: Path
+) -> None:
+    """A player's own page at the end: their total and their score card, whose reviews
+    speak of their own cards."""
+    made = finished["made"]
+    anna = get_json(f"{finished['base']}/card/1")
+    shots = shots_dir(tmp_path)
+    for lang, viewport, label in SIZES:
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        open_page(page, made["players"][0]["url"], lang=lang)
+        page.wait_for_selector('#evening-card .score-card tr[data-hand="2"]')
+        totals = page.locator("#evening-card td.total").all_text_contents()
+        assert totals == [str(line["total"]) for line in anna["lines"]]
+        assert str(anna["total"]) in str(page.locator("#evening-move-text").text_content())
+        page.screenshot(path=str(shots / f"player-end-{lang}-{label}.png"))
+        page.locator("#evening-card button[data-review]").first.click()
+        page.wait_for_selector("#dlg-review[open] #review-body table", timeout=120_000)
+        head = page.locator("#review-body th.col-given").text_content()
+        assert head == REVIEW_WORDS[lang]["own"], head
+        context.close()
+
+
+def test_games_list_keeps_the_evenings(
+    browser: Browser, finished: dict[str, Any], tmp_path: Path
+) -> None:
+    """The Games list holds the evening this browser hosts (its host link) and the one it
+    plays in (a player's link), each opening its page again."""
+    srv, made = finished["srv"], finished["made"]
+    shots = shots_dir(tmp_path)
+
+    def games_list(page: Page) -> None:
+        page.goto(srv.url)
+        page.wait_for_selector("body[data-ready]")
+        page.keyboard.press("Escape")  # the new-game dialog
+        page.locator("#btn-games").click()
+        page.wait_for_selector("#dlg-games[open] li[data-evening]")
+
+    for lang, viewport, label in SIZES:
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        open_page(page, made["host_url"], lang=lang)
+        page.wait_for_selector("#room-links a[data-player-link]")
+        open_page(page, made["players"][0]["url"], lang=lang)
+        page.wait_for_selector('#evening-move[data-over="true"]')
+        games_list(page)
+        entries = page.locator("#dlg-games li[data-evening]")
+        roles = entries.evaluate_all("els => els.map(e => e.dataset.role)")
+        assert roles == ["player", "host"]  # the newest first
+        assert all("Vist" in text for text in entries.all_text_contents())
+        assert "Anna" in str(page.locator('#dlg-games li[data-role="player"]').text_content())
+        page.screenshot(path=str(shots / f"games-evenings-{lang}-{label}.png"))
+        page.locator('#dlg-games li[data-role="player"] a[data-open-evening]').click()
+        page.wait_for_selector('#evening-move[data-over="true"]')
+        assert "?evening=" in page.url
+        games_list(page)
+        page.locator('#dlg-games li[data-role="host"] a[data-open-evening]').click()
+        page.wait_for_selector("#room-links a[data-player-link]")
+        context.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -548,3 +549,165 @@ def test_the_store_keeps_the_newest_state_of_an_evening(any_db: str | Path) -> N
         assert store.online_evening("e2") == ('{"v": 1}', 1)
     finally:
         store.close()
+
+
+# -- the room at the end: cards of hands and the tables' records -------------------------------
+
+
+def test_cards_of_hands_are_the_organisers_for_the_records(server: Server) -> None:
+    """Nobody comes (stand-ins play every seat): each player's card of hands is, hand by
+    hand, the table, seat, partner, opponents, tricks, points and running total the
+    organiser's rules give for the tables' records; the records document holds every
+    table's stored record."""
+
+    async def main() -> None:
+        ev = await server.evenings.create(online.read_new_evening(body(hands=3), "beginner"))
+        for _ in range(6000):
+            if derive(ev.evening).finished:
+                break
+            await asyncio.sleep(0.005)
+        assert derive(ev.evening).finished
+        totals, done = organiser_totals(server, ev)
+        for pid in ev.tokens:
+            card = online.card_json(ev, pid)
+            assert card["player"]["name"] == ev.name(pid) and card["finished"]
+            assert [line["hand"] for line in card["lines"]] == [1, 2, 3]
+            running = 0
+            for line in card["lines"]:
+                t = done.hand(line["hand"]).table_of(pid)
+                seats = t.seat_map()
+                mine = t.seat_of(pid)
+                game = ev.hands[line["hand"] - 1].games[t.table - 1]
+                record = replay(loads(server.store.get(game).record))  # type: ignore[union-attr]
+                ns = record.results[0].tricks[0]
+                running += t.points_of(pid)
+                assert line == {
+                    "hand": line["hand"],
+                    "contract": done.hand(line["hand"]).contract,
+                    "table": t.table,
+                    "seat": mine,
+                    "partner": ev.name(t.partner_of(pid)),
+                    "opponents": [
+                        ev.name(seats["NESW"[("NESW".index(mine) + k) % 4]]) for k in (1, 3)
+                    ],
+                    "tricks": ns if mine in "NS" else 13 - ns,
+                    "points": t.points_of(pid),
+                    "total": running,
+                    "won": t.winner == t.side_of(pid),
+                    "game": game,
+                }
+            assert card["total"] == running == totals[pid]
+        document = json.loads(
+            await online.RecordsCache().document(
+                ev,
+                lambda ids: {g: server.store.get(g).record for g in ids},  # type: ignore[union-attr]
+            )
+        )
+        assert document["format"] == "whistkit-online-evening-records/1"
+        assert document["finished"] and document["evening"] == ev.id
+        listed = [(r["hand"], r["table"], r["game"]) for r in document["records"]]
+        assert listed == [
+            (h, t, g)
+            for h, hand in enumerate(ev.hands, start=1)
+            for t, g in enumerate(hand.games, start=1)
+        ]
+        for r in document["records"]:
+            stored = json.loads(server.store.get(r["game"]).record)  # type: ignore[union-attr]
+            assert r["record"] == stored and stored["format"] == "whistkit-record/1"
+        await server.close()
+
+    asyncio.run(main())
+
+
+def test_nothing_of_a_hand_before_every_table_has_finished_it(tmp_path: Path) -> None:
+    """A table that finished hand 1 while the other plays it (in duplicate the same
+    deal): no card of hands has a line of hand 1 and no record is listed; once the
+    hand is over at both, its lines and records are there, and not hand 2's."""
+    server = make_server(tmp_path / "games.sqlite3", turn_scale=1.0)
+
+    async def main() -> None:
+        ev = await server.evenings.create(
+            online.read_new_evening(body(hands=2, duplicate=True), "beginner")
+        )
+        first, second = ev.hands[0].games
+        stored = {first: '{"r": 1}', second: '{"r": 2}'}
+        await server.evenings.result(ev.id, first, 7, [])
+        for pid in ev.tokens:
+            assert online.card_json(ev, pid)["lines"] == []
+        assert online.finished_games(ev) == []
+        assert json.loads(online.records_json(ev, stored))["records"] == []
+        await server.evenings.result(ev.id, second, 4, [])
+        assert ev.in_play() == 2
+        for pid in ev.tokens:
+            lines = online.card_json(ev, pid)["lines"]
+            assert [line["hand"] for line in lines] == [1]
+        assert online.finished_games(ev) == [first, second]
+        hand2 = {g: '{"r": 3}' for g in ev.hands[1].games}
+        records = json.loads(online.records_json(ev, {**stored, **hand2}))["records"]
+        assert [(r["hand"], r["record"]) for r in records] == [(1, {"r": 1}), (1, {"r": 2})]
+        # the document is built once a hand (a record missing: looked for again)
+        reads: list[list[str]] = []
+        stored_now = dict(stored)
+
+        def read(ids: list[str]) -> dict[str, str]:
+            reads.append(ids)
+            return {g: stored_now[g] for g in ids if g in stored_now}
+
+        cache = online.RecordsCache()
+        del stored_now[second]
+        one = json.loads(await cache.document(ev, read))
+        assert [r["game"] for r in one["records"]] == [first] and len(reads) == 1
+        stored_now[second] = stored[second]
+        two = await cache.document(ev, read)
+        assert len(reads) == 2 and len(json.loads(two)["records"]) == 2
+        assert await cache.document(ev, read) is two and len(reads) == 2
+        for g in ev.hands[1].games:
+            stored_now[g] = '{"r": 3}'
+            await server.evenings.result(ev.id, g, 6, [])
+        assert derive(ev.evening).finished
+        three = json.loads(await cache.document(ev, read))
+        assert len(reads) == 3 and len(three["records"]) == 4 and three["finished"]
+        await server.close()
+
+    asyncio.run(main())
+
+
+def test_http_card_and_records(tmp_path: Path) -> None:
+    """``GET …/card/{player}`` and ``GET …/records`` over HTTP, with their refusals."""
+    app = create_app(tmp_path / "games.sqlite3", bot_delay=0, turn_scale=0.001)
+    with TestClient(app) as http:
+        made = http.post("/api/online-evenings", json=body(hands=2)).json()
+        base = f"/api/online-evenings/{made['id']}"
+        card = http.get(f"{base}/card/1").json()
+        assert card["player"]["name"] == "Anna" and card["lines"] == []
+        # while hand 1 is played: no record yet
+        early = http.get(f"{base}/records")
+        assert early.status_code == 200 and early.json()["records"] == []
+        for _ in range(3000):
+            if http.get(f"{base}/room").json()["finished"]:
+                break
+            time.sleep(0.01)
+        room = http.get(f"{base}/room").json()
+        assert room["finished"]
+        card = http.get(f"{base}/card/3").json()
+        assert [line["hand"] for line in card["lines"]] == [1, 2]
+        assert card["total"] == room["totals"]["3"]
+        r = http.get(f"{base}/records")
+        assert r.status_code == 200
+        assert f'filename="whistkit-evening-{made["id"]}.json"' in r.headers["content-disposition"]
+        games = [t["game"] for h in room["hands"] for t in h["tables"]]
+        assert [x["game"] for x in r.json()["records"]] == games
+        for x in r.json()["records"]:
+            one = http.get(f"/api/games/{x['game']}/record")
+            assert x["record"] == one.json()
+        # a finished evening's document is built once
+        assert http.get(f"{base}/records").content == r.content
+        # refusals name what is wrong
+        bad = http.get(f"{base}/card/Anna")
+        assert bad.status_code == 400 and "not 'Anna'" in bad.json()["error"]
+        assert http.get(f"{base}/card/99").json() == {"error": "the evening has no player 99"}
+        assert http.get(f"{base}/card/99").status_code == 404
+        assert http.get(f"{base}/card/123456").status_code == 400
+        assert http.get(f"{base}/card/\u0663").status_code == 400  # an Arabic-Indic 3
+        assert http.get("/api/online-evenings/ffffffffffff/card/1").status_code == 404
+        assert http.get("/api/online-evenings/ffffffffffff/records").status_code == 404

@@ -21,6 +21,9 @@ Routes:
 - ``POST /api/tables``, ``GET /api/tables/{id}`` (``X-Table-Token: T``), ``POST
   /api/qr``: shared tables (:mod:`whistkit.server.shared`; the protocol's docstring
   describes them).
+- ``/api/online-evenings…``: online evenings (:mod:`whistkit.server.online`,
+  docs/online.md), among them ``GET …/{id}/card/{player}`` (a player's card of hands)
+  and ``GET …/{id}/records`` (every table's record of the hands over, one JSON document).
 - ``WS /ws``: the play protocol of :mod:`whistkit.server.protocol`.
 
 Everything passes :class:`whistkit.server.security.Edge` first (host and origin checks,
@@ -582,6 +585,41 @@ def create_app(
         await server.evenings.mark_seen(ev, player)
         return JSONResponse(online.player_json(ev, player, base_of(request.url)))
 
+    async def online_card(request: Request) -> Response:
+        """A player's card of hands (the hands over at every table): public, as the
+        room's leaderboard is."""
+        ev = await online_evening_of(request)
+        if isinstance(ev, Response):
+            return ev
+        try:
+            player = online.read_player(ev, request.path_params["player"])
+        except online.OnlineError as e:
+            return JSONResponse({"error": e.message}, e.status)
+        return JSONResponse(online.card_json(ev, player))
+
+    evening_records = online.RecordsCache()
+
+    def finished_records(ids: list[str]) -> dict[str, str]:
+        return {r.id: r.record for r in server.store.list(ids=ids) if r.finished and r.record}
+
+    async def online_records(request: Request) -> Response:
+        """Every table's record of the hands over at every table, in one JSON document
+        (a download)."""
+        ev = await online_evening_of(request)
+        if isinstance(ev, Response):
+            return ev
+        try:
+            document = await evening_records.document(ev, finished_records)
+        except StoreError as e:
+            return JSONResponse({"error": f"the records could not be read, try again: {e}"}, 503)
+        return Response(
+            document,
+            media_type="application/json",
+            headers={
+                "Content-Disposition": f'attachment; filename="whistkit-evening-{ev.id}.json"'
+            },
+        )
+
     async def online_end_hand(request: Request) -> Response:
         """The host ends the hand in play: stand-ins finish its tables still playing."""
         ev = await online_evening_of(request)
@@ -936,6 +974,8 @@ def create_app(
             Route("/api/online-evenings/{evening_id}", online_evening),
             Route("/api/online-evenings/{evening_id}/room", online_room),
             Route("/api/online-evenings/{evening_id}/me", online_player),
+            Route("/api/online-evenings/{evening_id}/card/{player}", online_card),
+            Route("/api/online-evenings/{evening_id}/records", online_records),
             Route("/api/online-evenings/{evening_id}/end-hand", online_end_hand, methods=["POST"]),
             Route("/api/online-evenings/{evening_id}/join", online_join, methods=["POST"]),
             Route(

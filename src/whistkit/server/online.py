@@ -1085,16 +1085,162 @@ def created_json(ev: OnlineEvening, base: str) -> dict[str, Any]:
     }
 
 
+# -- the room at the end: cards of hands and the tables' records ---------------------------
+
+RECORDS_FORMAT = "whistkit-online-evening-records/1"
+RECORDS_CHUNK = 500  # games read from the store in one query
+RECORDS_KEPT = 4  # evenings whose records document is kept built (at most 2.8 MB each)
+# the records document holds at most MAX_PLAYERS / 4 tables times MAX_HANDS hands
+MAX_RECORDS = (MAX_PLAYERS // 4) * MAX_HANDS
+
+
+def read_player(ev: OnlineEvening, raw: str) -> int:
+    """A player's number from a URL (the leaderboard's ``id``); :class:`OnlineError`
+    names what is wrong (400: not a number, 404: no such player)."""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 4:
+        raise OnlineError(
+            400, f"a player is named by their number (the leaderboard's id), not {quote(raw)}"
+        )
+    player = int(raw)
+    if not any(p.id == player for p in ev.evening.players):
+        raise OnlineError(404, f"the evening has no player {player}")
+    return player
+
+
+def card_json(ev: OnlineEvening, player: int) -> dict[str, Any]:
+    """A player's card of hands, as the hall organiser's score card holds it (table,
+    seat, partner, the side's tricks, points, running total), with the opponents, the
+    contract and each table's game (its record and review). Only hands that are over
+    at every table: in duplicate the other tables play the same deal meanwhile."""
+    done = ev.derived()
+    bots = set(ev.bots)
+    lines: list[dict[str, Any]] = []
+    total = 0
+    for hand in done.hands:
+        if not hand.complete or hand.number > len(ev.hands):
+            break  # the hand in play, and any after it
+        t = hand.table_of(player)
+        if t is None or t.points is None or t.ns_tricks is None:
+            continue  # online nobody sits out; kept safe for the organiser's model
+        seat = t.seats.index(player)
+        side = seat % 2
+        points = t.points[side]
+        total += points
+        lines.append(
+            {
+                "hand": hand.number,
+                "contract": hand.contract,
+                "table": t.table,
+                "seat": seat_name(seat),
+                "partner": ev.name(t.seats[(seat + 2) % 4]),
+                "opponents": [ev.name(t.seats[(seat + 1) % 4]), ev.name(t.seats[(seat + 3) % 4])],
+                "tricks": t.ns_tricks if side == 0 else 13 - t.ns_tricks,
+                "points": points,
+                "total": total,
+                "won": t.winner == side,
+                "game": ev.hands[hand.number - 1].games[t.table - 1],
+            }
+        )
+    me = ev.evening.player(player)
+    return {
+        "evening": ev.id,
+        "title": ev.title,
+        "player": {"id": player, "name": me.name, "group": me.group, "bot": player in bots},
+        "hands": ev.evening.config.hands,
+        "finished": done.finished,
+        "total": total,
+        "lines": lines,
+    }
+
+
+def records_json(ev: OnlineEvening, rows: Mapping[str, str]) -> bytes:
+    """Every table's record (whistkit-record/1) of the hands over at every table, as one
+    JSON document: ``{"format", "evening", "title", "finished", "records": [{"hand",
+    "table", "game", "record"}]}``, the records as the server stores them (``rows``:
+    game id -> record text; a game missing there is left out). At most
+    :data:`MAX_RECORDS` records: each a hand of 52 cards."""
+    done = ev.derived()
+    parts: list[str] = []
+    for hand in done.hands:
+        if not hand.complete or hand.number > len(ev.hands):
+            break
+        for t, game in enumerate(ev.hands[hand.number - 1].games, start=1):
+            record = rows.get(game)
+            if record is None:
+                continue
+            head = json.dumps({"hand": hand.number, "table": t, "game": game})
+            parts.append(f'{head[:-1]}, "record": {record}}}')
+    head = json.dumps(
+        {"format": RECORDS_FORMAT, "evening": ev.id, "title": ev.title, "finished": done.finished}
+    )
+    return f'{head[:-1]}, "records": [{", ".join(parts)}]}}'.encode()
+
+
+def finished_games(ev: OnlineEvening) -> list[str]:
+    """The games of the hands over at every table (whose records may be shown)."""
+    done = ev.derived()
+    games: list[str] = []
+    for hand in done.hands:
+        if not hand.complete or hand.number > len(ev.hands):
+            break
+        games += ev.hands[hand.number - 1].games
+    return games[:MAX_RECORDS]
+
+
+class RecordsCache:
+    """The records documents of the last :data:`RECORDS_KEPT` evenings asked, each built
+    once per hand over (the records of a hand over at every table never change), one
+    build at a time per evening: a room's burst of downloads at the end, or a client
+    asking again and again, reads the store once a hand."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[int, bytes]] = {}  # id -> (records in it, document)
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def document(self, ev: OnlineEvening, read: Any) -> bytes:
+        """The evening's records document; ``read(ids)`` gives the stored records of the
+        finished games among ``ids`` as a mapping (run in a thread: it reads the store)."""
+        games = finished_games(ev)
+        kept = self._kept.get(ev.id)
+        if kept is not None and kept[0] == len(games):
+            return kept[1]
+        lock = self._locks.setdefault(ev.id, asyncio.Lock())
+        async with lock:
+            kept = self._kept.get(ev.id)
+            if kept is not None and kept[0] == len(games):
+                return kept[1]
+
+            def build() -> dict[str, str]:
+                rows: dict[str, str] = {}
+                for n in range(0, len(games), RECORDS_CHUNK):
+                    rows.update(read(games[n : n + RECORDS_CHUNK]))
+                return rows
+
+            rows = await asyncio.to_thread(build)
+            text = records_json(ev, {g: rows[g] for g in games if g in rows})
+            if len(rows) == len(games):  # a record missing is looked for again next time
+                self._kept.pop(ev.id, None)
+                self._kept[ev.id] = (len(games), text)
+                while len(self._kept) > RECORDS_KEPT:
+                    self._kept.pop(next(iter(self._kept)))
+        self._locks.pop(ev.id, None)
+        return text
+
+
 __all__ = [
     "Evenings",
     "HandTables",
     "NewEvening",
     "OnlineError",
     "OnlineEvening",
+    "RecordsCache",
+    "card_json",
     "created_json",
     "evening_model",
     "hand_in_play",
     "player_json",
     "read_new_evening",
+    "read_player",
+    "records_json",
     "room_json",
 ]

@@ -4,10 +4,11 @@
 // and when the hand's tables are all done it says how the hand went and where to go
 // ("You won: move to table 5, North, partner Anna"), then goes there by itself.
 
+import { cardTable, fetchCard, formatPoints } from "./card.js";
 import { t } from "./i18n.js";
 import { startGame } from "./connection.js";
 import { closeDialogs } from "./sheet.js";
-import { $, app, rememberTable } from "./state.js";
+import { $, app, rememberEvening, rememberTable } from "./state.js";
 import { showMessage } from "./table.js";
 
 // the link's state is asked this often (one request at a time) while the page has no
@@ -40,6 +41,8 @@ export function eveningLink() {
   const token = hash.get("t") || sessionStorage.getItem(key);
   if (!token) return null;
   sessionStorage.setItem(key, token);
+  // listed in this browser's "Games" (the link opens this page again)
+  rememberEvening(id, { role: "player", token });
   return { id, token };
 }
 
@@ -115,6 +118,7 @@ function onState(state) {
   if (before && progress(state) < progress(before)) return;
   ev.state = state;
   app.eveningName = state.player.name;
+  if (!before) rememberEvening(ev.id, { role: "player", token: ev.token, title: state.title, name: state.player.name });
   renderBar(state);
   const now = state.now;
   if (now && now.game !== ev.game) {
@@ -131,6 +135,8 @@ function onState(state) {
     $("#evening-move").hidden = false;
     $("#evening-move-text").textContent = t("evening_over", { points: formatPoints(state.total) });
     $("#evening-move").dataset.over = "true";
+    if (!ev.game) showMessage(""); // the link opened after the end: no table to connect to
+    await showCard(state.player);
   }
 }
 
@@ -161,8 +167,23 @@ function showMove(last, now) {
   ev.moveTimer = setTimeout(() => { box.hidden = true; }, MOVE_MS);
 }
 
-function formatPoints(value) {
-  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+// at the end, the player's own score card under their total (its reviews list their own
+// costly cards)
+async function showCard(player) {
+  const box = $("#evening-card");
+  box.hidden = false;
+  try {
+    const card = await fetchCard(ev.id, player.id);
+    box.replaceChildren(cell("h2", t("evening_card")), cardTable(card, { own: true, status: $("#evening-card-status") }));
+  } catch (err) {
+    $("#evening-card-status").textContent = t("error", { message: err.message });
+  }
+}
+
+function cell(tag, text) {
+  const el = document.createElement(tag);
+  el.textContent = text;
+  return el;
 }
 
 function renderBar(state) {

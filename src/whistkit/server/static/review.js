@@ -3,7 +3,7 @@
 import { SUIT_SYMBOL, cardLabel, has, language, t } from "./i18n.js";
 import { startGame } from "./connection.js";
 import { openDialog } from "./sheet.js";
-import { $, app, contractText, gameEntry, knownGames, shortCard, sideOf, withSuits } from "./state.js";
+import { $, app, contractText, gameEntry, knownEvenings, knownGames, shortCard, sideOf, withSuits } from "./state.js";
 
 // the most games one "Games" asks the server about (its limit): the newest remembered
 const LISTED_MAX = 200;
@@ -25,6 +25,8 @@ export async function openGames() {
   const unfinished = listed.filter((g) => !g.finished && solo(g.id));
   const done = listed.filter((g) => g.finished);
   const tables = await sharedTables();
+  const evenings = Object.values(knownEvenings()).sort((a, b) => (b.at || 0) - (a.at || 0));
+  if (evenings.length) body.append(heading(t("games_evenings")), eveningList(evenings));
   if (tables.length) body.append(heading(t("games_shared")), tableList(tables));
   if (unfinished.length) body.append(heading(t("games_unfinished")), gameList(unfinished, continueButton));
   body.append(heading(t("games_finished")));
@@ -85,6 +87,34 @@ function tableList(rows) {
       startGame(id, e.seat, e.token);
     });
     li.append(b);
+    ul.append(li);
+  }
+  return ul;
+}
+
+// the online evenings this browser created or was invited to: each opens the host's room
+// or the player's page (their secret stays in the link's fragment)
+function eveningList(entries) {
+  const ul = document.createElement("ul");
+  ul.className = "games";
+  for (const e of entries) {
+    if (typeof e.id !== "string" || !/^[0-9a-zA-Z]{1,32}$/.test(e.id)) continue;
+    const host = e.role === "host";
+    const secret = host ? e.key : e.token;
+    if (typeof secret !== "string") continue;
+    const li = document.createElement("li");
+    li.dataset.evening = e.id;
+    li.dataset.role = host ? "host" : "player";
+    const parts = [typeof e.title === "string" && e.title ? e.title : t("ev_default_title")];
+    if (e.at) parts.push(new Date(e.at).toLocaleString(language()));
+    parts.push(host ? t("games_evening_host") : t("games_evening_player", { name: e.name || "?" }));
+    li.append(parts.join(" · "), " · ");
+    const a = document.createElement("a");
+    const q = host ? `room=${encodeURIComponent(e.id)}#k=` : `evening=${encodeURIComponent(e.id)}#t=`;
+    a.href = `/?${q}${encodeURIComponent(secret)}`;
+    a.textContent = t("btn_open");
+    a.dataset.openEvening = e.id;
+    li.append(a);
     ul.append(li);
   }
   return ul;
@@ -227,8 +257,22 @@ function showRefining({ done, total }) {
   }
 }
 
-export function renderReview(data) {
+// who looks at a review: ``seat`` the viewer's own seat (their cards are listed: "Your
+// cards that cost tricks"), or null for someone who sat at no seat of that table (a room's
+// visitor): then every seat's costly cards are listed, each with its player's name from
+// ``names`` ({N: "Anna", …}) or its side's
+export function seatViewer(seat) {
+  return { seat, names: null };
+}
+
+export function renderReview(data, viewer = seatViewer(app.seat)) {
+  const mine = viewer.seat;
+  const who = (seat) => {
+    const name = viewer.names && viewer.names[seat];
+    return name || t(seat === "N" || seat === "S" ? "side_ns" : "side_ew");
+  };
   const body = $("#review-body");
+  body.dataset.viewer = mine || "";
   body.replaceChildren();
   if (data.refining) {
     // the ranges are being settled with a deeper search (followRefinement)
@@ -252,7 +296,7 @@ export function renderReview(data) {
     ["col-contract", t("col_contract")],
     ["col-par", t("col_par", { side })],
     ["col-tricks", t("col_tricks_side", { side })],
-    ["col-given", t("col_given")],
+    ["col-given", t(mine ? "col_given" : "col_given_all")],
   ];
   for (const [cls, text] of cols) {
     const th = document.createElement("th");
@@ -267,11 +311,13 @@ export function renderReview(data) {
     const given = document.createElement("ul");
     given.className = "given";
     for (const c of h.cards) {
-      if (c.seat !== app.seat || !c.loss) continue;
+      if ((mine && c.seat !== mine) || !c.loss) continue;
       const li = document.createElement("li");
       li.dataset.card = c.card;
+      li.dataset.seat = c.seat;
       const best = c.best.slice(0, 3).map(shortCard).join(" ") + (c.best.length > 3 ? " …" : "");
-      li.append(withSuits(t("review_mistake", { trick: c.trick, card: shortCard(c.card), loss: c.loss, best })));
+      const text = t("review_mistake", { trick: c.trick, card: shortCard(c.card), loss: c.loss, best });
+      li.append(withSuits(mine ? text : t("review_by", { name: who(c.seat), seat: t(`seat_${c.seat}`), text })));
       li.title = cardLabel(c.card);
       given.append(li);
     }
@@ -335,4 +381,32 @@ function unsolvedCell() {
   span.dataset.unsolved = "";
   span.textContent = t("not_solved");
   return span;
+}
+
+// one finished game's review opened from a list (an evening's room or a score card), its
+// progress in ``status``; ``viewer`` as renderReview takes it
+export async function reviewGame(game, viewer, status, button) {
+  if (button) button.disabled = true;
+  status.textContent = t("review_working");
+  try {
+    for (;;) {
+      const r = await fetch(`/api/games/${encodeURIComponent(game)}/analysis?wait=0`);
+      const body = await r.json();
+      if (!r.ok) throw new Error(body.error || r.statusText);
+      if (r.status !== 202) {
+        status.textContent = "";
+        $("#dlg-review").dataset.game = game;
+        renderReview(body, viewer);
+        openDialog("#dlg-review");
+        return;
+      }
+      const { done, total } = body.progress || { done: 0, total: 0 };
+      if (total) status.textContent = t("review_progress", { done, total });
+      await new Promise((ok) => setTimeout(ok, 250));
+    }
+  } catch (err) {
+    status.textContent = t("review_failed", { error: err.message });
+  } finally {
+    if (button) button.disabled = false;
+  }
 }

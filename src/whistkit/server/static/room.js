@@ -2,10 +2,11 @@
 // the tables still playing, the moves, at the end the prizes); with the host's key in
 // the fragment (#k=KEY) also the host's button that ends the hand in play.
 
+import { cardTable, fetchCard } from "./card.js";
 import { t } from "./i18n.js";
-import { renderReview } from "./review.js";
+import { reviewGame } from "./review.js";
 import { openDialog } from "./sheet.js";
-import { $ } from "./state.js";
+import { $, rememberEvening } from "./state.js";
 
 const POLL_MS = 2000;
 
@@ -18,7 +19,11 @@ export function roomLink() {
   const hash = new URLSearchParams(location.hash.slice(1));
   const stored = `whistkit.room.${id}`;
   const key = hash.get("k") || sessionStorage.getItem(stored);
-  if (key) sessionStorage.setItem(stored, key);
+  if (key) {
+    sessionStorage.setItem(stored, key);
+    // the host's evening, listed in this browser's "Games" (its key opens the room)
+    rememberEvening(id, { role: "host", key });
+  }
   return { id, key };
 }
 
@@ -48,6 +53,7 @@ async function poll() {
       $("#room-status").textContent = t("error", { message: body.error || r.statusText });
       if (r.status === 404) return;
     } else {
+      if (room.key && !room.state) rememberEvening(room.id, { role: "host", key: room.key, title: body.title });
       room.state = body;
       render(body);
       if (body.finished) return;
@@ -127,29 +133,13 @@ function render(s) {
   $("#room-end-hand").hidden = !room.key || s.finished;
   const end = $("#room-end-hand");
   if (end.dataset.armed !== "true") end.textContent = t("room_end_hand");
-  // the leaderboard, by group
+  // the leaderboard, by group: drawn again only when it changed (a name's button keeps
+  // the keyboard's focus between polls)
   const boards = $("#room-boards");
-  boards.replaceChildren();
-  for (const [group, rows] of Object.entries(s.leaderboard)) {
-    const sec = document.createElement("section");
-    sec.className = "room-board";
-    sec.dataset.group = group;
-    sec.append(cell("h2", group === "all" ? t("room_leaderboard") : t("room_group", { group })));
-    const table = document.createElement("table");
-    const head = document.createElement("tr");
-    for (const k of ["room_place", "room_player", "room_total", "room_hands"]) head.append(cell("th", t(k)));
-    table.append(head);
-    for (const row of rows) {
-      const tr = document.createElement("tr");
-      tr.dataset.player = String(row.id);
-      const name = row.bot ? `${row.name} (${t("bot")})` : row.name;
-      tr.append(cell("td", String(row.place), "num"), cell("td", name), cell("td", points(row.total), "num"), cell("td", String(row.hands), "num"));
-      if (row.bot) tr.className = "bot";
-      table.append(tr);
-    }
-    sec.append(table);
-    boards.append(sec);
-  }
+  const drawn = `${document.documentElement.lang} ${JSON.stringify(s.leaderboard)}`;
+  if (boards.dataset.drawn !== drawn) renderBoards(boards, s);
+  boards.dataset.drawn = drawn;
+  $("#room-card-hint").textContent = t("room_card_hint");
   // who has not come
   const absent = s.players.filter((p) => p.absent).map((p) => p.name);
   $("#room-absent").textContent = absent.length ? t("room_absent", { names: absent.join(", ") }) : "";
@@ -200,7 +190,7 @@ function render(s) {
         b.type = "button";
         b.dataset.review = tb.game;
         b.textContent = t("room_review");
-        b.addEventListener("click", () => showReview(tb.game, b));
+        b.addEventListener("click", () => showReview(tb, b));
         li.append(b);
         ul.append(li);
       }
@@ -208,6 +198,7 @@ function render(s) {
       compare.append(sec);
     }
   }
+  renderRecords(s);
   // the host's room: each player's own link, to send them
   const links = $("#room-links");
   links.replaceChildren();
@@ -229,30 +220,113 @@ function render(s) {
   }
 }
 
-// a table's double-dummy review (worked out on the server, once per game)
-async function showReview(game, button) {
-  const status = $("#room-review-status");
-  button.disabled = true;
-  status.textContent = t("review_working");
-  try {
-    for (;;) {
-      const r = await fetch(`/api/games/${encodeURIComponent(game)}/analysis?wait=0`);
-      const body = await r.json();
-      if (!r.ok) throw new Error(body.error || r.statusText);
-      if (r.status !== 202) {
-        status.textContent = "";
-        $("#dlg-review").dataset.game = game;
-        renderReview(body);
-        openDialog("#dlg-review");
-        return;
-      }
-      const { done, total } = body.progress || { done: 0, total: 0 };
-      if (total) status.textContent = t("review_progress", { done, total });
-      await new Promise((ok) => setTimeout(ok, 250));
+function renderBoards(boards, s) {
+  boards.replaceChildren();
+  for (const [group, rows] of Object.entries(s.leaderboard)) {
+    const sec = document.createElement("section");
+    sec.className = "room-board";
+    sec.dataset.group = group;
+    sec.append(cell("h2", group === "all" ? t("room_leaderboard") : t("room_group", { group })));
+    const table = document.createElement("table");
+    const head = document.createElement("tr");
+    for (const k of ["room_place", "room_player", "room_total", "room_hands"]) head.append(cell("th", t(k)));
+    table.append(head);
+    for (const row of rows) {
+      const tr = document.createElement("tr");
+      tr.dataset.player = String(row.id);
+      const name = row.bot ? `${row.name} (${t("bot")})` : row.name;
+      // the name opens the player's score card
+      const who = document.createElement("td");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "link";
+      b.dataset.cardOf = String(row.id);
+      b.textContent = name;
+      b.title = t("room_card_show", { name: row.name });
+      b.addEventListener("click", () => showCard(row.id, row.name));
+      who.append(b);
+      tr.append(cell("td", String(row.place), "num"), who, cell("td", points(row.total), "num"), cell("td", String(row.hands), "num"));
+      if (row.bot) tr.className = "bot";
+      table.append(tr);
     }
-  } catch (err) {
-    status.textContent = t("review_failed", { error: err.message });
-  } finally {
-    button.disabled = false;
+    sec.append(table);
+    boards.append(sec);
   }
+}
+
+// at the end, every table of every hand: its record (whistkit-record/1) and its review,
+// and all the evening's records at once (one JSON document)
+function renderRecords(s) {
+  const box = $("#room-records");
+  const shown = s.finished ? s.hands.filter((h) => h.complete) : [];
+  if (!shown.length) {
+    box.replaceChildren();
+    return;
+  }
+  if (box.dataset.version === String(s.version) && box.dataset.lang === document.documentElement.lang) return;
+  box.dataset.version = String(s.version);
+  box.dataset.lang = document.documentElement.lang;
+  box.replaceChildren(cell("h2", t("room_records")), cell("p", t("room_records_note"), "note"));
+  const all = document.createElement("a");
+  all.href = `/api/online-evenings/${encodeURIComponent(s.id)}/records`;
+  all.download = `whistkit-evening-${s.id}.json`;
+  all.dataset.allRecords = "";
+  all.className = "button";
+  all.textContent = t("room_records_all");
+  box.append(cell("p", ""));
+  box.lastChild.append(all);
+  for (const hand of shown) {
+    const details = document.createElement("details");
+    details.dataset.recordsHand = String(hand.hand);
+    details.open = hand.hand === 1;
+    const summary = document.createElement("summary");
+    summary.textContent = t("room_hand_short", { hand: hand.hand, contract: t(`contract_${hand.contract}`) });
+    details.append(summary);
+    const ul = document.createElement("ul");
+    for (const tb of hand.tables) {
+      const li = document.createElement("li");
+      li.dataset.table = String(tb.table);
+      const seats = ["N", "E", "S", "W"].map((k) => `${t(`seat_${k}`)} ${tb.seats[k].name}`).join(" · ");
+      li.append(`${t("room_table", { table: tb.table })}: ${seats} — ${t("room_ns_tricks", { tricks: tb.ns_tricks })} · `);
+      const a = document.createElement("a");
+      a.href = `/api/games/${encodeURIComponent(tb.game)}/record`;
+      a.download = `whistkit-${tb.game}.json`;
+      a.dataset.record = tb.game;
+      a.textContent = t("card_record");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "link";
+      b.dataset.review = tb.game;
+      b.textContent = t("room_review");
+      b.addEventListener("click", () => showReview(tb, b));
+      li.append(a, " · ", b);
+      ul.append(li);
+    }
+    details.append(ul);
+    box.append(details);
+  }
+}
+
+// a player's score card (the hands over at every table), in its dialog
+async function showCard(player, name) {
+  $("#card-title").textContent = t("card_title", { name });
+  $("#card-body").replaceChildren();
+  $("#card-status").textContent = "";
+  $("#dlg-card").dataset.player = String(player);
+  openDialog("#dlg-card");
+  try {
+    const card = await fetchCard(room.id, player);
+    if ($("#dlg-card").dataset.player !== String(player)) return; // another card meanwhile
+    $("#card-summary").textContent = t("evening_total", { points: points(card.total) });
+    $("#card-body").replaceChildren(cardTable(card, { status: $("#card-status") }));
+  } catch (err) {
+    $("#card-status").textContent = t("error", { message: err.message });
+  }
+}
+
+// a table's double-dummy review (worked out on the server, once per game): the room's
+// visitor sat at none of its seats, so the costly cards are named by their players
+function showReview(tb, button) {
+  const names = Object.fromEntries(Object.entries(tb.seats).map(([k, p]) => [k, p.name]));
+  return reviewGame(tb.game, { seat: null, names }, $("#room-review-status"), button);
 }

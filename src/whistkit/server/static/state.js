@@ -131,6 +131,33 @@ export function rememberTable(id, fields) {
   localStorage.setItem(GAMES_KEY, JSON.stringify(games));
 }
 
+const EVENINGS_KEY = "whistkit.evenings";
+const EVENINGS_MAX = 50; // the newest kept
+
+// the online evenings this browser created (the host's link: {role: "host", key}) or was
+// invited to (a player's link: {role: "player", token, name}), each with its title and
+// when it was last opened (at), so that "Games" lists them; keyed "host:ID" or
+// "player:ID:TOKEN" (one browser may hold the host's link and a player's)
+export function knownEvenings() {
+  try {
+    const all = JSON.parse(localStorage.getItem(EVENINGS_KEY) || "{}");
+    return all && typeof all === "object" && !Array.isArray(all) ? all : {};
+  } catch {
+    return {};
+  }
+}
+
+export function rememberEvening(id, fields) {
+  const secret = fields.role === "host" ? fields.key : fields.token;
+  if (typeof secret !== "string" || !secret) return;
+  const all = knownEvenings();
+  const key = fields.role === "host" ? `host:${id}` : `player:${id}:${secret}`;
+  all[key] = { ...(all[key] || {}), ...fields, id, at: Date.now() };
+  const keys = Object.keys(all).sort((a, b) => (all[b].at || 0) - (all[a].at || 0));
+  for (const old of keys.slice(EVENINGS_MAX)) delete all[old];
+  localStorage.setItem(EVENINGS_KEY, JSON.stringify(all));
+}
+
 export function forgetGame(id) {
   const games = knownGames();
   delete games[id];
