@@ -634,10 +634,27 @@ def test_nothing_of_a_hand_before_every_table_has_finished_it(tmp_path: Path) ->
         await server.evenings.result(ev.id, first, 7, [])
         for pid in ev.tokens:
             assert online.card_json(ev, pid)["lines"] == []
+        # the room: the table is over, its tricks and everyone's points from it are not
+        # shown (the other table plays the same deal); the host sees them
+        room = online.room_json(ev)
+        shown = room["hands"][0]["tables"]
+        assert [(t["over"], t["ns_tricks"], t["points"]) for t in shown] == [
+            (True, None, None),
+            (False, None, None),
+        ]
+        assert set(room["totals"].values()) == {0}
+        assert {e["total"] for b in room["leaderboard"].values() for e in b} == {0}
+        ev.derived(fresh=True)  # (the pages' derivation may be a second old)
+        host = online.room_json(ev, host=True)
+        assert host["hands"][0]["tables"][0]["ns_tricks"] == 7
+        assert set(host["totals"].values()) != {0}
         assert online.finished_games(ev) == []
         assert json.loads(online.records_json(ev, stored))["records"] == []
         await server.evenings.result(ev.id, second, 4, [])
         assert ev.in_play() == 2
+        room = online.room_json(ev)
+        assert [t["ns_tricks"] for t in room["hands"][0]["tables"]] == [7, 4]
+        assert room["totals"] == online.room_json(ev, host=True)["totals"]
         for pid in ev.tokens:
             lines = online.card_json(ev, pid)["lines"]
             assert [line["hand"] for line in lines] == [1]

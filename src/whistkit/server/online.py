@@ -168,6 +168,10 @@ class OnlineEvening:
     _derived: tuple[Evening, Derivation, float] | None = field(
         default=None, repr=False, compare=False
     )
+    # what everyone may see of a duplicate hand in play, kept: (hand, players, derivation)
+    _shown: tuple[int, tuple[Any, ...], Derivation] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def in_play(self) -> int | None:
         """The hand in play, None once the evening is over (from the stored facts, without
@@ -199,6 +203,23 @@ class OnlineEvening:
         done = derive(self.evening)
         self._derived = (self.evening, done, time.monotonic())
         return done
+
+    def shown(self, done: Derivation) -> Derivation:
+        """What everyone may see of the evening (``done``: its derivation now). In
+        duplicate every table of a hand plays the same deal, so while a hand is played
+        the room shows the evening as it was before that hand's results: a table's
+        tricks or anyone's points from it would tell a player still at the deal how it
+        went elsewhere. Otherwise ``done`` itself."""
+        hand = done.current
+        if not self.duplicate or hand is None:
+            return done
+        kept = self._shown
+        if kept is not None and kept[0] == hand and kept[1] is self.evening.players:
+            return kept[2]
+        results = tuple(r for r in self.evening.results if r.hand != hand)
+        before = derive(replace(self.evening, results=results))
+        self._shown = (hand, self.evening.players, before)
+        return before
 
     def to_json(self) -> str:
         return json.dumps(
@@ -980,6 +1001,10 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
     hands' seatings and moves; the host's answer adds the players' personal links and
     the organiser's document."""
     done = ev.derived()
+    # in duplicate, nothing of the hand in play (the same deal at every table)
+    shown = done if host else ev.shown(done)
+    hidden = shown is not done  # the tricks and points of the hand in play
+    reported = {(r.hand, r.table) for r in ev.evening.results}  # the tables that finished
     bots = set(ev.bots)
     seen = set(ev.seen)
 
@@ -991,11 +1016,12 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
     for group in ("A", "B") if grouped else (None,):
         boards[group or "all"] = [
             {**who(s.player), "place": s.place, "total": s.total, "hands": s.hands_played}
-            for s in done.standings(group)
+            for s in shown.standings(group)
         ]
     hands = []
     for hand in done.hands:
         tables = ev.hands[hand.number - 1] if hand.number <= len(ev.hands) else None
+        secret = hidden and hand.number == done.current
         hands.append(
             {
                 "hand": hand.number,
@@ -1010,8 +1036,9 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
                         # only once the whole hand is over: in duplicate the other
                         # tables are still playing the same deal
                         "game": tables.games[t.table - 1] if tables and hand.complete else None,
-                        "ns_tricks": t.ns_tricks,
-                        "points": list(t.points) if t.points else None,
+                        "ns_tricks": None if secret else t.ns_tricks,
+                        "points": list(t.points) if t.points and not secret else None,
+                        "over": (hand.number, t.table) in reported,
                     }
                     for t in hand.tables
                 ],
@@ -1040,7 +1067,7 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
         and done.current < ev.evening.config.hands,
         "grouped": ev.grouped,
         "leaderboard": boards,
-        "totals": {str(p.id): done.totals[p.id] for p in ev.evening.players},
+        "totals": {str(p.id): shown.totals[p.id] for p in ev.evening.players},
         "players": [{**who(p.id), "group": p.group, "absent": p.id not in seen} for p in people],
         "absent": [p.id for p in people if p.id not in seen],
         "hands": hands,

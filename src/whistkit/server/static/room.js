@@ -154,7 +154,9 @@ function render(s) {
       const li = document.createElement("li");
       li.dataset.table = String(tb.table);
       const seats = ["N", "E", "S", "W"].map((k) => `${t(`seat_${k}`)} ${tb.seats[k].name}`).join(" · ");
-      const done = tb.points ? ` — ${t("side_ns")} ${tb.points[0]}, ${t("side_ew")} ${tb.points[1]}` : ` — ${t("room_still_playing")}`;
+      // in duplicate a finished table's result waits for the hand's end (the same deal)
+      const state = tb.over ? t("room_table_done") : t("room_still_playing");
+      const done = tb.points ? ` — ${t("side_ns")} ${tb.points[0]}, ${t("side_ew")} ${tb.points[1]}` : ` — ${state}`;
       li.textContent = `${t("room_table", { table: tb.table })}: ${seats}${done}`;
       ul.append(li);
     }
