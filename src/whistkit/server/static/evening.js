@@ -136,7 +136,7 @@ function onState(state) {
     $("#evening-move-text").textContent = t("evening_over", { points: formatPoints(state.total) });
     $("#evening-move").dataset.over = "true";
     if (!ev.game) showMessage(""); // the link opened after the end: no table to connect to
-    await showCard(state.player);
+    showCard(state.player); // (it says itself if the card could not be fetched)
   }
 }
 
