@@ -4,7 +4,9 @@ table, and the messages between the processes (docs/deploy.md).
 **Ownership.** A table is live in exactly one process at a time, its owner, which holds
 the table's lease: the Redis key ``wk:lease:GAME`` holding ``NODE|TOKEN``, set only if
 absent and with an expiry (``--lease-seconds``, default 4 s) that the owner renews
-every quarter of it for all its tables in one script. The token is drawn from the
+every quarter of it for all its tables in one script, from a thread of its own on a
+connection of its own while the event loop's heartbeat is at most two lease times old
+(a loop late by seconds under a burst keeps its tables; a hung one loses them). The token is drawn from the
 counter ``wk:fence:GAME`` when the lease is taken, so each owner of a table has a larger
 one; the new owner raises the game's row to it in the database before it reads the game
 (:meth:`whistkit.server.store.BaseStore.claim`), and every write of a table carries it,
@@ -35,6 +37,7 @@ import logging
 import os
 import secrets
 import socket
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -45,6 +48,9 @@ import orjson
 log = logging.getLogger("whistkit.server")
 
 LEASE_ENV = "WHISTKIT_LEASE_SECONDS"
+# the keeper thread renews the leases while the event loop's heartbeat is at most this
+# many lease times old: a busy loop keeps its tables, a hung one lets them lapse
+HUNG_LEASES = 2.0
 DEFAULT_LEASE_SECONDS = 4.0
 PREFIX = "wk:"
 OUTGOING_MAX = 100_000  # messages waiting to be published, at most
@@ -152,12 +158,22 @@ class Cluster:
         # the leases are renewed on a connection of their own: behind a burst of joins
         # the pool's callers queue, and a renewal that waited there with them came after
         # the leases had lapsed (2,000 games at once lost hundreds of tables)
-        self.keeper: Any = aioredis.Redis.from_url(
+        # ... and from a thread of their own, so that an event loop that is busy (late
+        # by seconds under a burst) keeps its tables: the thread renews while the loop's
+        # heartbeat is at most HUNG_LEASES lease times old, so a hung loop (or a stopped
+        # process) still loses them and another process takes over
+        import redis
+
+        self.keeper: Any = redis.Redis.from_url(
             url,
             single_connection_client=True,
             socket_connect_timeout=5,
             socket_timeout=max(5.0, self.lease_seconds),
         )
+        self._beat = time.monotonic()  # the event loop's last heartbeat
+        self._stop = threading.Event()
+        self._keeper_thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.leases: dict[str, Lease] = {}
         self.on_message: Handler | None = None
         # called with a game whose lease was found lapsed or taken (from the event loop)
@@ -189,8 +205,14 @@ class Cluster:
         self._outgoing = asyncio.Queue()
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(node_channel(self.node))
-        await self._mark_alive()
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
+        await asyncio.to_thread(self._mark_alive)
+        self._beat = time.monotonic()
+        self._stop.clear()
+        self._keeper_thread = threading.Thread(
+            target=self._keep_leases, name="whistkit-leases", daemon=True
+        )
+        self._keeper_thread.start()
         self._tasks = [
             loop.create_task(self._listen()),
             loop.create_task(self._publish()),
@@ -207,6 +229,10 @@ class Cluster:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
+        self._stop.set()
+        thread, self._keeper_thread = self._keeper_thread, None
+        if thread is not None:
+            await asyncio.to_thread(thread.join, 2 * self.lease_seconds + 5)
         for game in list(self.leases):
             with contextlib.suppress(Exception):
                 await self.release(game)
@@ -218,7 +244,7 @@ class Cluster:
         with contextlib.suppress(Exception):
             await self.redis.aclose()
         with contextlib.suppress(Exception):
-            await self.keeper.aclose()
+            self.keeper.close()
         with contextlib.suppress(Exception):
             await self.redis.connection_pool.disconnect()
         self.started = False
@@ -273,32 +299,52 @@ class Cluster:
         """Drop a lease without telling Redis (it was lost: it lapses there by itself)."""
         self.leases.pop(game, None)
 
-    async def _renew_all(self) -> None:
-        leases = list(self.leases.values())
+    def _renew_all(self) -> None:
+        """Renew every lease held (from the keeper thread): a lease found lost is let go
+        on the event loop."""
+        leases = list(self.leases.copy().values())
         if not leases:
             return
         sent = time.monotonic()
-        lost = await self._renew(
+        lost = self._renew(
             keys=[lease_key(lease.game) for lease in leases],
             args=[int(self.lease_seconds * 1000), *[lease.value for lease in leases]],
         )
-        lost_games = {leases[int(i) - 1].game for i in lost}
+        gone = {int(i) - 1 for i in lost}
         until = sent + self.lease_seconds - self.margin()
-        for lease in leases:
-            if lease.game in lost_games:
-                continue
-            if self.leases.get(lease.game) is lease:
+        for i, lease in enumerate(leases):
+            if i not in gone:
                 lease.valid_until = until
-        for game in lost_games:
-            self._lost(game)
+        loop = self._loop
+        if gone and loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._lost_leases, [leases[i] for i in gone])
+
+    def _lost_leases(self, leases: list[Lease]) -> None:
+        for lease in leases:
+            if self.leases.get(lease.game) is lease:  # not let go and taken again since
+                self._lost(lease.game)
 
     def _lost(self, game: str) -> None:
         self.leases.pop(game, None)
         if self.on_lost is not None:
             self.on_lost(game)
 
-    async def _mark_alive(self) -> None:
-        await self.keeper.set(alive_key(self.node), b"1", px=int(self.lease_seconds * 1000))
+    def _mark_alive(self) -> None:
+        self.keeper.set(alive_key(self.node), b"1", px=int(self.lease_seconds * 1000))
+
+    def _keep_leases(self) -> None:
+        """The keeper thread: every quarter of the lease's time, renew the leases and
+        the alive mark while the event loop's heartbeat is fresh enough."""
+        period = self.lease_seconds / 4
+        while not self._stop.wait(period):
+            if time.monotonic() - self._beat > HUNG_LEASES * self.lease_seconds:
+                continue  # the loop is hung: let the leases lapse
+            try:
+                self._renew_all()
+                self._mark_alive()
+            except Exception as e:  # Redis unreachable: the leases lapse by themselves
+                log.warning("the bus could not be reached to renew leases: %s", e)
 
     async def alive(self, nodes: list[str]) -> dict[str, bool]:
         """Which of these nodes marked themselves alive within the lease's time."""
@@ -308,15 +354,12 @@ class Cluster:
         return {n: v is not None for n, v in zip(nodes, values, strict=True)}
 
     async def _keep(self) -> None:
-        """Every quarter of the lease's time: renew the leases and the alive mark, let go
-        of lapsed leases, and check the relays."""
+        """Every quarter of the lease's time: the loop's heartbeat (the keeper thread
+        renews the leases while it is fresh), let go of lapsed leases, and check the
+        relays."""
         period = self.lease_seconds / 4
         while True:
-            try:
-                await self._renew_all()
-                await self._mark_alive()
-            except Exception as e:  # Redis unreachable: the leases lapse by themselves
-                log.warning("the bus could not be reached to renew leases: %s", e)
+            self._beat = time.monotonic()
             for game in [g for g in self.leases if not self.valid(g)]:
                 self._lost(game)
             if self.on_round is not None:
