@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
@@ -123,3 +124,18 @@ def trick_cards(page: Page) -> list[str]:
             "els => els.map(e => e.dataset.card)"
         )
     ]
+
+
+def get_json(url: str) -> Any:
+    """A GET answered with JSON (a server the test started)."""
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def post_json(url: str, body: Any) -> Any:
+    """A POST of JSON answered with JSON."""
+    req = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())

@@ -24,7 +24,7 @@ from whistkit.evening import Evening, Result, derive
 from whistkit.record import loads, replay
 
 from .conftest import DESKTOP, PHONE, ServerProcess
-from .pages import open_page
+from .pages import get_json, open_page, post_json
 
 NAMES = ["Anna", "Bjarni", "Dóra", "Einar", "Fríða", "Gunnar", "Helga", "Ingi"]
 
@@ -34,19 +34,6 @@ def evening_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerP
     srv = ServerProcess(tmp_path_factory.mktemp("online") / "games.sqlite3", bot_delay=0).start()
     yield srv
     srv.stop()
-
-
-def get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return json.loads(r.read())
-
-
-def post_json(url: str, body: Any) -> Any:
-    req = urllib.request.Request(
-        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())
 
 
 def create(srv: ServerProcess, hands: int = 3) -> dict[str, Any]:

@@ -7,18 +7,15 @@ $WHISTKIT_SHOTS if set, else the test's folder."""
 
 from __future__ import annotations
 
-import json
 import os
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Browser
 
 from .conftest import DESKTOP, PHONE, ServerProcess
-from .pages import open_page
+from .pages import get_json, open_page, post_json
 
 NAMES = ["Anna", "Bjarni", "Dóra", "Einar", "Fríða", "Gunnar", "Helga", "Ingi"]
 SIZES = (("phone", PHONE), ("desktop", DESKTOP))
@@ -35,19 +32,6 @@ def shots_dir(tmp_path: Path) -> Path:
     shots = Path(os.environ.get("WHISTKIT_SHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     return shots
-
-
-def get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return json.loads(r.read())
-
-
-def post_json(url: str, body: Any) -> Any:
-    req = urllib.request.Request(
-        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())
 
 
 def test_organisers_form_opens_the_join_link_with_chosen_prizes(

@@ -40,6 +40,22 @@ function seatNames(name, line) {
 // the card as a table; ``own`` when it is the viewer's card (a review then lists the
 // viewer's own costly cards, else every seat's by name); ``status`` shows a review's
 // progress
+// a finished table's record (a download) and its review (``review(button)`` on a click)
+export function gameLinks(game, review) {
+  const a = document.createElement("a");
+  a.href = `/api/games/${encodeURIComponent(game)}/record`;
+  a.download = `whistkit-${game}.json`;
+  a.dataset.record = game;
+  a.textContent = t("card_record");
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "link";
+  b.dataset.review = game;
+  b.textContent = t("room_review");
+  b.addEventListener("click", () => review(b));
+  return [a, " · ", b];
+}
+
 export function cardTable(card, { own = false, status }) {
   const box = document.createElement("div");
   box.className = "score-card";
@@ -64,19 +80,8 @@ export function cardTable(card, { own = false, status }) {
     const hand = cell("td", `${line.hand} · ${t(`contract_${line.contract}`)}`, "c-hand");
     const links = document.createElement("td");
     links.className = "links";
-    const a = document.createElement("a");
-    a.href = `/api/games/${encodeURIComponent(line.game)}/record`;
-    a.download = `whistkit-${line.game}.json`;
-    a.dataset.record = line.game;
-    a.textContent = t("card_record");
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "link";
-    b.dataset.review = line.game;
-    b.textContent = t("room_review");
     const viewer = { seat: own ? line.seat : null, names: seatNames(card.player.name, line) };
-    b.addEventListener("click", () => reviewGame(line.game, viewer, status, b));
-    links.append(a, " · ", b);
+    links.append(...gameLinks(line.game, (b) => reviewGame(line.game, viewer, status, b)));
     const cells = [
       hand, cell("td", String(line.table), "num"), cell("td", t(`seat_${line.seat}`)),
       cell("td", line.partner), cell("td", line.opponents.join(", ")),

@@ -2,7 +2,7 @@
 // the tables still playing, the moves, at the end the prizes); with the host's key in
 // the fragment (#k=KEY) also the host's button that ends the hand in play.
 
-import { cardTable, fetchCard } from "./card.js";
+import { cardTable, fetchCard, gameLinks } from "./card.js";
 import { t } from "./i18n.js";
 import { reviewGame } from "./review.js";
 import { openDialog } from "./sheet.js";
@@ -290,18 +290,7 @@ function renderRecords(s) {
       li.dataset.table = String(tb.table);
       const seats = ["N", "E", "S", "W"].map((k) => `${t(`seat_${k}`)} ${tb.seats[k].name}`).join(" · ");
       li.append(`${t("room_table", { table: tb.table })}: ${seats} — ${t("room_ns_tricks", { tricks: tb.ns_tricks })} · `);
-      const a = document.createElement("a");
-      a.href = `/api/games/${encodeURIComponent(tb.game)}/record`;
-      a.download = `whistkit-${tb.game}.json`;
-      a.dataset.record = tb.game;
-      a.textContent = t("card_record");
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "link";
-      b.dataset.review = tb.game;
-      b.textContent = t("room_review");
-      b.addEventListener("click", () => showReview(tb, b));
-      li.append(a, " · ", b);
+      li.append(...gameLinks(tb.game, (b) => showReview(tb, b)));
       ul.append(li);
     }
     details.append(ul);
