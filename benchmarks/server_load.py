@@ -509,7 +509,8 @@ async def fast_player(
             either: set[asyncio.Future[Any]] = {done, stopped}
             await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
             stopped.cancel()
-            if not done.done():
+            if not done.done():  # the run stopped: nobody waits for this game any more
+                done.cancel()
                 return
             done.result()
     except Exception as e:  # a dropped socket is a figure, not the benchmark's end
