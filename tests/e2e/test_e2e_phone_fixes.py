@@ -10,7 +10,7 @@ from playwright.sync_api import Browser, Page, ViewportSize
 
 from .conftest import ServerProcess
 from .pages import open_page, start_by_clicks, version, wait_my_turn
-from .test_e2e_layout import SHOTS
+from .test_e2e_layout import ITEMS, SHOTS, check_layout
 
 SIZES: dict[str, ViewportSize] = {
     "320": {"width": 320, "height": 640},
@@ -101,7 +101,8 @@ def test_shared_table_seat_names_whole_at_320(
     browser: Browser, server: ServerProcess, lang: str
 ) -> None:
     """A table with friends at 320 px: every seat's name shown whole (East's was cut to
-    "Вост…" in Russian: North's name widened the middle column), its tooltip the name."""
+    "Вост…" in Russian: North's name widened the middle column), its tooltip the name;
+    the corner boxes, names and badges still apart."""
     page = browser.new_page(viewport=SIZES["320"])
     open_page(page, server.url, lang)
     page.wait_for_selector("#dlg-new[open]")
@@ -119,4 +120,5 @@ def test_shared_table_seat_names_whole_at_320(
     for name in names:
         assert name["over"] <= 0, f"320/{lang}: the name is cut: {name}"
         assert name["title"] == name["text"], name
+    check_layout(page, f"shared 320/{lang}", ITEMS + ", #tally, #trump-mark")
     page.close()
