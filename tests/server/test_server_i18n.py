@@ -104,3 +104,46 @@ def test_the_keys_help_names_enter_and_space_in_each_language(lang: str) -> None
     html = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
     assert '<dt data-t="key_enter_space">' in html
     assert strings(lang)["key_enter_space"] != strings("en")["key_enter_space"]
+
+
+# the word for a revoke in each language's card-game usage (docs/web.md names them): the
+# stem every string about a revoke uses, and the other spellings that once crept in
+REVOKE_WORD = {
+    "sv": ("renons", re.compile(r"\brenon(?!s)\w*", re.IGNORECASE)),
+    "it": ("rinunc", re.compile(r"\b(?:renon|renunc|rifiut[oi]\b|rifiuta non)\w*", re.IGNORECASE)),
+}
+OFFENDERS = {"opt_revoke_method_deduct", "opt_both_sides_revoke_cancel_equal", "opt_revoker_capped"}
+
+
+def help_texts(lang: str) -> list[str]:
+    """Every string of the How to play help in ``lang``."""
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, str):
+            found.append(node)
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(json.loads((STATIC_DIR / "help" / f"{lang}.json").read_text(encoding="utf-8")))
+    return found
+
+
+@pytest.mark.parametrize("lang", sorted(REVOKE_WORD))
+def test_one_spelling_of_revoke_in_each_language(lang: str) -> None:
+    """Swedish says "renons" and Italian "rinuncia" throughout (issue 32's leftovers): no
+    "renonce" (French), "renuncia" (Spanish) or "rifiuto" (an Italian discard) beside it."""
+    stem, other = REVOKE_WORD[lang]
+    en, tr = strings("en"), strings(lang)
+    for key, text in tr.items():
+        assert not other.search(text), f"{lang}: {key} spells the revoke {text!r}"
+        # every string that speaks of a revoke in English names it with the one word (but
+        # those that say "the offenders" instead)
+        if re.search(r"\brevok", en[key], re.IGNORECASE) and key not in OFFENDERS:
+            assert stem in text.lower(), f"{lang}: {key} {text!r} lacks {stem!r}"
+    for text in help_texts(lang):
+        assert not other.search(text), f"{lang} help: {text!r}"

@@ -45,6 +45,7 @@ export function renderSeats(v) {
     } else {
       for (const k of ["player", "kind", "connected", "standin"]) delete el.dataset[k];
       name.textContent = seatName(seat) + role;
+      name.title = name.textContent; // whole, where a narrow seat ends it in an ellipsis
     }
     parts.push(name);
     const badges = document.createElement("div");
