@@ -139,3 +139,14 @@ def test_soft_policy_probabilities_are_checked() -> None:
             ExpertBot(hit=bad)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="partner_hit must be a probability"):
             ExpertBot(partner_hit=bad)  # type: ignore[arg-type]
+
+
+def test_match_seats_the_expert_with_and_without_the_weights() -> None:
+    from whistkit.match import ViewPlayer, make_player
+
+    for level, weigh in (("expert-weighted", True), ("expert-unweighted", False)):
+        player = make_player(level)
+        assert isinstance(player, ViewPlayer)
+        assert isinstance(player.bot, ExpertBot)
+        assert player.bot.weigh is weigh
+        assert player.bot.time_budget is None  # reproducible
