@@ -75,12 +75,12 @@ def test_weights_are_deterministic_for_a_seed_and_differ_between_worlds() -> Non
         view = state.view(state.to_play)
         drawn = []
         for _ in range(2):
-            draw, weigh = ExpertBot()._drawer(view, random.Random(5))
+            draw, weigh = ExpertBot(weigh=True)._drawer(view, random.Random(5))
             assert weigh is not None
             worlds = [draw() for _ in range(24)]
             drawn.append((worlds, [weigh(w) for w in worlds]))
         assert drawn[0] == drawn[1]
-        weights = _weights(ExpertBot()._drawer(view, random.Random(5))[1], drawn[0][0])
+        weights = _weights(ExpertBot(weigh=True)._drawer(view, random.Random(5))[1], drawn[0][0])
         assert weights is not None
         assert math.isclose(sum(weights), 24)
         assert len(set(weights)) > 1, number  # the weighting changes something
