@@ -67,7 +67,7 @@ def measure(
     for i, (view, state) in enumerate(cases):
         rng = random.Random(i)
         start = time.process_time()
-        draw = bot._drawer(view, rng)
+        draw, _ = bot._drawer(view, rng)
         drawn = [draw() for _ in range(worlds)]
         times.append(time.process_time() - start)
         others = [s for s in range(4) if s != view.seat]

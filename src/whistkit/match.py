@@ -87,10 +87,12 @@ def _view_player(make: Callable[[], Bot]) -> Callable[[], Player]:
     return lambda: ViewPlayer(make())
 
 
-def _expert(bidding: str) -> Callable[[], Bot]:
+def _expert(bidding: str, weigh: bool | None = None) -> Callable[[], Bot]:
     # no time budget: the expert's choices depend on the seed alone, so a match gives
     # the same result on any machine and with any number of jobs
-    return lambda: ExpertBot(time_budget=None, bidding=bidding)
+    if weigh is None:
+        return lambda: ExpertBot(time_budget=None, bidding=bidding)
+    return lambda: ExpertBot(time_budget=None, bidding=bidding, weigh=weigh)
 
 
 def match_levels() -> dict[str, Callable[[], Player]]:
@@ -99,12 +101,16 @@ def match_levels() -> dict[str, Callable[[], Player]]:
     The match ``expert`` never has a time budget, so results are reproducible.
     ``oracle`` plays double-dummy with every hand open (the ceiling); ``expert-red`` and
     ``expert-black`` are the expert's card play with a fixed Swedish bottom-card colour
-    (the baselines its bidding is measured against).
+    (the baselines its bidding is measured against); ``expert-weighted`` and
+    ``expert-unweighted`` are the expert with and without the weighted worlds
+    (``ExpertBot(weigh=...)``, docs/bots.md), whichever is the default.
     """
     out = {name: _view_player(make) for name, make in LEVELS.items()}
     out["expert"] = _view_player(_expert("simulate"))
     out["expert-red"] = _view_player(_expert("red"))
     out["expert-black"] = _view_player(_expert("black"))
+    out["expert-weighted"] = _view_player(_expert("simulate", weigh=True))
+    out["expert-unweighted"] = _view_player(_expert("simulate", weigh=False))
     out["oracle"] = OracleBot
     return out
 

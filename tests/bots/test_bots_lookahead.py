@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -13,7 +14,7 @@ from whistkit import solver
 from whistkit.bots import ExpertBot
 from whistkit.bots.club import ClubBot
 from whistkit.bots.lookahead import OBSERVE, Lookahead, _Line
-from whistkit.bots.pimc import hand_scorer
+from whistkit.bots.pimc import _weights, hand_scorer
 from whistkit.bots.sampling import sample_deals
 from whistkit.game import Game
 from whistkit.seats import side_of
@@ -57,11 +58,16 @@ def _pimc(view: View, cards: list[int], worlds: list[list[int]]) -> dict[int, fl
 
 
 def _lookahead(
-    view: View, worlds: list[list[int]], cards: list[int], depth: int, observe: str = "coarse"
+    view: View,
+    worlds: list[list[int]],
+    cards: list[int],
+    depth: int,
+    observe: str = "coarse",
+    weights: list[float] | None = None,
 ) -> dict[int, float]:
     assert view.contract is not None
     score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
-    return Lookahead(solver, view, score, observe=observe).values(worlds, cards, depth)
+    return Lookahead(solver, view, score, observe=observe).values(worlds, cards, depth, weights)
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -153,19 +159,25 @@ def test_equivalence_follows_the_rank_order_and_the_cards_still_out() -> None:
     assert in_trick._equivalent(spades) == [[39], [41], [50, 51]]
 
 
-def test_expert_plays_the_best_card_of_its_look_ahead() -> None:
+@pytest.mark.parametrize("weigh", [False, True])
+def test_expert_plays_the_best_card_of_its_look_ahead(weigh: bool) -> None:
+    # with weighted worlds: the best card of the weighted sums
     worlds = 12
-    bot = ExpertBot(worlds=lambda left, misere: worlds, lookahead=lambda left, misere: 2)
+    bot = ExpertBot(
+        worlds=lambda left, misere: worlds, lookahead=lambda left, misere: 2, weigh=weigh
+    )
     for i, state in enumerate(late_positions("felagsvist", 40, seed=3, tricks_left=4)):
         view = state.view(state.to_play)
         cards = [a for a in view.legal if type(a) is int]
         if view.contract is None or len(cards) < 2:
             continue
-        draw = bot._drawer(view, random.Random(i))
+        draw, weigh_world = bot._drawer(view, random.Random(i))
         drawn = [draw() for _ in range(worlds)]
-        values = _lookahead(view, drawn, cards, 2)
+        weights = _weights(weigh_world, drawn)
+        assert (weights is not None) == (weigh and view.played != ())
+        values = _lookahead(view, drawn, cards, 2, weights=weights)
         card = bot.choose(view, random.Random(i))
-        assert values[card] == max(values.values())
+        assert math.isclose(values[card], max(values.values()), abs_tol=1e-9)
         assert bot.last_worlds == worlds
 
 

@@ -193,7 +193,7 @@ def test_the_expert_draws_consistent_worlds_from_the_chain(
         view = state.view(state.to_play)
         if view.contract is None or not view.played:
             continue
-        draw = bot._drawer(view, random.Random(i))
+        draw, _ = bot._drawer(view, random.Random(i))
         for _ in range(12):
             w = draw()
             assert _consistent(view, (w[0], w[1], w[2], w[3]))

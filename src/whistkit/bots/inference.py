@@ -41,6 +41,11 @@ PENALTY = 0.2
 # opponent and by partner (an expert or a person: the club rules describe it less well)
 MISS = 0.1
 PARTNER_MISS = 0.5
+# the softened club policy's probability of the club rules' card (the rest spread evenly
+# over the other legal cards), for an opponent and for partner: with two legal cards
+# these give a card the rules would not play the odds MISS and PARTNER_MISS give it
+HIT = 1.0 / (1.0 + MISS)
+PARTNER_HIT = 1.0 / (1.0 + PARTNER_MISS)
 
 Fact = tuple[Seat, Hand, bool]  # (seat, cards, True: held one of them / False: held none)
 # (seat, led suit, the seat's cards played before that lead, the side suits then): the
@@ -273,6 +278,31 @@ def policy_weight(
     ``weight(world, floor)`` stops early, returning a value below ``floor``, once the
     product falls below it (rejection sampling needs no more).
     """
+    model = policy_model(view, miss, partner_miss)
+    return None if model is None else model[0]
+
+
+def policy_model(
+    view: View,
+    miss: float = MISS,
+    partner_miss: float = PARTNER_MISS,
+    hit: float = HIT,
+    partner_hit: float = PARTNER_HIT,
+) -> tuple[Callable[[tuple[Hand, ...], float], float], Callable[[tuple[Hand, ...]], float]] | None:
+    """The policy model's two likelihoods of the other seats' cards so far, sharing one
+    replay of each past hand: ``(weight, ratio)``.
+
+    ``weight(world, floor)`` is :func:`policy_weight`'s (the club rules' card or one equal
+    to it: 1, any other: ``miss``, for partner ``partner_miss``), which the expert draws
+    its worlds by. ``ratio(world)`` is the *softened club policy*'s likelihood of the same
+    cards divided by ``weight``'s: a seat with ``n`` legal cards plays the club rules'
+    card (or one equal to it) with probability ``hit`` (partner: ``partner_hit``) and
+    each of the others with ``(1 - hit) / (n - 1)``; a seat with one legal card plays it
+    with probability 1. Worlds drawn in proportion to ``weight`` and weighted by
+    ``ratio`` then stand for the softened policy's posterior (Rebstock, Solinas, Buro and
+    Sturtevant 2019, docs/bots.md): a forced card tells more than a chosen one, and a
+    card the rules would not play is less likely the more other cards the seat had.
+    """
     contract = view.contract
     if contract is None:
         return None
@@ -290,30 +320,51 @@ def policy_weight(
     explained: list[dict[Hand, bool]] = [{} for _ in moments]
     trumps = 0 if contract.trump is None else SUIT_MASKS[contract.trump]
     led_suits = [SUIT_MASKS[m.led] if m.led >= 0 else 0 for m in moments]  # 0: a lead
+    opponent = [bool((m.seat ^ view.seat) & 1) for m in moments]
+
+    def judge(i: int, world: tuple[Hand, ...]) -> tuple[bool, int]:
+        """Does the club rules' card explain moment ``i`` in ``world``, and how many legal
+        cards had the seat then?"""
+        m, seen, led = moments[i], explained[i], led_suits[i]
+        hand = world[m.seat] | m.later
+        following = hand & led
+        legal = following or hand
+        key = hand & (led | trumps) if following else hand
+        ok = seen.get(key)
+        if ok is None:
+            if not legal & (legal - 1):
+                ok = True  # one legal card: no choice to explain
+            else:
+                know = m.know.with_hand(hand, m.know.unseen & ~hand)
+                choice = club_card(m.view, list(cards_in(legal)), know)
+                ok = choice == m.card or _same_value(choice, m.card, hand, m.before, keys)
+            seen[key] = ok
+        return ok, legal.bit_count()
 
     def weight(world: tuple[Hand, ...], floor: float = 0.0) -> float:
         w = 1.0
-        for m, seen, led in zip(moments, explained, led_suits, strict=True):
-            hand = world[m.seat] | m.later
-            following = hand & led
-            key = hand & (led | trumps) if following else hand
-            ok = seen.get(key)
-            if ok is None:
-                legal = following or hand
-                if not legal & (legal - 1):
-                    ok = True  # one legal card: no choice to explain
-                else:
-                    know = m.know.with_hand(hand, m.know.unseen & ~hand)
-                    choice = club_card(m.view, list(cards_in(legal)), know)
-                    ok = choice == m.card or _same_value(choice, m.card, hand, m.before, keys)
-                seen[key] = ok
+        for i in range(len(moments)):
+            ok, _ = judge(i, world)
             if not ok:
-                w *= miss if (m.seat ^ view.seat) & 1 else partner_miss
+                w *= miss if opponent[i] else partner_miss
                 if w < floor:
                     return w
         return w
 
-    return weight
+    def ratio(world: tuple[Hand, ...]) -> float:
+        r = 1.0
+        for i in range(len(moments)):
+            ok, n = judge(i, world)
+            if n <= 1:
+                continue  # forced: probability 1 under both models
+            p = hit if opponent[i] else partner_hit
+            if ok:
+                r *= p
+            else:
+                r *= (1.0 - p) / (n - 1) / (miss if opponent[i] else partner_miss)
+        return r
+
+    return weight, ratio
 
 
 def world_weight(
@@ -333,7 +384,9 @@ def world_weight(
 
 
 __all__ = [
+    "HIT",
     "MISS",
+    "PARTNER_HIT",
     "PARTNER_MISS",
     "PENALTY",
     "Fact",
@@ -342,6 +395,7 @@ __all__ = [
     "fact_weight",
     "lead_facts",
     "play_facts",
+    "policy_model",
     "policy_weight",
     "world_weight",
 ]

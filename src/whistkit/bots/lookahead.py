@@ -78,6 +78,7 @@ class _Line(NamedTuple):
     seen: tuple[int, ...]
     since: tuple[Card, ...] = ()  # every card played since the decision, in order
     winners: tuple[Seat, ...] = ()  # winners of the tricks completed since the decision
+    weight: float = 1.0  # the world's weight in the sums over the worlds
 
     @property
     def to_play(self) -> Seat:
@@ -114,15 +115,30 @@ class Lookahead:
         self.threads = threads
 
     def values(
-        self, worlds: Sequence[Sequence[int]], cards: Iterable[Card], depth: int
+        self,
+        worlds: Sequence[Sequence[int]],
+        cards: Iterable[Card],
+        depth: int,
+        weights: Sequence[float] | None = None,
     ) -> dict[Card, float]:
         """Summed score over the worlds of each card, with ``depth`` (at least 2) own moves
-        searched: this card and the next ``depth - 1``."""
+        searched: this card and the next ``depth - 1``. ``weights`` (one per world): a
+        weighted sum, each group of worlds worth the best single card's weighted sum."""
         if depth < 2:
             raise ValueError(f"a look-ahead searches at least 2 own moves, not {depth}")
+        if weights is not None and len(weights) != len(worlds):
+            raise ValueError(f"{len(weights)} weights for {len(worlds)} worlds")
         view = self.view
         root = [
-            _Line((w[0], w[1], w[2], w[3]), tuple(view.trick), view.leader, 0, ()) for w in worlds
+            _Line(
+                (w[0], w[1], w[2], w[3]),
+                tuple(view.trick),
+                view.leader,
+                0,
+                (),
+                weight=1.0 if weights is None else weights[i],
+            )
+            for i, w in enumerate(worlds)
         ]
         values: dict[Card, float] = {}
         for group in self._equivalent(cards):
@@ -237,14 +253,17 @@ class Lookahead:
         """Value of lines that look the same to the expert, at its turn or at the end,
         with ``depth`` own moves left to search (1: the next one, then double-dummy)."""
         score = self.score
-        total = sum(score(line.won) for line in lines if line.over)
+        total = sum(line.weight * score(line.won) for line in lines if line.over)
         live = [line for line in lines if not line.over]
         if not live:
             return total
         if depth <= 1:
             rows = self._solve(live)
             return total + max(
-                sum(score(line.won + row[c]) for line, row in zip(live, rows, strict=True))
+                sum(
+                    line.weight * score(line.won + row[c])
+                    for line, row in zip(live, rows, strict=True)
+                )
                 for c in rows[0]
             )
         return total + max(self._after(live, c, depth) for c in self._legal(live[0]))
@@ -284,6 +303,7 @@ class Lookahead:
             seen,
             (*line.since, card),
             winners,
+            line.weight,
         )
 
     def _advance(self, lines: list[_Line]) -> list[_Line]:

@@ -1,0 +1,168 @@
+"""Two levels against one opponent on the same deals, paired deal by deal.
+
+Usage:
+  python benchmarks/paired.py run --a expert-weighted --b expert-unweighted --ew club
+      --seed 1 --games 10:20 --jobs 2 --out FILE.json
+  python benchmarks/paired.py pair FILE.json [FILE.json ...]
+
+``run`` plays games ``first:last`` (Félagsvist: 12 deals each, deals ``12·first`` on) of
+``whistkit match``'s duplicate match with each of the levels ``a`` and ``b`` N-S against
+``ew``, exactly as ``whistkit match --deals ... --seed ...`` plays them (a game's play
+depends only on the seed and its number), so a run can extend an earlier match without
+playing its deals again. It writes every deal's score per level.
+
+``pair`` reads such files and ``whistkit match --json`` outputs (each a level's scores on
+some deals), pairs the two levels' scores deal by deal on the deals both have, and prints
+each level's mean against the opponent, the paired difference ``a - b`` with its normal
+95% interval (mean ± 1.96·sd/√n), the deals that score differently and the difference by
+contract. The decisions of a match level do not depend on time, so the machine's load
+changes how long a run takes, not its figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from whistkit.match import _GameSpec, _play_game, deals_per_game, make_player
+from whistkit.variants import get_variant
+
+
+def _game(args: tuple[str, str, str, int, int, int]) -> tuple[str, list[dict[str, Any]]]:
+    variant, level, ew, seed, game, per_game = args
+    spec = _GameSpec(
+        variant=variant,
+        options={},
+        ns=level,
+        ew=ew,
+        seed=seed,
+        game=game,
+        first_deal=game * per_game,
+        n_deals=per_game,
+        records=None,
+    )
+    return level, [
+        {"index": d.index, "game": d.game, "contract": d.contract, "score": d.score}
+        for d in _play_game(spec)
+    ]
+
+
+def run(opts: argparse.Namespace) -> None:
+    first, _, last = opts.games.partition(":")
+    games = range(int(first), int(last))
+    if not games:
+        sys.exit(f"--games {opts.games!r}: give first:last with first < last")
+    for level in (opts.a, opts.b, opts.ew):
+        make_player(level)  # an unknown level fails before any play
+    per_game = deals_per_game(get_variant(opts.variant))
+    tasks = [
+        (opts.variant, level, opts.ew, opts.seed, g, per_game)
+        for g in games
+        for level in (opts.a, opts.b)
+    ]
+    start = time.perf_counter()
+    out: dict[str, list[dict[str, Any]]] = {opts.a: [], opts.b: []}
+    with ProcessPoolExecutor(max_workers=opts.jobs) as pool:
+        for level, rows in pool.map(_game, tasks):
+            out[level].extend(rows)
+    seconds = time.perf_counter() - start
+    for level in out:
+        out[level].sort(key=lambda d: d["index"])
+    doc = {
+        "variant": opts.variant,
+        "seed": opts.seed,
+        "ew": opts.ew,
+        "games": opts.games,
+        "seconds": seconds,
+        "levels": out,
+    }
+    Path(opts.out).write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    print(f"{len(tasks)} games in {seconds:.0f} s -> {opts.out}")
+
+
+def _load(paths: list[str]) -> tuple[dict[str, dict[int, dict[str, Any]]], set[str]]:
+    """Per level, per deal index, the deal's row; and the opponents seen."""
+    levels: dict[str, dict[int, dict[str, Any]]] = {}
+    opponents: set[str] = set()
+    for p in paths:
+        doc = json.loads(Path(p).read_text(encoding="utf-8"))
+        opponents.add(doc["ew"])
+        if "levels" in doc:
+            found = doc["levels"]
+        else:  # whistkit match --json
+            found = {doc["ns"]: doc["per_deal"]}
+        for level, rows in found.items():
+            for row in rows:
+                levels.setdefault(level, {})[row["index"]] = row
+    return levels, opponents
+
+
+def _ci(xs: list[float]) -> tuple[float, float, float]:
+    m = statistics.fmean(xs)
+    half = 1.96 * statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
+    return m, m - half, m + half
+
+
+def pair(opts: argparse.Namespace) -> None:
+    levels, opponents = _load(opts.files)
+    if len(opponents) != 1:
+        sys.exit(f"the files are against different opponents: {sorted(opponents)}")
+    if len(levels) != 2:
+        sys.exit(f"pairing needs exactly two levels, the files hold {sorted(levels)}")
+    a, b = sorted(levels, key=lambda name: (name != opts.a, name))
+    common = sorted(set(levels[a]) & set(levels[b]))
+    if len(common) < 2:
+        sys.exit("fewer than two deals in common")
+    sa = [levels[a][i]["score"] for i in common]
+    sb = [levels[b][i]["score"] for i in common]
+    diffs = [x - y for x, y in zip(sa, sb, strict=True)]
+    (opp,) = opponents
+    for name, xs in ((a, sa), (b, sb)):
+        m, lo, hi = _ci(xs)
+        print(f"{name} - {opp}: {m:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+    m, lo, hi = _ci(diffs)
+    changed = sum(1 for d in diffs if d)
+    print(
+        f"paired {a} - {b}, {len(common)} deals: {m:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+        f" ({changed} deals score differently)"
+    )
+    by: dict[str, list[float]] = {}
+    for i, d in zip(common, diffs, strict=True):
+        by.setdefault(levels[a][i]["contract"], []).append(d)
+    print(
+        "by contract: "
+        + ", ".join(f"{k} {statistics.fmean(v):+.2f} ({len(v)})" for k, v in sorted(by.items()))
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="play games with both levels")
+    r.add_argument("--a", required=True, help="the first level (e.g. expert-weighted)")
+    r.add_argument("--b", required=True, help="the second level (e.g. expert-unweighted)")
+    r.add_argument("--ew", default="club", help="the opponent of both (default club)")
+    r.add_argument("--variant", default="felagsvist")
+    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--games", required=True, help="first:last game numbers (last excluded)")
+    r.add_argument("--jobs", type=int, default=2)
+    r.add_argument("--out", required=True, help="JSON file to write")
+    p = sub.add_parser("pair", help="pair two levels' scores deal by deal")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--a", default="expert-weighted", help="the level listed first")
+    opts = parser.parse_args()
+    if opts.command == "run":
+        run(opts)
+    else:
+        pair(opts)
+
+
+if __name__ == "__main__":
+    main()
