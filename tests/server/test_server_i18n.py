@@ -147,3 +147,20 @@ def test_one_spelling_of_revoke_in_each_language(lang: str) -> None:
             assert stem in text.lower(), f"{lang}: {key} {text!r} lacks {stem!r}"
     for text in help_texts(lang):
         assert not other.search(text), f"{lang} help: {text!r}"
+
+
+# a person's name after a preposition that governs a case: the page cannot decline names
+# (Icelandic "með Anna" should be "með Önnu", Russian "с Анна" should be "с Анной")
+CASE_PREPOSITIONS = {
+    "is": re.compile(r"\b(með|við|frá|hjá|til|um|af|án|handa)\s+\{(name|host|partner|names)\}"),
+    "ru": re.compile(r"(^|\s)(с|со|у|к|от|для|без|про|о|об)\s+\{(name|host|partner|names)\}"),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(CASE_PREPOSITIONS))
+def test_names_are_not_put_where_they_would_need_declining(lang: str) -> None:
+    """A player's name is shown as typed (nominative): in Icelandic and Russian no string
+    puts it after a preposition that wants another case; the sentence is built around it
+    ("gestgjafi Anna", "хозяин стола — Анна") instead."""
+    for key, text in strings(lang).items():
+        assert not CASE_PREPOSITIONS[lang].search(text), f"{lang}: {key} {text!r}"
