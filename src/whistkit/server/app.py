@@ -298,8 +298,10 @@ class Server:
         online evenings under way."""
         if self.cluster is not None:
             await self.cluster.start()
-        # the online evenings under way when the server stopped go on
-        await self.evenings.resume()
+        # the online evenings under way when the server stopped go on (one process only:
+        # with a bus no evening is made, see new_online_evening)
+        if self.cluster is None:
+            await self.evenings.resume()
 
     async def close(self) -> None:
         if self.relays is not None:
@@ -530,6 +532,17 @@ def create_app(
         return JSONResponse(shared.created_json(table, base_of(request.url)))
 
     async def new_online_evening(request: Request) -> Response:
+        if server.cluster is not None:
+            # an evening's state lives in the memory of the process that drives it, and
+            # its tables' results reach whichever process owns each table: several
+            # processes would each drive their own copy (docs/online.md)
+            return JSONResponse(
+                {
+                    "error": "online evenings run on a server of one process for now: start"
+                    " one `whistkit play` without --bus for the evening (docs/online.md)"
+                },
+                501,
+            )
         body = await json_body(request)
         if isinstance(body, Response):
             return body
