@@ -365,6 +365,22 @@ class Socket:
             await ws.close()
 
 
+def next_action(
+    msg: dict[str, Any], seat: str, acted_at: int, seen: int, free: bool
+) -> dict[str, Any] | None:
+    """What a client at ``seat`` sends on ``msg`` (a message with a view): its first legal
+    action with the version it saw, if the view is the latest (``seen``), newer than the
+    one it last acted on, says it is to act, and no action of its is waiting for its ack
+    (``free``); else None."""
+    view = msg["view"]
+    v = msg["v"]
+    if view["to_play"] != seat or not view["legal"] or v <= acted_at or v != seen or not free:
+        return None
+    action = dict(view["legal"][0])
+    action["v"] = v  # the version this client saw (ignored by old servers)
+    return action
+
+
 EVENT_PREFIX = b'{"type":"event","v":'
 TO_PLAY_S = b'"to_play":"S"'
 NO_WINNER = b'"winner":null'
@@ -460,15 +476,8 @@ class FastGame(WSListener):
             assert self.done is not None
             self.done.set_result(None)
             return
-        if (
-            view["to_play"] == "S"
-            and view["legal"]
-            and msg["v"] > self.acted_at
-            and msg["v"] == self.seen
-            and self.sent_at is None
-        ):
-            action = dict(view["legal"][0])
-            action["v"] = msg["v"]
+        action = next_action(msg, "S", self.acted_at, self.seen, self.sent_at is None)
+        if action is not None:
             self.acted_at = msg["v"]
             self.sent_at = time.perf_counter()
             assert self.transport is not None
@@ -621,16 +630,8 @@ async def play_game(
         if view["winner"]:
             stats.games_finished += counts_plays
             return
-        if (
-            started
-            and view["to_play"] == seat
-            and view["legal"]
-            and msg["v"] > acted_at
-            and msg["v"] == seen
-            and sent_at is None
-        ):
-            action = dict(view["legal"][0])
-            action["v"] = msg["v"]  # the version this client saw (ignored by old servers)
+        action = next_action(msg, seat, acted_at, seen, sent_at is None) if started else None
+        if action is not None:
             acted_at = msg["v"]
             if think is not None:  # nobody else may act meanwhile (the turn time is off)
                 await asyncio.sleep(think())

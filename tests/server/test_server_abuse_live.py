@@ -229,7 +229,12 @@ def test_a_socket_is_read_at_the_byte_rate(live: LiveServer) -> None:
             ws.send(frame)
         got = answers_by(ws, 2.0)
         elapsed = time.monotonic() - start
-        assert 1 <= got <= (4096 + 1024 + 1024 * elapsed) / 2000 + 1, (got, elapsed)
+        # the burst (one largest frame and a second's worth) is read at once, the rest at
+        # the byte rate
+        assert (4096 + 1024) // 2000 <= got <= (4096 + 1024 + 1024 * elapsed) / 2000 + 1, (
+            got,
+            elapsed,
+        )
 
 
 # -- item 16: creating games and tables -----------------------------------------------
