@@ -452,14 +452,16 @@ def create_app(
         except ProtocolError as e:
             return JSONResponse({"error": e.message.replace("is not JSON", "must be JSON")}, 400)
 
+    def too_many(e: Refused) -> Response:
+        """The 429 of a refusal by the admission ledger, saying when to ask again."""
+        return JSONResponse({"error": e.message}, 429, headers={"Retry-After": str(e.retry_after)})
+
     async def admitted(request: Request) -> Response | None:
         """The 429 refusing a new game from this client's address, or None."""
         try:
             await server.admission.admit(client_address(request))
         except Refused as e:
-            return JSONResponse(
-                {"error": e.message}, 429, headers={"Retry-After": str(e.retry_after)}
-            )
+            return too_many(e)
         return None
 
     async def new_game(request: Request) -> Response:
@@ -668,9 +670,7 @@ def create_app(
         try:
             await server.admission.admit_join(client_address(request))
         except Refused as e:
-            return JSONResponse(
-                {"error": e.message}, 429, headers={"Retry-After": str(e.retry_after)}
-            )
+            return too_many(e)
         try:
             pid, token = await server.evenings.join(ev, body.get("name"), body.get("group"))
         except online.OnlineError as e:
