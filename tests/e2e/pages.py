@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import urllib.request
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page
@@ -139,3 +141,24 @@ def post_json(url: str, body: Any) -> Any:
     )
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
+
+
+def shots_dir(tmp_path: Path) -> Path:
+    """Where a test's screenshots go: $WHISTKIT_SHOTS if set, else the test's folder."""
+    shots = Path(os.environ.get("WHISTKIT_SHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    return shots
+
+
+def host_shared_table(page: Page, name: str = "Anna") -> None:
+    """From the new-game dialog: a table with friends hosted by ``name``, started at once
+    (bots in the seats nobody took), the invite dialog closed."""
+    page.wait_for_selector("#dlg-new[open]")
+    page.locator("#new-friends").check()
+    page.locator("#host-name").fill(name)
+    page.locator("#new-start").click()
+    page.wait_for_selector("#dlg-invite[open] [data-invite='N']")
+    page.locator("#host-start").click()
+    page.wait_for_selector("#hand .card")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#dlg-invite[open]", state="detached")

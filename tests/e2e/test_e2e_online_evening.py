@@ -24,7 +24,7 @@ from whistkit.evening import Evening, Result, derive
 from whistkit.record import loads, replay
 
 from .conftest import DESKTOP, PHONE, ServerProcess
-from .pages import get_json, open_page, post_json
+from .pages import get_json, open_page, post_json, shots_dir
 
 NAMES = ["Anna", "Bjarni", "Dóra", "Einar", "Fríða", "Gunnar", "Helga", "Ingi"]
 
@@ -380,12 +380,6 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
         }
     finally:
         srv.stop()
-
-
-def shots_dir(tmp_path: Path) -> Path:
-    shots = Path(os.environ.get("WHISTKIT_SHOTS") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
-    return shots
 
 
 def test_finished_room_lists_records_and_score_cards(

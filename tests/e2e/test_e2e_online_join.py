@@ -7,7 +7,6 @@ $WHISTKIT_SHOTS if set, else the test's folder."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from .conftest import DESKTOP, PHONE, ServerProcess
-from .pages import get_json, open_page, post_json
+from .pages import get_json, open_page, post_json, shots_dir
 
 NAMES = ["Anna", "Bjarni", "Dóra", "Einar", "Fríða", "Gunnar", "Helga", "Ingi"]
 SIZES = (("phone", PHONE), ("desktop", DESKTOP))
@@ -26,12 +25,6 @@ def join_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProc
     srv = ServerProcess(tmp_path_factory.mktemp("join") / "games.sqlite3", bot_delay=0).start()
     yield srv
     srv.stop()
-
-
-def shots_dir(tmp_path: Path) -> Path:
-    shots = Path(os.environ.get("WHISTKIT_SHOTS") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
-    return shots
 
 
 def test_organisers_form_opens_the_join_link_with_chosen_prizes(

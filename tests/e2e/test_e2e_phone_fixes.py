@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
 from .conftest import ServerProcess
-from .pages import open_page, start_by_clicks, version, wait_my_turn
+from .pages import host_shared_table, open_page, start_by_clicks, version, wait_my_turn
 from .test_e2e_layout import ITEMS, SHOTS, check_layout
 
 SIZES: dict[str, ViewportSize] = {
@@ -105,15 +105,7 @@ def test_shared_table_seat_names_whole_at_320(
     the corner boxes, names and badges still apart."""
     page = browser.new_page(viewport=SIZES["320"])
     open_page(page, server.url, lang)
-    page.wait_for_selector("#dlg-new[open]")
-    page.locator("#new-friends").check()
-    page.locator("#host-name").fill("Anna")
-    page.locator("#new-start").click()
-    page.wait_for_selector("#dlg-invite[open] [data-invite='N']")
-    page.locator("#host-start").click()
-    page.wait_for_selector("#hand .card")
-    page.keyboard.press("Escape")
-    page.wait_for_selector("#dlg-invite[open]", state="detached")
+    host_shared_table(page)
     names: list[dict[str, Any]] = page.evaluate(NAMES)
     page.screenshot(path=str(SHOTS / f"shared-names-320-{lang}.png"))
     assert len(names) == 4, names

@@ -10,7 +10,14 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from .conftest import DESKTOP, PHONE, ServerProcess
-from .pages import MY_TURN_OR_END, hand_cards, open_page, start_by_keyboard, version
+from .pages import (
+    MY_TURN_OR_END,
+    hand_cards,
+    host_shared_table,
+    open_page,
+    start_by_keyboard,
+    version,
+)
 from .test_e2e_layout import (
     GEOMETRY,
     ITEMS,
@@ -271,15 +278,7 @@ def test_shared_table_tools_fit_a_phone(browser: Browser, server: ServerProcess,
     icons, still 44 px high and at least 24 px wide, and the page no wider than the screen."""
     page = browser.new_page(viewport=SIZES[size])
     open_page(page, server.url, "ru")
-    page.wait_for_selector("#dlg-new[open]")
-    page.locator("#new-friends").check()
-    page.locator("#host-name").fill("Anna")
-    page.locator("#new-start").click()
-    page.wait_for_selector("#dlg-invite[open] [data-invite='N']")
-    page.locator("#host-start").click()
-    page.wait_for_selector("#hand .card")
-    page.keyboard.press("Escape")
-    page.wait_for_selector("#dlg-invite[open]", state="detached")
+    host_shared_table(page)
     where = f"shared {size}/ru"
     geo = page.evaluate(GEOMETRY, MORE_ITEMS)
     assert geo["sw"] == geo["vw"], f"{where}: the page is {geo['sw']} px wide"
