@@ -3,7 +3,14 @@
 Usage:
   python benchmarks/paired.py run --a expert-weighted --b expert-unweighted --ew club
       --seed 1 --games 10:20 --jobs 2 --out FILE.json
+  python benchmarks/paired.py run --a 'expert:miss=0.01' --seed 1 --games 0:10 --out F.json
   python benchmarks/paired.py pair FILE.json [FILE.json ...]
+
+A level is any of ``whistkit match``'s, or ``expert:key=value:...``: the match expert
+(no time budget) with those ``ExpertBot`` keyword arguments (values are Python
+literals), e.g. ``expert:miss=0.01:partner_miss=0.3``. With ``--b`` left out a run plays
+``--a`` alone, to be paired with the scores of an earlier run (the other level's scores
+on the same deals do not change: a level's play depends only on the seed and the deal).
 
 ``run`` plays games ``first:last`` (Félagsvist: 12 deals each, deals ``12·first`` on) of
 ``whistkit match``'s duplicate match with each of the levels ``a`` and ``b`` N-S against
@@ -22,6 +29,7 @@ changes how long a run takes, not its figures.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import math
 import statistics
@@ -31,12 +39,38 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from whistkit.match import _GameSpec, _play_game, deals_per_game, make_player
+import whistkit.match as match
+from whistkit.bots.pimc import ExpertBot
+from whistkit.match import _GameSpec, _play_game, deals_per_game
 from whistkit.variants import get_variant
+
+_make_player = match.make_player
+
+
+def make_player(level: str) -> match.Player:
+    """A match level, or ``expert:key=value:...`` (the match expert with those settings)."""
+    name, _, rest = level.partition(":")
+    if name != "expert" or not rest:
+        return _make_player(level)
+    kwargs: dict[str, Any] = {"time_budget": None}
+    for item in rest.split(":"):
+        key, eq, value = item.partition("=")
+        if not eq or not key.isidentifier():
+            raise ValueError(f"{level!r}: {item!r} is not key=value")
+        try:
+            kwargs[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            raise ValueError(f"{level!r}: the value of {key} is not a Python literal") from None
+    try:
+        bot = ExpertBot(**kwargs)
+    except TypeError as exc:
+        raise ValueError(f"{level!r}: {exc}") from None
+    return match.ViewPlayer(bot)
 
 
 def _game(args: tuple[str, str, str, int, int, int]) -> tuple[str, list[dict[str, Any]]]:
     variant, level, ew, seed, game, per_game = args
+    match.make_player = make_player  # this process's games may seat configured levels
     spec = _GameSpec(
         variant=variant,
         options={},
@@ -59,16 +93,20 @@ def run(opts: argparse.Namespace) -> None:
     games = range(int(first), int(last))
     if not games:
         sys.exit(f"--games {opts.games!r}: give first:last with first < last")
-    for level in (opts.a, opts.b, opts.ew):
-        make_player(level)  # an unknown level fails before any play
+    levels = [opts.a] if opts.b is None else [opts.a, opts.b]
+    if len(set(levels)) != len(levels):
+        sys.exit("--a and --b are the same level")
+    for level in (*levels, opts.ew):
+        try:
+            make_player(level)  # an unknown level fails before any play
+        except ValueError as exc:
+            sys.exit(str(exc))
     per_game = deals_per_game(get_variant(opts.variant))
     tasks = [
-        (opts.variant, level, opts.ew, opts.seed, g, per_game)
-        for g in games
-        for level in (opts.a, opts.b)
+        (opts.variant, level, opts.ew, opts.seed, g, per_game) for g in games for level in levels
     ]
     start = time.perf_counter()
-    out: dict[str, list[dict[str, Any]]] = {opts.a: [], opts.b: []}
+    out: dict[str, list[dict[str, Any]]] = {level: [] for level in levels}
     with ProcessPoolExecutor(max_workers=opts.jobs) as pool:
         for level, rows in pool.map(_game, tasks):
             out[level].extend(rows)
@@ -112,6 +150,11 @@ def _ci(xs: list[float]) -> tuple[float, float, float]:
 
 def pair(opts: argparse.Namespace) -> None:
     levels, opponents = _load(opts.files)
+    if opts.b is not None:
+        missing = [x for x in (opts.a, opts.b) if x not in levels]
+        if missing:
+            sys.exit(f"no scores of {', '.join(missing)} in the files (they hold {sorted(levels)})")
+        levels = {x: levels[x] for x in (opts.a, opts.b)}
     if len(opponents) != 1:
         sys.exit(f"the files are against different opponents: {sorted(opponents)}")
     if len(levels) != 2:
@@ -147,7 +190,7 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="play games with both levels")
     r.add_argument("--a", required=True, help="the first level (e.g. expert-weighted)")
-    r.add_argument("--b", required=True, help="the second level (e.g. expert-unweighted)")
+    r.add_argument("--b", help="the second level (e.g. expert-unweighted); none: --a alone")
     r.add_argument("--ew", default="club", help="the opponent of both (default club)")
     r.add_argument("--variant", default="felagsvist")
     r.add_argument("--seed", type=int, default=1)
@@ -157,6 +200,7 @@ def main() -> None:
     p = sub.add_parser("pair", help="pair two levels' scores deal by deal")
     p.add_argument("files", nargs="+")
     p.add_argument("--a", default="expert-weighted", help="the level listed first")
+    p.add_argument("--b", help="the other level (needed when the files hold more than two)")
     opts = parser.parse_args()
     if opts.command == "run":
         run(opts)
