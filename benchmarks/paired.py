@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
 import json
 import math
 import statistics
@@ -53,7 +54,7 @@ def make_player(level: str) -> match.Player:
     if name != "expert" or not rest:
         return _make_player(level)
     kwargs: dict[str, Any] = {"time_budget": None}
-    for item in rest.split(":"):
+    for item in re.split(r":(?=[A-Za-z_]\w*=)", rest):
         key, eq, value = item.partition("=")
         if not eq or not key.isidentifier():
             raise ValueError(f"{level!r}: {item!r} is not key=value")

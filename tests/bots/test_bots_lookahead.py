@@ -352,3 +352,36 @@ def test_the_rollouts_leave_the_rules_card_only_for_a_clear_gain() -> None:
     assert _beats_by(close, 3, 0.5) == 5  # with a looser gate the larger mean gain
     worse = {3: [2.0, 2.0], 5: [0.0, 0.0]}
     assert _beats_by(worse, 3, 0.0) == 3
+
+
+def test_the_lead_look_ahead_searches_leads_only_in_trump_and_no_trump_contracts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # ExpertBot(lead_lookahead={k: 2}): with k tricks left, the expert's leads in a
+    # normal contract hold its next move consistent across the worlds; its follows, and
+    # every card of a misère contract, stay plain PIMC there
+    calls: list[tuple[int, int]] = []
+    values = Lookahead.values
+
+    def counted(self: Lookahead, worlds, cards, depth, weights=None):  # type: ignore[no-untyped-def]
+        calls.append((self.view.hand_sizes[self.view.seat], depth))
+        return values(self, worlds, cards, depth, weights)
+
+    monkeypatch.setattr(Lookahead, "values", counted)
+    bot = ExpertBot(
+        worlds=lambda left, misere: 8,
+        lookahead=lambda left, misere: 1,
+        lead_lookahead={4: 2},
+    )
+    seen = {"lead": 0, "follow": 0, "misere": 0}
+    for i, state in enumerate(late_positions("felagsvist", 120, seed=5, tricks_left=5)):
+        view = state.view(state.to_play)
+        cards = [a for a in view.legal if type(a) is int]
+        if view.contract is None or len(cards) < 2 or view.hand_sizes[view.seat] != 4:
+            continue
+        kind = "misere" if view.contract.misere else "follow" if view.trick else "lead"
+        calls.clear()
+        bot.choose(view, random.Random(i))
+        assert calls == ([(4, 2)] if kind == "lead" else []), kind
+        seen[kind] += 1
+    assert min(seen.values()) >= 2, seen

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..cards import Card
@@ -78,6 +78,10 @@ CHAIN_THIN = 10
 # elsewhere 1, plain PIMC. The worlds are grouped by a coarse view of the other seats'
 # cards (OBSERVE); with exact cards the look-ahead from 8 tricks left played worse.
 LOOKAHEAD = {8: 2, 7: 2, 6: 2, 5: 2, 4: 2, 3: 2}
+# The same for the expert's leads only, in trump and no-trump contracts, where LOOKAHEAD
+# has none (docs/bots.md: most of the tricks the expert gives up are on leads at 10 to 5
+# tricks left)
+LEAD_LOOKAHEAD: dict[int, int] = {}
 OBSERVE = "coarse"
 # How the other seats answer inside the look-ahead until the expert's next turn:
 # double-dummy ("dd"), or by the club rules from their hands in each world ("club"; or
@@ -310,6 +314,7 @@ class ExpertBot:
         hit: float = HIT,
         partner_hit: float = PARTNER_HIT,
         lookahead: Callable[[int, bool], int] | None = None,
+        lead_lookahead: Mapping[int, int] | None = None,
         observe: str = OBSERVE,
         respond: str = RESPONSE,
     ) -> None:
@@ -350,6 +355,7 @@ class ExpertBot:
         self.hit = float(hit)
         self.partner_hit = float(partner_hit)
         self.lookahead = lookahead or default_lookahead
+        self.lead_lookahead = dict(LEAD_LOOKAHEAD if lead_lookahead is None else lead_lookahead)
         # checked here: the look-ahead's errors are caught in play (laws-mode revokes)
         self.observe = check_observe(observe)
         self.respond = check_respond(respond)
@@ -394,6 +400,8 @@ class ExpertBot:
             worlds = [draw() for _ in range(limit)]
             return self._play_rollout(view, cards, rng, worlds, score, _weights(weigh, worlds))
         depth = self.lookahead(tricks_left, view.contract.misere)
+        if depth <= 1 and not view.trick and not view.contract.misere:
+            depth = self.lead_lookahead.get(tricks_left, 1)
         if depth > 1:
             worlds = [draw() for _ in range(limit)]
             return self._play_ahead(view, cards, rng, worlds, depth, score, _weights(weigh, worlds))
@@ -618,6 +626,7 @@ def default_worlds(tricks_left: int, misere: bool) -> int:
 __all__ = [
     "CHAIN_BURN",
     "CHAIN_THIN",
+    "LEAD_LOOKAHEAD",
     "LOOKAHEAD",
     "MAX_TRIES",
     "MIN_SOLVED",
