@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import argparse
 import ast
-import re
 import json
 import math
+import re
 import statistics
 import sys
 import time
