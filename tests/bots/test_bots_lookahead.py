@@ -18,6 +18,7 @@ from whistkit.bots.pimc import _weights, hand_scorer
 from whistkit.bots.sampling import sample_deals
 from whistkit.game import Game
 from whistkit.seats import side_of
+from whistkit.solver.position import position_for
 from whistkit.state import Contract, State, View
 from whistkit.variants import VARIANTS
 
@@ -245,6 +246,43 @@ def test_club_answers_are_the_club_bots_cards(variant: str, laws: bool) -> None:
                 compared += legal & (legal - 1) != 0
                 line, real = ahead._play(line, got), real.apply(got)
     assert compared > 30
+
+
+@pytest.mark.parametrize("variant", ["felagsvist", "swedish"])
+def test_club_opponents_answers_partner_double_dummy_and_opponents_by_the_club_rules(
+    variant: str,
+) -> None:
+    # respond="club-opponents" (the default): until the expert's next turn its partner
+    # plays the lowest of its double-dummy best cards in the world, each opponent the
+    # club bot's card from its real view
+    partner_cards = opponent_cards = 0
+    for i, state in enumerate(late_positions(variant, 40, seed=13, tricks_left=6)):
+        me = state.to_play
+        view = state.view(me)
+        cards = [a for a in view.legal if type(a) is int]
+        if view.contract is None or len(cards) < 2:
+            continue
+        contract = view.contract
+        ahead = Lookahead(solver, view, float, respond="club-opponents")
+        root = _Line(state.holdings, tuple(state.trick), state.leader, 0, ())
+        for card in cards:
+            (line,) = ahead._advance([ahead._play(root, card)])
+            real = state.apply(card)
+            for got in line.since[1:]:
+                seat = real.to_play
+                legal = real.legal_mask()
+                if legal & (legal - 1):
+                    if side_of(seat) == side_of(me):
+                        pos = position_for(solver, real.holdings, real.trick, real.leader, contract)
+                        values = solver.solve_cards(pos)
+                        best = min(values.values()) if contract.misere else max(values.values())
+                        assert got == min(c for c, v in values.items() if v == best)
+                        partner_cards += 1
+                    else:
+                        assert got == ClubBot().choose(real.view(seat), random.Random(i))
+                        opponent_cards += 1
+                real = real.apply(got)
+    assert partner_cards > 10 and opponent_cards > 20, (partner_cards, opponent_cards)
 
 
 def test_respond_is_checked() -> None:
