@@ -4,12 +4,13 @@ Plain PIMC solves every world double-dummy and averages, so it assumes that at e
 its later turns it will know which world it is in (*strategy fusion*, docs/bots.md §3): it
 happily postpones a guess, because in every world it guesses right. With a look-ahead of
 ``depth`` own moves, the expert plays each candidate card in every world, lets the other
-three seats answer double-dummy in that world until its next turn, and groups the worlds
+three seats answer in that world until its next turn (``respond``: double-dummy, by the
+club rules, or the opponents by the club rules and partner double-dummy), and groups the worlds
 by what it would then have seen. Within a group it must play the same card in every
 world, so a group is worth the best *single* card's summed value, not the sum of each
 world's best card. At the last level each world's value comes from the
 solver; a depth of 1 is plain PIMC. This is extended PIMC (EPIMC, docs/bots.md §3) with the
-other seats resolved double-dummy.
+other seats' answers resolved in each world.
 
 What the expert "sees" is a choice (``observe``). With ``"cards"`` the worlds are grouped
 by the other seats' exact cards. Their double-dummy answers differ from world to world
