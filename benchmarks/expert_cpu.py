@@ -17,27 +17,16 @@ decisions where the two chose the same card.
 from __future__ import annotations
 
 import argparse
-import ast
 import random
-import re
 import statistics
 import time
 from typing import Any
 
 import machine  # benchmarks/machine.py, beside this script
+from paired import expert_settings  # benchmarks/paired.py, beside this script
 from whistkit.bots.pimc import ExpertBot
 from whistkit.deal import deal_cards
 from whistkit.state import Deal, View, new_game
-
-
-def settings(text: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"time_budget": None}
-    for item in re.split(r":(?=[A-Za-z_]\w*=)", text) if text else []:
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise SystemExit(f"--anchor: {item!r} is not key=value")
-        out[key] = ast.literal_eval(value)
-    return out
 
 
 def positions(games: int, seed: int) -> list[View]:
@@ -70,7 +59,10 @@ def main() -> None:
     args = parser.parse_args()
     print(machine.describe(), flush=True)
     views = positions(args.games, args.seed)
-    bots = {"default": ExpertBot(time_budget=None), args.anchor: ExpertBot(**settings(args.anchor))}
+    bots = {
+        "default": ExpertBot(time_budget=None),
+        args.anchor: ExpertBot(**expert_settings("--anchor", args.anchor)),
+    }
     times: dict[str, list[float]] = {name: [] for name in bots}
     chose: dict[str, list[Any]] = {name: [] for name in bots}
     for i, view in enumerate(views):

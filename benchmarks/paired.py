@@ -48,13 +48,11 @@ from whistkit.variants import get_variant
 _make_player = match.make_player
 
 
-def make_player(level: str) -> match.Player:
-    """A match level, or ``expert:key=value:...`` (the match expert with those settings)."""
-    name, _, rest = level.partition(":")
-    if name != "expert" or not rest:
-        return _make_player(level)
+def expert_settings(level: str, text: str) -> dict[str, Any]:
+    """``ExpertBot`` keyword arguments from ``key=value:...`` (values: Python literals),
+    the match expert's ``time_budget=None`` first; ``level`` names them in errors."""
     kwargs: dict[str, Any] = {"time_budget": None}
-    for item in re.split(r":(?=[A-Za-z_]\w*=)", rest):
+    for item in re.split(r":(?=[A-Za-z_]\w*=)", text) if text else []:
         key, eq, value = item.partition("=")
         if not eq or not key.isidentifier():
             raise ValueError(f"{level!r}: {item!r} is not key=value")
@@ -62,8 +60,16 @@ def make_player(level: str) -> match.Player:
             kwargs[key] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             raise ValueError(f"{level!r}: the value of {key} is not a Python literal") from None
+    return kwargs
+
+
+def make_player(level: str) -> match.Player:
+    """A match level, or ``expert:key=value:...`` (the match expert with those settings)."""
+    name, _, rest = level.partition(":")
+    if name != "expert" or not rest:
+        return _make_player(level)
     try:
-        bot = ExpertBot(**kwargs)
+        bot = ExpertBot(**expert_settings(level, rest))
     except TypeError as exc:
         raise ValueError(f"{level!r}: {exc}") from None
     return match.ViewPlayer(bot)
