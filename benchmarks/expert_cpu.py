@@ -25,24 +25,20 @@ from typing import Any
 import machine  # benchmarks/machine.py, beside this script
 from paired import expert_settings  # benchmarks/paired.py, beside this script
 from whistkit.bots.pimc import ExpertBot
-from whistkit.deal import deal_cards
-from whistkit.state import Deal, View, new_game
+from whistkit.state import View
 
 
 def positions(games: int, seed: int) -> list[View]:
     bot = ExpertBot(time_budget=None)
     out = []
     for g in range(seed, seed + games):
-        rng = random.Random(f"expert-cpu:{g}")
-        state = new_game("felagsvist", dealer=rng.randrange(4))
-        while not state.is_over:
-            if state.needs_deal:
-                state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
-                continue
-            view = state.view(state.to_play)
+        game = machine.felagsvist_decisions(
+            random.Random(f"expert-cpu:{g}"),
+            lambda v, g=g: bot.choose(v, random.Random(f"{g}:{len(out)}")),
+        )
+        for _, view in game:
             if len([a for a in view.legal if type(a) is int]) > 1:
                 out.append(view)
-            state = state.apply(bot.choose(view, random.Random(f"{g}:{len(out)}")))
     return out
 
 

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import os
 import platform
+import random
+from collections.abc import Callable, Iterator
 
 from whistkit import solver
+from whistkit.deal import deal_cards
+from whistkit.state import Action, Deal, State, View, new_game
 
 
 def cpu() -> str:
@@ -34,6 +38,21 @@ def describe() -> str:
         f"machine: {cpu()}, {os.cpu_count()} cores, load {load:.2f};"
         f" solver core: {solver.core_build()}"
     )
+
+
+def felagsvist_decisions(
+    rng: random.Random, choose: Callable[[View], Action]
+) -> Iterator[tuple[State, View]]:
+    """A whole Félagsvist game dealt by ``rng``: each decision's state and view (of the
+    seat to act) is yielded, then ``choose(view)`` is played."""
+    state = new_game("felagsvist", dealer=rng.randrange(4))
+    while not state.is_over:
+        if state.needs_deal:
+            state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
+            continue
+        view = state.view(state.to_play)
+        yield state, view
+        state = state.apply(choose(view))
 
 
 if __name__ == "__main__":

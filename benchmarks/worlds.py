@@ -30,8 +30,7 @@ from typing import Any
 import machine  # benchmarks/machine.py, beside this script
 from whistkit.bots import make_bot
 from whistkit.bots.pimc import ExpertBot
-from whistkit.deal import deal_cards
-from whistkit.state import Deal, State, View, new_game
+from whistkit.state import State, View
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "uniform": {"infer": False},
@@ -44,18 +43,14 @@ def positions(games: int, seed: int, lo: int, hi: int) -> list[tuple[View, State
     club = make_bot("club")
     out = []
     for g in range(seed, seed + games):
-        rng = random.Random(f"worlds:{g}")
         bot_rng = random.Random(g)
-        state = new_game("felagsvist", dealer=rng.randrange(4))
-        while not state.is_over:
-            if state.needs_deal:
-                state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
-                continue
-            view = state.view(state.to_play)
+        game = machine.felagsvist_decisions(
+            random.Random(f"worlds:{g}"), lambda v, r=bot_rng: club.choose(v, r)
+        )
+        for state, view in game:
             left = view.hand_sizes[view.to_play]
             if lo <= left <= hi and len(view.legal) > 1 and state.to_play % 2 == 0:
                 out.append((view, state))
-            state = state.apply(club.choose(view, bot_rng))
     return out
 
 
