@@ -19,7 +19,7 @@ from whistkit.bots.sampling import sample_deals
 from whistkit.game import Game
 from whistkit.seats import side_of
 from whistkit.solver.position import position_for
-from whistkit.state import Contract, State, View
+from whistkit.state import Contract, State, View, trick_winner_index
 from whistkit.variants import VARIANTS
 
 
@@ -423,3 +423,82 @@ def test_the_lead_look_ahead_searches_leads_only_in_trump_and_no_trump_contracts
         assert calls == ([(4, 2)] if kind == "lead" else []), kind
         seen[kind] += 1
     assert min(seen.values()) >= 2, seen
+
+
+def _tail_playout(state: State, card: int) -> int:
+    """The tricks the side to move at ``state`` takes from it on when it plays ``card``,
+    then its side plays the lowest of its double-dummy best cards and each opponent the
+    club bot's card from its real view, to the end of the hand."""
+    side = side_of(state.to_play)
+    assert state.contract is not None
+    misere = state.contract.misere
+    real = state.apply(card)
+    won = len(real.trick_winners) > len(state.trick_winners) and side_of(real.leader) == side
+    while real.phase == "play":
+        seat, before = real.to_play, len(real.trick_winners)
+        legal = real.legal_mask()
+        if not legal & (legal - 1):
+            got = legal.bit_length() - 1
+        elif side_of(seat) == side:
+            pos = position_for(solver, real.holdings, real.trick, real.leader, real.contract)
+            values = solver.solve_cards(pos)
+            best = min(values.values()) if misere else max(values.values())
+            got = min(c for c, v in values.items() if v == best)
+        else:
+            got = ClubBot().choose(real.view(seat), random.Random(0))
+        if len(real.trick_winners) == 12 and len(real.trick) == 3:
+            last = (real.leader + trick_winner_index((*real.trick, got), real.contract)) & 3
+            return won + (side_of(last) == side)
+        real = real.apply(got)
+        if len(real.trick_winners) > before:
+            won += side_of(real.trick_winners[-1]) == side
+    raise AssertionError("the hand ended before its last trick")
+
+
+@pytest.mark.parametrize("variant", ["felagsvist", "swedish"])
+def test_the_tail_plays_the_hand_out_with_the_side_double_dummy_and_opponents_by_the_club_rules(
+    variant: str,
+) -> None:
+    # tail=True: in the real deal (one world) a card's tail value is the score of the
+    # tricks its side takes when the hand is played out to its end, the expert and its
+    # partner double-dummy, the opponents by the club bot's cards from their real views
+    compared = 0
+    for state in late_positions(variant, 30, seed=17, tricks_left=5):
+        view = state.view(state.to_play)
+        cards = [a for a in view.legal if type(a) is int]
+        if view.contract is None or len(cards) < 2:
+            continue
+        score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
+        ahead = Lookahead(solver, view, score, respond="club-opponents", tail=True)
+        root = _Line(state.holdings, tuple(state.trick), state.leader, 0, ())
+        for card in cards:
+            assert ahead._tail_value([root], card) == score(_tail_playout(state, card))
+            compared += 1
+    assert compared > 40
+
+
+def test_the_tail_values_the_look_aheads_last_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ExpertBot(tail=True) values the look-ahead's last own move by playing out to the
+    # end; without it, by the solver's values
+    calls: list[int] = []
+    tail = Lookahead._tail_value
+
+    def counted(self: Lookahead, lines, card):  # type: ignore[no-untyped-def]
+        calls.append(card)
+        return tail(self, lines, card)
+
+    monkeypatch.setattr(Lookahead, "_tail_value", counted)
+    positions = [
+        s.view(s.to_play)
+        for s in late_positions("felagsvist", 40, seed=5, tricks_left=5)
+        if s.contract is not None and s.legal_mask().bit_count() >= 2
+    ][:6]
+    assert positions
+    for tail_on in (False, True):
+        bot = ExpertBot(
+            worlds=lambda left, misere: 6, lookahead=lambda left, misere: 2, tail=tail_on
+        )
+        calls.clear()
+        for i, view in enumerate(positions):
+            bot.choose(view, random.Random(i))
+        assert bool(calls) == tail_on

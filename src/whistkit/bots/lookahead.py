@@ -101,8 +101,10 @@ class Lookahead:
         threads: int = 2,
         observe: str = "coarse",
         respond: str = "dd",
+        tail: bool = False,
     ) -> None:
         assert view.contract is not None
+        self.tail = tail
         self.coarse = check_observe(observe) == "coarse"
         self.respond = check_respond(respond)
         # the club rules' public knowledge after each line of cards since the decision
@@ -229,6 +231,10 @@ class Lookahead:
         out = view.unseen()
         for c in view.trick:
             out |= 1 << c
+        return self._touching(cards, out)
+
+    def _touching(self, cards: Iterable[Card], out: int) -> list[list[Card]]:
+        """``cards`` in runs of one suit with no card of ``out`` between them."""
         keys = RANK_KEY_ACES_LOW if self.contract.aces_low else RANK_KEY_HIGH
         groups: list[list[Card]] = []
         for c in sorted(cards, key=lambda c: keys[c]):
@@ -258,6 +264,8 @@ class Lookahead:
         live = [line for line in lines if not line.over]
         if not live:
             return total
+        if depth <= 1 and self.tail:
+            return total + max(self._tail_value(live, group[0]) for group in self._classes(live))
         if depth <= 1:
             rows = self._solve(live)
             return total + max(
@@ -269,12 +277,27 @@ class Lookahead:
             )
         return total + max(self._after(live, c, depth) for c in self._legal(live[0]))
 
+    def _tail_value(self, lines: list[_Line], card: Card) -> float:
+        """Summed score of ``card`` played in every line, then the hand played out to its
+        end: the expert's side double-dummy, the opponents as ``respond`` says."""
+        score = self.score
+        ends = self._advance([self._play(line, card) for line in lines], to_end=True)
+        return sum(line.weight * score(line.won) for line in ends)
+
+    def _classes(self, lines: list[_Line]) -> list[list[Card]]:
+        """The expert's legal cards in ``lines`` (all at its turn, with the same hand), in
+        classes of touching cards: no card between them still out in any of the lines."""
+        out = 0
+        for line in lines:
+            for seat in range(4):
+                if seat != self.me:
+                    out |= line.hands[seat]
+            for c in line.trick:
+                out |= 1 << c
+        return self._touching(self._legal(lines[0]), out)
+
     def _legal(self, line: _Line) -> list[Card]:
         return cards_of(_legal_mask(line))
-
-    def _waits(self, line: _Line) -> bool:
-        """Is the line at the expert's turn or over?"""
-        return line.over or line.to_play == self.me
 
     def _play(self, line: _Line, card: Card) -> _Line:
         """The line after the seat to play plays ``card`` (a full trick is gathered)."""
@@ -307,8 +330,9 @@ class Lookahead:
             line.weight,
         )
 
-    def _advance(self, lines: list[_Line]) -> list[_Line]:
-        """Let the other seats play double-dummy until the expert's turn or the end."""
+    def _advance(self, lines: list[_Line], to_end: bool = False) -> list[_Line]:
+        """Let the other seats answer (``respond``) until the expert's turn or the end;
+        ``to_end``: until the end, the expert playing double-dummy too."""
         done: list[_Line] = []
         pending = lines
         misere = self.contract.misere
@@ -316,7 +340,7 @@ class Lookahead:
             moved = []
             choosing = []
             for line in pending:
-                if self._waits(line):
+                if line.over or (not to_end and line.to_play == self.me):
                     done.append(line)
                     continue
                 legal = _legal_mask(line)
@@ -328,7 +352,7 @@ class Lookahead:
             if self.respond != "dd":
                 solving = []
                 for line in choosing:
-                    if self._club_answers(line.to_play):
+                    if line.to_play != self.me and self._club_answers(line.to_play):
                         moved.append(self._play(line, self._club(line)))
                     else:
                         solving.append(line)

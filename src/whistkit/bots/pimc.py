@@ -89,6 +89,10 @@ OBSERVE = "coarse"
 # double-dummy ("club-opponents", the default: paired against "club" on 240 deals of
 # seed 1, +0.175 [+0.045, +0.305] points per hand; docs/bots.md)
 RESPONSE = "club-opponents"
+# At the look-ahead's last own move, value each card by playing the hand out to its end
+# in each world, the expert's side double-dummy and the opponents as RESPONSE says,
+# instead of solving the world double-dummy for all four seats (docs/bots.md)
+TAIL = False
 # Weigh each drawn world by the softened club policy's likelihood of the play so far
 # over the drawing's own (inference.policy_model's ratio), in every sum over the worlds
 # (docs/bots.md, "Weighted worlds"). Off: paired against the expert without them on 240
@@ -321,6 +325,7 @@ class ExpertBot:
         lead_lookahead: Mapping[int, int] | None = None,
         observe: str = OBSERVE,
         respond: str = RESPONSE,
+        tail: bool = TAIL,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
@@ -363,6 +368,7 @@ class ExpertBot:
         # checked here: the look-ahead's errors are caught in play (laws-mode revokes)
         self.observe = check_observe(observe)
         self.respond = check_respond(respond)
+        self.tail = bool(tail)
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -544,7 +550,9 @@ class ExpertBot:
         consistent across the worlds (:mod:`whistkit.bots.lookahead`); ``weights``: each
         world's weight in the sums."""
         try:
-            ahead = Lookahead(self.solver, view, score, self.threads, self.observe, self.respond)
+            ahead = Lookahead(
+                self.solver, view, score, self.threads, self.observe, self.respond, self.tail
+            )
             totals = ahead.values(worlds, cards, depth, weights)
         except ValueError:
             # laws mode: a revoke in the current trick is no double-dummy position
