@@ -43,6 +43,11 @@ OBSERVE = ("coarse", "cards")
 
 
 RESPOND = ("dd", "club", "club-opponents")
+# tail: the classes of cards played out at the last own move, those whose summed
+# double-dummy score is within TAIL_SLACK per world of the best (one Félagsvist trick),
+# at most TAIL_CLASSES of them, the best first
+TAIL_SLACK = 2.0
+TAIL_CLASSES = 3
 
 
 def check_respond(respond: str) -> str:
@@ -264,17 +269,23 @@ class Lookahead:
         live = [line for line in lines if not line.over]
         if not live:
             return total
-        if depth <= 1 and self.tail:
-            return total + max(self._tail_value(live, group[0]) for group in self._classes(live))
         if depth <= 1:
             rows = self._solve(live)
-            return total + max(
-                sum(
+            dd = {
+                c: sum(
                     line.weight * score(line.won + row[c])
                     for line, row in zip(live, rows, strict=True)
                 )
                 for c in rows[0]
-            )
+            }
+            if not self.tail:
+                return total + max(dd.values())
+            # the hand played out against the opponents' answers, for the classes of
+            # cards the solver puts near the best (the others seldom gain by it)
+            floor = max(dd.values()) - TAIL_SLACK * sum(line.weight for line in live)
+            near = [g for g in self._classes(live) if dd[g[0]] >= floor]
+            near.sort(key=lambda g: -dd[g[0]])
+            return total + max(self._tail_value(live, g[0]) for g in near[:TAIL_CLASSES])
         return total + max(self._after(live, c, depth) for c in self._legal(live[0]))
 
     def _tail_value(self, lines: list[_Line], card: Card) -> float:
