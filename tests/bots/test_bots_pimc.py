@@ -6,7 +6,8 @@ import random
 
 from helpers_bots import TinySolver, late_positions
 
-from whistkit.bots import ExpertBot, OracleBot
+from whistkit import solver
+from whistkit.bots import ClubBot, ExpertBot, OracleBot
 from whistkit.bots.pimc import hand_scorer
 from whistkit.seats import side_of
 from whistkit.state import Contract, State
@@ -89,3 +90,30 @@ def test_scorer_follows_swedish_and_classic_scoring() -> None:
     # classic: odd tricks only
     assert hand_scorer("english", Contract("S", 0), 0, (6, 5))(2) == 2
     assert hand_scorer("english", Contract("S", 0), 0, (6, 5))(0) == -1
+
+
+def test_the_gate_keeps_the_club_rules_card_unless_another_clearly_gains() -> None:
+    # ExpertBot(gate={n: se}): with n tricks left plain PIMC plays the club rules' card
+    # unless another card gains on it by se standard errors world by world; a gate
+    # nothing can pass gives the club card every time, and without the gate the expert
+    # plays other cards at some of the same positions
+    def plain(left: int, misere: bool) -> int:
+        return 1
+
+    views = [
+        s.view(s.to_play)
+        for s in late_positions("felagsvist", 300, seed=9, tricks_left=5)
+        if s.contract is not None and s.legal_mask().bit_count() >= 2
+    ]
+    shut = ExpertBot(
+        solver=solver, worlds=lambda left, m: 12, lookahead=plain, gate={4: 1e9, 5: 1e9}
+    )
+    free = ExpertBot(solver=solver, worlds=lambda left, m: 12, lookahead=plain)
+    gated = differ = 0
+    for i, view in enumerate(views):
+        club = ClubBot().choose(view, random.Random(i))
+        if view.hand_sizes[view.seat] in (4, 5):
+            assert shut.choose(view, random.Random(i)) == club
+            gated += 1
+            differ += free.choose(view, random.Random(i)) != club
+    assert gated >= 10 and differ >= 1, (gated, differ)

@@ -93,6 +93,10 @@ RESPONSE = "club-opponents"
 # in each world, the expert's side double-dummy and the opponents as RESPONSE says,
 # instead of solving the world double-dummy for all four seats (docs/bots.md)
 TAIL = False
+# Plain PIMC by tricks left: the club rules' card unless another card gains on it world
+# by world by more than this many standard errors of the paired difference (the
+# rollouts' gate, ROLLOUT_SE); elsewhere the best mean (docs/bots.md)
+GATE: dict[int, float] = {}
 # Weigh each drawn world by the softened club policy's likelihood of the play so far
 # over the drawing's own (inference.policy_model's ratio), in every sum over the worlds
 # (docs/bots.md, "Weighted worlds"). Off: paired against the expert without them on 240
@@ -326,6 +330,7 @@ class ExpertBot:
         observe: str = OBSERVE,
         respond: str = RESPONSE,
         tail: bool = TAIL,
+        gate: Mapping[int, float] | None = None,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
@@ -369,6 +374,7 @@ class ExpertBot:
         self.observe = check_observe(observe)
         self.respond = check_respond(respond)
         self.tail = bool(tail)
+        self.gate = dict(GATE if gate is None else gate)
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -462,6 +468,10 @@ class ExpertBot:
         if len(rows) < self.min_solved:
             # too few worlds within the node budget to trust: the club rules decide
             return _club_card(view, rng)
+        se = self.gate.get(tricks_left)
+        if se is not None:
+            per_card = {c: [row[c] for row in rows] for c in cards}
+            return _beats_by(per_card, _club_card(view, rng), se, weights)
         top = max(totals.values())
         # equal in every world but for rounding of the weighted sums: a tie
         tol = (
