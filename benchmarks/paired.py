@@ -32,6 +32,7 @@ import argparse
 import ast
 import json
 import math
+import random
 import re
 import statistics
 import sys
@@ -41,8 +42,18 @@ from pathlib import Path
 from typing import Any
 
 import whistkit.match as match
-from whistkit.bots.pimc import ExpertBot
+from whistkit.bots.pimc import (
+    ExpertBot,
+    OracleBot,
+    _club_card,
+    _position,
+    default_worlds,
+    hand_scorer,
+)
+from whistkit.cards import Card, cards_of
 from whistkit.match import _GameSpec, _play_game, deals_per_game
+from whistkit.seats import Seat, side_of
+from whistkit.state import Action, State, trick_winner_index
 from whistkit.variants import get_variant
 
 _make_player = match.make_player
@@ -63,13 +74,121 @@ def expert_settings(level: str, text: str) -> dict[str, Any]:
     return kwargs
 
 
+class Hybrid:
+    """``hybrid:K``: the match expert until K tricks are left in a hand, the oracle from
+    there (where the gap between them lies)."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self.name = f"hybrid:{k}"
+        self.expert = match.ViewPlayer(ExpertBot(time_budget=None))
+        self.oracle = OracleBot()
+
+    def act(self, state: State, seat: Seat, rng: random.Random) -> Action:
+        if state.phase == "play" and state.holdings[seat].bit_count() <= self.k:
+            return self.oracle.act(state, seat, rng)
+        return self.expert.act(state, seat, rng)
+
+
+class OracleClub(OracleBot):
+    """``oracle-club``: all hands open, each card valued by playing the hand out in the
+    real deal with its side double-dummy and the opponents by the club rules (so it plays
+    for the club bots' mistakes); the cards played out are those within a trick of the
+    double-dummy best, one per run of touching cards. A measuring stick: how much the
+    club bots' errors are worth to one who sees every card."""
+
+    name = "oracle-club"
+    side = 0  # the side whose card is being chosen
+
+    def _best(self, state: State) -> Card:
+        """The next card of the play-out: the club rules' for an opponent, the lowest of
+        the double-dummy best for the own side."""
+        side = self.side
+        legal = state.legal_mask()
+        cards = cards_of(legal)
+        if len(cards) == 1:
+            return cards[0]
+        assert state.contract is not None
+        if side_of(state.to_play) != side or (
+            state.contract.misere and state.holdings[state.to_play].bit_count() > self.misere_from
+        ):
+            return _club_card(state.view(state.to_play), random.Random(0))
+        score = hand_scorer(state.variant.name, state.contract, side, state.tricks)
+        values = self.solver.solve_cards(_position(self.solver, state.holdings, state))
+        top = max(score(values[c]) for c in cards)
+        return min(c for c in cards if score(values[c]) == top)
+
+    def _play_out(self, state: State, side: int) -> int:
+        """The tricks ``side`` takes from ``state`` to the end of the hand."""
+        won = 0
+        while True:
+            assert state.contract is not None
+            if len(state.trick_winners) == 12 and len(state.trick) == 3:
+                last = state.holdings[state.to_play].bit_length() - 1
+                winner = state.leader + trick_winner_index((*state.trick, last), state.contract)
+                return won + (side_of(winner & 3) == side)
+            before = len(state.trick_winners)
+            state = state.apply(self._best(state))
+            if len(state.trick_winners) > before:
+                won += side_of(state.trick_winners[-1]) == side
+
+    def act(self, state: State, seat: Seat, rng: random.Random) -> Action:
+        cards = [a for a in state.legal_actions() if type(a) is int]
+        if state.phase != "play" or len(cards) < 2 or state.contract is None:
+            return super().act(state, seat, rng)
+        if state.contract.misere and state.holdings[seat].bit_count() > self.misere_from:
+            return super().act(state, seat, rng)
+        self.side = side = side_of(seat)
+        score = hand_scorer(state.variant.name, state.contract, side, state.tricks)
+        values = self.solver.solve_cards(_position(self.solver, state.holdings, state))
+        dd = {c: score(values[c]) for c in cards}
+        top = max(dd.values())
+        live = state.holdings[0] | state.holdings[1] | state.holdings[2] | state.holdings[3]
+        for c in state.trick:
+            live |= 1 << c
+        runs: list[Card] = []  # one card per run of touching cards within a trick of the best
+        for c in sorted(c for c in cards if dd[c] >= top - 2):
+            if (
+                runs
+                and runs[-1] // 13 == c // 13
+                and dd[runs[-1]] == dd[c]
+                and not any(live >> d & 1 for d in range(runs[-1] + 1, c))
+            ):
+                continue
+            runs.append(c)
+        if len(runs) == 1:
+            return super().act(state, seat, rng)
+        played = {c: score(self._play_out(state.apply(c), side)) for c in runs}
+        best = max(played.values())
+        good = [c for c in runs if played[c] == best]
+        return max(good, key=lambda c: (dd[c], -c))
+
+
 def make_player(level: str) -> match.Player:
-    """A match level, or ``expert:key=value:...`` (the match expert with those settings)."""
+    """A match level, ``expert:key=value:...`` (the match expert with those settings;
+    ``worlds`` may be a dict of tricks left to worlds in normal contracts, over the
+    default schedule), ``hybrid:K`` or ``oracle-club``."""
     name, _, rest = level.partition(":")
+    if name == "hybrid" and rest.isdigit():
+        return Hybrid(int(rest))
+    if level == "oracle-club":
+        return OracleClub()
     if name != "expert" or not rest:
         return _make_player(level)
+    settings = expert_settings(level, rest)
+    if isinstance(settings.get("worlds"), dict):
+        table = {int(k): int(v) for k, v in settings["worlds"].items()}
+
+        def worlds(left: int, misere: bool) -> int:
+            return (
+                default_worlds(left, misere)
+                if misere
+                else table.get(left, default_worlds(left, misere))
+            )
+
+        settings["worlds"] = worlds
     try:
-        bot = ExpertBot(**expert_settings(level, rest))
+        bot = ExpertBot(**settings)
     except TypeError as exc:
         raise ValueError(f"{level!r}: {exc}") from None
     return match.ViewPlayer(bot)
