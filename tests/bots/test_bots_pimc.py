@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from helpers_bots import TinySolver, late_positions
 
 from whistkit import solver
@@ -117,3 +118,12 @@ def test_the_gate_keeps_the_club_rules_card_unless_another_clearly_gains() -> No
             gated += 1
             differ += free.choose(view, random.Random(i)) != club
     assert gated >= 10 and differ >= 1, (gated, differ)
+
+
+def test_tail_and_gate_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="tail must be True or False, not 'yes'"):
+        ExpertBot(tail="yes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"gate must map tricks left \(1-13\) to standard"):
+        ExpertBot(gate={14: 1.0})
+    with pytest.raises(ValueError, match="not 13: 'x'"):
+        ExpertBot(gate={13: "x"})  # type: ignore[dict-item]
