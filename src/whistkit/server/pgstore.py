@@ -15,6 +15,7 @@ processes starting together migrate it once.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -133,6 +134,11 @@ class PgStore(BaseStore):
         super().close()
         serving = getattr(self, "_serving", None)
         if serving is not None:
+            # released here, not when the server notices the closed connection (a
+            # moment later): a process started right after this one stops finds it free;
+            # if the connection is gone, the server releases the lock with it
+            with contextlib.suppress(*self.errors):
+                serving.execute("SELECT pg_advisory_unlock_all()")
             serving.close()
             self._serving = None
 
