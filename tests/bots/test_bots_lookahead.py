@@ -302,17 +302,25 @@ def _club_playout(state: State, card: int, stop: int) -> tuple[State, int]:
     return real, real.tricks[side] - before if real.phase == "play" else -1
 
 
+def _choices(
+    variant: str, n: int, seed: int, tricks_left: int
+) -> Iterator[tuple[State, View, list[int]]]:
+    """Late play positions where the seat to play has two or more legal cards."""
+    for state in late_positions(variant, n, seed=seed, tricks_left=tricks_left):
+        view = state.view(state.to_play)
+        cards = [a for a in view.legal if type(a) is int]
+        if view.contract is not None and len(cards) >= 2:
+            yield state, view, cards
+
+
 @pytest.mark.parametrize("variant", ["felagsvist", "swedish", "english"])
 def test_rollout_values_are_club_play_then_the_solver(variant: str) -> None:
     # in the real deal (one world), a card's rollout value is the score of the tricks
     # the club rules take after it down to `stop` tricks left plus the solver's value
     # from there (converted to the expert's side); with a budget the search finishes
     compared = 0
-    for state in late_positions(variant, 30, seed=5, tricks_left=6):
-        view = state.view(state.to_play)
-        cards = [a for a in view.legal if type(a) is int]
-        if view.contract is None or len(cards) < 2:
-            continue
+    for state, view, cards in _choices(variant, 30, seed=5, tricks_left=6):
+        assert view.contract is not None
         side = side_of(view.seat)
         score = hand_scorer(view.variant, view.contract, side, view.tricks)
         ahead = Lookahead(solver, view, score, respond="club")
@@ -463,11 +471,8 @@ def test_the_tail_plays_the_hand_out_with_the_side_double_dummy_and_opponents_by
     # tricks its side takes when the hand is played out to its end, the expert and its
     # partner double-dummy, the opponents by the club bot's cards from their real views
     compared = 0
-    for state in late_positions(variant, 30, seed=17, tricks_left=5):
-        view = state.view(state.to_play)
-        cards = [a for a in view.legal if type(a) is int]
-        if view.contract is None or len(cards) < 2:
-            continue
+    for state, view, cards in _choices(variant, 30, seed=17, tricks_left=5):
+        assert view.contract is not None
         score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
         ahead = Lookahead(solver, view, score, respond="club-opponents", tail=True)
         root = _Line(state.holdings, tuple(state.trick), state.leader, 0, ())
