@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import whistkit.match as match
+from whistkit.bots.lookahead import touching_runs
 from whistkit.bots.pimc import (
     ExpertBot,
     OracleBot,
@@ -143,19 +144,15 @@ class OracleClub(OracleBot):
         values = self.solver.solve_cards(_position(self.solver, state.holdings, state))
         dd = {c: score(values[c]) for c in cards}
         top = max(dd.values())
-        live = state.holdings[0] | state.holdings[1] | state.holdings[2] | state.holdings[3]
+        out = 0  # the cards still out: in the other hands or the current trick
+        for other in range(4):
+            if other != seat:
+                out |= state.holdings[other]
         for c in state.trick:
-            live |= 1 << c
-        runs: list[Card] = []  # one card per run of touching cards within a trick of the best
-        for c in sorted(c for c in cards if dd[c] >= top - 2):
-            if (
-                runs
-                and runs[-1] // 13 == c // 13
-                and dd[runs[-1]] == dd[c]
-                and not any(live >> d & 1 for d in range(runs[-1] + 1, c))
-            ):
-                continue
-            runs.append(c)
+            out |= 1 << c
+        # one card per run of touching cards within a trick of the best
+        near = [c for c in cards if dd[c] >= top - 2]
+        runs = [run[0] for run in touching_runs(near, out, state.contract.aces_low)]
         if len(runs) == 1:
             return super().act(state, seat, rng)
         played = {c: score(self._play_out(state.apply(c), side)) for c in runs}

@@ -65,6 +65,22 @@ def check_observe(observe: str) -> str:
     return observe
 
 
+def touching_runs(cards: Iterable[Card], out: int, aces_low: bool) -> list[list[Card]]:
+    """``cards`` in runs of one suit, in rank order, with no card of ``out`` ranking
+    between them (cards worth the same wherever the cards of ``out`` lie)."""
+    keys = RANK_KEY_ACES_LOW if aces_low else RANK_KEY_HIGH
+    groups: list[list[Card]] = []
+    for c in sorted(cards, key=lambda c: keys[c]):
+        if groups and groups[-1][-1] // 13 == c // 13:
+            lo, hi = keys[groups[-1][-1]], keys[c]
+            suit = range(13 * (c // 13), 13 * (c // 13) + 13)
+            if not any(out >> d & 1 for d in suit if lo < keys[d] < hi):
+                groups[-1].append(c)
+                continue
+        groups.append([c])
+    return groups
+
+
 def _legal_mask(line: _Line) -> int:
     """The cards the seat to play may play (it must follow suit), as a mask."""
     hand = line.hands[line.to_play]
@@ -236,21 +252,7 @@ class Lookahead:
         out = view.unseen()
         for c in view.trick:
             out |= 1 << c
-        return self._touching(cards, out)
-
-    def _touching(self, cards: Iterable[Card], out: int) -> list[list[Card]]:
-        """``cards`` in runs of one suit with no card of ``out`` between them."""
-        keys = RANK_KEY_ACES_LOW if self.contract.aces_low else RANK_KEY_HIGH
-        groups: list[list[Card]] = []
-        for c in sorted(cards, key=lambda c: keys[c]):
-            if groups and groups[-1][-1] // 13 == c // 13:
-                lo, hi = keys[groups[-1][-1]], keys[c]
-                suit = range(13 * (c // 13), 13 * (c // 13) + 13)
-                if not any(out >> d & 1 for d in suit if lo < keys[d] < hi):
-                    groups[-1].append(c)
-                    continue
-            groups.append([c])
-        return groups
+        return touching_runs(cards, out, self.contract.aces_low)
 
     def _after(self, lines: list[_Line], card: Card, depth: int) -> float:
         """Value of playing ``card`` in every line (all at the expert's turn), with
@@ -305,7 +307,7 @@ class Lookahead:
                     out |= line.hands[seat]
             for c in line.trick:
                 out |= 1 << c
-        return self._touching(self._legal(lines[0]), out)
+        return touching_runs(self._legal(lines[0]), out, self.contract.aces_low)
 
     def _legal(self, line: _Line) -> list[Card]:
         return cards_of(_legal_mask(line))
@@ -433,4 +435,11 @@ class Lookahead:
         return rows
 
 
-__all__ = ["OBSERVE", "RESPOND", "Lookahead", "check_observe", "check_respond"]
+__all__ = [
+    "OBSERVE",
+    "RESPOND",
+    "Lookahead",
+    "check_observe",
+    "check_respond",
+    "touching_runs",
+]
