@@ -407,8 +407,8 @@ def test_no_link_names_a_table_before_it_is_stored(tmp_path: Path) -> None:
         gate = asyncio.Event()
         real = server.store.submit_async
 
-        def held(ops: Any, fence: Any = None) -> Any:
-            stored = real(ops, fence)
+        def held(ops: Any, fence: Any = None, expect: Any = None) -> Any:
+            stored = real(ops, fence, expect)
 
             async def later() -> None:
                 await gate.wait()
@@ -728,20 +728,3 @@ def test_http_card_and_records(tmp_path: Path) -> None:
         assert http.get(f"{base}/card/\u0663").status_code == 400  # an Arabic-Indic 3
         assert http.get("/api/online-evenings/ffffffffffff/card/1").status_code == 404
         assert http.get("/api/online-evenings/ffffffffffff/records").status_code == 404
-
-
-def test_several_processes_refuse_to_make_an_evening(postgres: Any, redis_server: Any) -> None:
-    """With a bus (several processes) an evening would be driven by several copies of its
-    state, one per process that its tables' results reach: it is refused, saying why,
-    and nothing is stored."""
-    url = postgres.fresh_database("evening_bus")
-    app = create_app(url, bot_delay=0, bus=redis_server.url)
-    with TestClient(app) as c:
-        r = c.post("/api/online-evenings", json=body())
-        assert r.status_code == 501
-        assert "one process" in r.json()["error"] and "--bus" in r.json()["error"]
-    server = Server(url, 0.0, 1000)
-    try:
-        assert server.store.online_evening_ids(0.0) == []
-    finally:
-        server.store.close()

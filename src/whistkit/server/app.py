@@ -298,10 +298,9 @@ class Server:
         online evenings under way."""
         if self.cluster is not None:
             await self.cluster.start()
-        # the online evenings under way when the server stopped go on (one process only:
-        # with a bus no evening is made, see new_online_evening)
-        if self.cluster is None:
-            await self.evenings.resume()
+        # the online evenings under way when the server stopped go on (with a bus, the
+        # process holding each one's lease drives it: whistkit.server.online)
+        await self.evenings.resume()
 
     async def close(self) -> None:
         if self.relays is not None:
@@ -423,6 +422,7 @@ def create_app(
             return conn
 
         server.relays = Relays(server.cluster, remote)
+        server.evenings.ask = server.relays.call
 
     def base_of(url: Any) -> str:
         """The base of invite links for a request to ``url`` (http(s) or ws(s))."""
@@ -534,17 +534,6 @@ def create_app(
         return JSONResponse(shared.created_json(table, base_of(request.url)))
 
     async def new_online_evening(request: Request) -> Response:
-        if server.cluster is not None:
-            # an evening's state lives in the memory of the process that drives it, and
-            # its tables' results reach whichever process owns each table: several
-            # processes would each drive their own copy (docs/online.md)
-            return JSONResponse(
-                {
-                    "error": "online evenings run on a server of one process for now: start"
-                    " one `whistkit play` without --bus for the evening (docs/online.md)"
-                },
-                501,
-            )
         body = await json_body(request)
         if isinstance(body, Response):
             return body
@@ -642,10 +631,12 @@ def create_app(
             return ev
         if not ev.is_host(request.query_params.get("key")):
             return JSONResponse({"error": "ending a hand needs the host key (?key=)"}, 403)
-        current = online.hand_in_play(ev)
+        try:
+            current = await server.evenings.finish_hand(ev)
+        except StoreError as e:
+            return JSONResponse({"error": f"the change could not be stored, try again: {e}"}, 503)
         if current is None:
             return JSONResponse({"error": "the evening is over"}, 409)
-        await server.evenings.finish_hand(ev, current)
         return JSONResponse({"hand": current, "finishing": True})
 
     async def online_join(request: Request) -> Response:
@@ -749,6 +740,15 @@ def create_app(
                 return None
             with contextlib.suppress(Elsewhere):
                 return await summary_of(game_id, token)
+        elif op == "evening_finish":  # the evening's clock: stand-ins finish this table
+            game_id = msg.get("g")
+            if isinstance(game_id, str) and _is_game_id(game_id):
+                with contextlib.suppress(Elsewhere):
+                    await server.evenings.finish_table(game_id)
+        elif op == "evening_moved":  # the next hand is seated: tell this process's tables
+            evening_id, hand = msg.get("e"), msg.get("h")
+            if isinstance(evening_id, str) and isinstance(hand, int):
+                await server.evenings.moved(evening_id, hand)
         return None
 
     async def qr(request: Request) -> Response:

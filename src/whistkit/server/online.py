@@ -26,26 +26,34 @@ by a stand-in (issue 22's rules: after the table's grace on their turn; at once 
 they were away at the end of the previous hand); a player whose link was never opened
 is listed as absent.
 
-**Several processes** (not run yet; see docs/online.md): the document's version makes
-every change a compare-and-set, so the owner of whichever table finishes a hand can
-seat the next one (the others' writes then fail and are retried on the new version);
-the clock belongs to the process holding the evening's lease; pages follow the state
-from the store by polling, which any process can answer.
+**Several processes** (``--bus``, docs/online.md): every change of the evening is a
+compare-and-set on the document's version (:class:`~whistkit.server.store.Stale` when
+another process changed it first: the change is made again on the state as stored), so
+the owner of whichever table finishes a hand records its result, and the result that
+completes a hand seats the next one in the same transaction; the process that seats a
+hand takes its tables' leases (bots may hold every seat of a table) and people's sockets
+landing elsewhere are relayed to it. The evening's own lease (``evening-ID``, kept as a
+table's) makes one process its clock: it ends a hand whose time is up (asking each
+table's owner to let stand-ins finish it), records the results of tables whose owner
+went before telling, and takes up tables nobody owns. The word that the next hand is
+seated goes to each table's owner over the bus; pages also follow the state by polling,
+which any process answers from the store.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import hmac
 import json
 import logging
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from ..bots import LEVELS
 from ..evening import (
@@ -63,9 +71,10 @@ from ..evening import (
 )
 from ..evening.live import prizes_from_json
 from ..seats import seat_name
+from .cluster import Elsewhere
 from .protocol import ProtocolError, quote, read_name
 from .shared import TOKEN_BYTES, Shared, SharedTable
-from .store import StoreError
+from .store import Stale, StoreError
 from .table import BOT_PREFIX, HUMAN, Table, Tables
 
 log = logging.getLogger("whistkit.server.online")
@@ -97,6 +106,13 @@ SAVE_DELAY = 0.25  # a result is stored with the others that come within this ti
 STALE_SECONDS = 1.0  # a page's totals may be this old while a hand is played
 TICK = 0.25  # seconds between looks at an evening's clock (scaled as the turn times)
 FORMAT = "whistkit-online-evening/1"
+# several processes (--bus)
+RETRIES = 100  # a change made again on the state as stored, at most (another process won)
+FOLLOW_SECONDS = 0.5  # a process's copy of an evening is compared with the store this often
+RECOVER_SECONDS = 2.0  # the clock's look at tables done without a word, and tables unowned
+LEASE_PREFIX = "evening-"  # the evening's lease: the process holding it is its clock
+
+T = TypeVar("T")
 
 
 class OnlineError(Exception):
@@ -442,18 +458,25 @@ def deal_seed(secret: str, hand: int) -> int:
 
 class Evenings:
     """The online evenings of one server process: made, driven by their tables' results
-    and their clocks, and read for the pages."""
+    and their clocks, and read for the pages. With a cluster (``tables.cluster``) the
+    stored state is the evening's and this process's copy follows it (see the module's
+    docstring)."""
 
     def __init__(self, tables: Tables, time_scale: float = 1.0) -> None:
         self.tables = tables
         self.store = tables.store
+        self.cluster = tables.cluster
         self.time_scale = time_scale
         self.live: dict[str, OnlineEvening] = {}
         self.over: dict[str, OnlineEvening] = {}  # finished evenings read lately
         self._locks: dict[str, asyncio.Lock] = {}
         self._clocks: dict[str, asyncio.Task[None]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._saving: set[str] = set()  # evenings with a write coming (_save_soon)
+        # with a cluster: a request to another process (node, op, arguments), the relays'
+        self.ask: Callable[[str, str, dict[str, Any]], Coroutine[Any, Any, Any]] | None = None
+        self._checked: dict[str, float] = {}  # when each copy was compared with the store
+        self._unsaved_seen: dict[str, set[int]] = {}  # players seen, not yet stored
 
     def _lock(self, evening_id: str) -> asyncio.Lock:
         return self._locks.setdefault(evening_id, asyncio.Lock())
@@ -461,6 +484,7 @@ class Evenings:
     async def get(self, evening_id: str) -> OnlineEvening | None:
         ev = self.live.get(evening_id)
         if ev is not None:
+            await self._refresh(ev, force=False)
             return ev
         if not evening_id.isalnum() or len(evening_id) > 32:
             return None
@@ -472,7 +496,8 @@ class Evenings:
             return ev
         ev = OnlineEvening.from_json(row[0])
         if ev.in_play() is not None:
-            self.live[evening_id] = ev
+            ev = self.live.setdefault(evening_id, ev)  # another request may have read it
+            self._checked[evening_id] = time.monotonic()
             self._start_clock(ev)
         else:  # kept with its derivation: a finished room is read again and again
             self.over[evening_id] = ev
@@ -480,47 +505,141 @@ class Evenings:
                 self.over.pop(next(iter(self.over)))
         return ev
 
+    async def _refresh(self, ev: OnlineEvening, force: bool = True) -> None:
+        """With a cluster: this process's copy of the evening made the stored state, if
+        another process changed it (``force``: now; else if the copy was last compared
+        more than :data:`FOLLOW_SECONDS` ago). The players seen here and not yet stored
+        stay seen."""
+        if self.cluster is None:
+            return
+        now = time.monotonic()
+        if not force and now - self._checked.get(ev.id, 0.0) < FOLLOW_SECONDS:
+            return
+        self._checked[ev.id] = now
+        version = await asyncio.to_thread(self.store.online_evening_version, ev.id)
+        if version is None or version <= ev.version:
+            return
+        row = await asyncio.to_thread(self.store.online_evening, ev.id)
+        if row is None or row[1] <= ev.version:  # this process's own write came first
+            return
+        fresh = OnlineEvening.from_json(row[0])
+        for f in dataclasses.fields(OnlineEvening):
+            setattr(ev, f.name, getattr(fresh, f.name))
+        ev.seen += [p for p in sorted(self._unsaved_seen.get(ev.id, ())) if p not in ev.seen]
+        if ev.in_play() is None:
+            self._ended(ev)
+
+    def _ended(self, ev: OnlineEvening) -> None:
+        """The evening is over: no longer live here."""
+        self.live.pop(ev.id, None)
+        self._checked.pop(ev.id, None)
+        self._unsaved_seen.pop(ev.id, None)
+
+    async def _changing(self, ev: OnlineEvening, step: Callable[[], Awaitable[T]]) -> T:
+        """Run ``step`` (which reads the evening and stores its change with
+        :meth:`_commit`) under the evening's lock; with a cluster on the state as stored,
+        and again whenever another process changed the evening first (:class:`Stale`)."""
+        async with self._lock(ev.id):
+            for _ in range(RETRIES):
+                await self._refresh(ev)
+                try:
+                    return await step()
+                except Stale:
+                    continue
+        raise StoreError(
+            f"the evening changed {RETRIES} times while this change was being stored; try again"
+        )
+
     async def resume(self) -> None:
         """At the server's start: take up again every unfinished evening stored within
         :data:`RESUME_SECONDS` (at most :data:`MAX_LIVE`): its clock runs again (a hand
         whose time ran out while the server was down is finished by stand-ins at its
         first tick), a hand being finished is finished again, and a table whose game
         ended without its result in the evening (the server stopped in between) gets it
-        recorded. An evening not taken up here is when it is next asked for."""
+        recorded. An evening not taken up here is when it is next asked for. With a
+        cluster every process takes them up, and the one that holds an evening's lease
+        does the rest from its clock."""
         since = time.time() - RESUME_SECONDS
         for evening_id in await asyncio.to_thread(self.store.online_evening_ids, since):
             if len(self.live) >= MAX_LIVE:
                 break
             try:
                 ev = await self.get(evening_id)
-                if ev is not None and ev.in_play() is not None:
+                if ev is not None and ev.in_play() is not None and self.cluster is None:
                     await self._recover(ev)
             except (StoreError, ValueError, KeyError):
                 log.exception("online evening %s could not be taken up again", evening_id)
 
     async def _recover(self, ev: OnlineEvening) -> None:
         """The results of the hand in play whose tables are over in the store but not
-        in the evening, recorded; its tables finished again if they were being."""
+        in the evening, recorded; its tables finished again if they were being; with a
+        cluster, its unfinished tables that no process owns taken up here (their bots and
+        stand-ins play on)."""
         hand = ev.in_play()
         if hand is None:
             return
         tables = ev.hands[hand - 1]
-        for n, game in enumerate(tables.games, start=1):
-            if ev.reported(hand, n):
-                continue
-            stored = await asyncio.to_thread(self.store.get, game)
-            if stored is None or not stored.finished:
-                continue
-            table = await self.tables.open(game)
-            if isinstance(table, SharedTable) and table.state.is_over:
+        missing = [g for n, g in enumerate(tables.games, start=1) if not ev.reported(hand, n)]
+        done = await asyncio.to_thread(self.store.finished_at, missing)
+        for game, updated in done.items():
+            if self.cluster is not None and time.time() - updated < RECOVER_SECONDS:
+                continue  # its owner tells the result itself (with who was away)
+            tricks = await self._stored_tricks(game)
+            if tricks is not None:
                 # who was away at its end is not known: nobody (their pages come back)
-                await self.result(ev.id, game, table.state.results[-1].tricks[0], [])
-        if ev.in_play() == hand and tables.finishing:
-            await self._finish_tables(tables)
+                await self.result(ev.id, game, tricks, [])
+        if ev.in_play() != hand:
+            return
+        if tables.finishing:
+            await self._finish_tables(ev.hands[hand - 1])
+        elif self.cluster is not None:
+            playing = [g for g in missing if g not in done]
+            for game, holder in zip(playing, await self.cluster.holders(playing), strict=True):
+                if holder is None:
+                    with contextlib.suppress(Elsewhere):
+                        table = await self.tables.open(game)
+                        if isinstance(table, SharedTable):
+                            table.review()
+                            table.wake_bots()
+
+    async def _stored_tricks(self, game: str) -> int | None:
+        """N-S's tricks at a table whose game is over, from the table in memory or (read
+        only: it never changes again) from the store."""
+        table: Table | None = self.tables.loaded(game)
+        if table is None:
+            row = await asyncio.to_thread(self.store.get, game)
+            if row is None or not row.finished:
+                return None
+            table, _ops = await asyncio.to_thread(
+                self.tables.table_class.load, self.store, row, 0.0, self.tables.think
+            )
+        if table is None or not table.state.is_over:
+            return None
+        return table.state.results[-1].tricks[0]
+
+    async def _commit(
+        self,
+        ev: OnlineEvening,
+        staged: OnlineEvening,
+        ops: list[Any] | None = None,
+        done: Derivation | None = None,
+    ) -> None:
+        """Store ``ops`` and ``staged`` (the evening's next state) in one transaction,
+        if the stored version is still the one in memory (:class:`Stale` if not), then
+        make it the state in memory (with ``done``, its derivation, if known)."""
+        staged.version = ev.version + 1
+        expect = None if ev.version == 0 else (ev.id, ev.version)  # 0: a new evening
+        op = self.store.evening_op(ev.id, staged.to_json(), staged.version)
+        await self.store.submit_async([*(ops or []), op], expect=expect)
+        if ev.version < staged.version:  # not overtaken meanwhile by a newer copy read
+            seen_here = [p for p in ev.seen if p not in staged.seen]
+            for f in dataclasses.fields(OnlineEvening):
+                setattr(ev, f.name, getattr(staged, f.name))
+            ev.seen = [*staged.seen, *seen_here]
+            ev._derived = None if done is None else (staged.evening, done, time.monotonic())
 
     async def _save(self, ev: OnlineEvening) -> None:
-        ev.version += 1
-        await self.store.submit_async([self.store.evening_op(ev.id, ev.to_json(), ev.version)])
+        await self._commit(ev, replace(ev, seen=list(ev.seen)), done=None)
 
     async def create(self, new: NewEvening) -> OnlineEvening:
         """A new evening with its first hand's tables made and stored."""
@@ -561,8 +680,13 @@ class Evenings:
             grouped=new.players[0][1] is not None,
         )
         self.live[ev.id] = ev
-        async with self._lock(ev.id):
-            await self._seat(ev, evening, derive(evening), 1)
+        self._checked[ev.id] = time.monotonic()
+        try:
+            async with self._lock(ev.id):
+                await self._seat(ev, evening, derive(evening), 1)
+        except BaseException:
+            self._ended(ev)
+            raise
         self._start_clock(ev)
         return ev
 
@@ -570,7 +694,8 @@ class Evenings:
         """Make the shared tables of ``hand`` as the organiser's rules seat it in
         ``evening`` (derived: ``done``), store them with the evening's new state, and
         only then make that state the one in memory, so that no page is sent to a table
-        not yet stored (call with the evening's lock)."""
+        not yet stored; then play them here (with a cluster, holding their leases). Call
+        with the evening's lock."""
         seated = done.hand(hand)
         prev_away: set[int] = set()
         if hand > 1:
@@ -626,32 +751,16 @@ class Evenings:
             tokens=[{seat_name(s): tok for s, tok in t.tokens.items()} for t in made],
             started=time.time(),
         )
-        await self._commit(ev, evening, [*ev.hands, tables], ops, done)
+        staged = replace(ev, evening=evening, hands=[*ev.hands, tables], seen=list(ev.seen))
+        await self._commit(ev, staged, ops, done)
         for table in made:
             table._stored()
-            self.tables.adopt(table)
-        for table in made:
-            table.review()
-            table.wake_bots()
+        owned = await asyncio.gather(*(self.tables.own(t) for t in made))
+        for table, here in zip(made, owned, strict=True):
+            if here:
+                table.review()
+                table.wake_bots()
         self._tell_moved(ev, hand)
-
-    async def _commit(
-        self,
-        ev: OnlineEvening,
-        evening: Evening,
-        hands: list[HandTables],
-        ops: list[Any],
-        done: Derivation | None = None,
-    ) -> None:
-        """Store ``ops`` and the evening's state with ``evening`` and ``hands`` in one
-        transaction, then make that state the one in memory (with ``done``, its
-        derivation, if known)."""
-        staged = replace(ev, evening=evening, hands=hands, version=ev.version + 1)
-        ops = [*ops, self.store.evening_op(ev.id, staged.to_json(), staged.version)]
-        await self.store.submit_async(ops)
-        ev.evening, ev.hands, ev.version = evening, hands, staged.version
-        if done is not None:
-            ev._derived = (evening, done, time.monotonic())
 
     def _save_soon(self, ev: OnlineEvening) -> None:
         """Store the evening's state in :data:`SAVE_DELAY` seconds (once for all the
@@ -663,21 +772,52 @@ class Evenings:
         async def later() -> None:
             await asyncio.sleep(SAVE_DELAY)
             self._saving.discard(ev.id)
-            async with self._lock(ev.id):
-                await self._save(ev)
+            unsaved = self._unsaved_seen.get(ev.id, set())
+            saving = set(unsaved)
+            await self._changing(ev, lambda: self._save(ev))
+            unsaved -= saving
 
-        task = asyncio.get_running_loop().create_task(later())
+        self._spawn(later())
+
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._done)
 
     def _tell_moved(self, ev: OnlineEvening, hand: int) -> None:
         """Tell the people still at the tables of the hand before ``hand`` (just seated,
-        or ``hands + 1``: the evening is over) where they go now: each person's own
-        sockets get their link's state as ``GET .../me`` answers it (with the new seat's
-        token: nobody else's socket gets it), so that no page has to ask; watchers get
-        the word alone."""
+        or ``hands + 1``: the evening is over) where they go now; with a cluster, the
+        tables owned by other processes are told by their owners."""
+        self.tell_moved_here(ev, hand)
+        if self.cluster is not None and 2 <= hand <= len(ev.hands) + 1:
+            self._spawn(self._tell_owners(ev.id, ev.hands[hand - 2].games, hand))
+
+    async def _tell_owners(self, evening_id: str, games: list[str], hand: int) -> None:
+        assert self.cluster is not None
+        if self.ask is None:
+            return
+        nodes = {n for n in await self.cluster.holders(games) if n and n != self.cluster.node}
+        args = {"e": evening_id, "h": hand}
+        await asyncio.gather(*(self.ask(n, "evening_moved", args) for n in sorted(nodes)))
+
+    async def moved(self, evening_id: str, hand: int) -> None:
+        """Another process seated ``hand`` (or ended the evening): tell the people at the
+        tables of the hand before it that this process owns."""
+        ev = self.live.get(evening_id) or await self.get(evening_id)
+        if ev is None:
+            return
+        await self._refresh(ev)
+        self.tell_moved_here(ev, hand)
+
+    def tell_moved_here(self, ev: OnlineEvening, hand: int) -> None:
+        """Tell the people at this process's tables of the hand before ``hand`` where
+        they go now: each person's own sockets get their link's state as ``GET .../me``
+        answers it (with the new seat's token: nobody else's socket gets it), so that no
+        page has to ask; watchers get the word alone."""
         if hand < 2 or hand - 2 >= len(ev.hands):
             return
+        if len(ev.hands) < hand and ev.in_play() is not None:
+            return  # this copy has not the new seating yet
         done = ev.derived()
         before = done.hand(hand - 1)
         for t, game in zip(before.tables, ev.hands[hand - 2].games, strict=True):
@@ -704,29 +844,26 @@ class Evenings:
             return
         away = [seat_name(s) for s in table.persons() if not table.connected(s)]
         tricks = table.state.results[-1].tricks[0]
-        task = asyncio.get_running_loop().create_task(
-            self.result(evening_id, table.id, tricks, away)
-        )
-        self._tasks.add(task)
-        task.add_done_callback(self._done)
+        self._spawn(self.result(evening_id, table.id, tricks, away))
 
-    def _done(self, task: asyncio.Task[None]) -> None:
+    def _done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("an online evening's step failed", exc_info=task.exception())
 
     async def result(self, evening_id: str, game: str, ns_tricks: int, away: list[str]) -> None:
         """A table's result into its evening; the hand's last one seats the next hand."""
-        async with self._lock(evening_id):
-            ev = await self.get(evening_id)
-            if ev is None:
-                return
+        ev = await self.get(evening_id)
+        if ev is None:
+            return
+
+        async def step() -> None:
             where = ev.hand_of_game(game)
             if where is None:
                 return
             hand, table = where
             if ev.in_play() != hand or ev.reported(hand, table):
-                return  # told twice (a reload): the first stands
+                return  # told twice (a reload, or another process): the first stands
             # the organiser's add_result, less its check by a whole derivation (a tenth
             # of a second in a big room, for each table): the table is seated in the
             # hand in play (it is a game of it) and has not reported (checked above)
@@ -745,8 +882,12 @@ class Evenings:
                 ev.hands = hands  # who was away: read by the seating, stored with it
                 await self._seat(ev, evening, after, after.current)
             elif after is not None:  # the evening is over
-                await self._commit(ev, evening, hands, [], after)
+                staged = replace(ev, evening=evening, hands=hands, seen=list(ev.seen))
+                await self._commit(ev, staged, [], after)
                 self._tell_moved(ev, hand + 1)
+            elif self.cluster is not None:  # stored now: other processes write it too
+                staged = replace(ev, evening=evening, hands=hands, seen=list(ev.seen))
+                await self._commit(ev, staged)
             else:
                 # a result that does not complete its hand changes no seating: it is
                 # the evening's at once and stored with the next write (one for the
@@ -754,31 +895,50 @@ class Evenings:
                 ev.evening, ev.hands = evening, hands
                 self._save_soon(ev)
             if after is not None and after.finished:
-                self.live.pop(ev.id, None)
+                self._ended(ev)
 
-    async def finish_hand(self, ev: OnlineEvening, hand: int) -> None:
+        await self._changing(ev, step)
+
+    async def finish_hand(self, ev: OnlineEvening, hand: int | None = None) -> int | None:
         """Stand-ins finish every table of ``hand`` still playing (its time is up, or
-        the host ended it)."""
-        async with self._lock(ev.id):
-            tables = ev.hands[hand - 1]
-            if tables.finishing:
-                return
-            tables.finishing = True
-            await self._save(ev)
-        await self._finish_tables(tables)
+        the host ended it; None: the hand in play as stored, with a cluster read at the
+        change). The hand, or None if the evening is over."""
+
+        async def step() -> tuple[int | None, bool]:
+            which = ev.in_play() if hand is None else hand
+            if which is None or which > len(ev.hands) or ev.hands[which - 1].finishing:
+                return which, False
+            hands = list(ev.hands)
+            hands[which - 1] = replace(hands[which - 1], finishing=True)
+            await self._commit(ev, replace(ev, hands=hands, seen=list(ev.seen)))
+            return which, True
+
+        which, changed = await self._changing(ev, step)
+        if which is not None and changed:
+            await self._finish_tables(ev.hands[which - 1])
+        return which
 
     async def _finish_tables(self, tables: HandTables) -> None:
         for game in tables.games:
-            table = await self.tables.open(game)
-            if not isinstance(table, SharedTable) or table.shared is None:
-                continue
-            if table.state.is_over:
-                continue
-            table.shared.finish = True
-            with contextlib.suppress(StoreError):
-                await table._save()
-            table.review()
-            table.wake_bots()
+            try:
+                await self.finish_table(game)
+            except Elsewhere as e:
+                if self.ask is not None:  # its owner does it
+                    self._spawn(self.ask(e.node, "evening_finish", {"g": game}))
+
+    async def finish_table(self, game: str) -> None:
+        """Stand-ins finish this table of an evening (:class:`Elsewhere`: another
+        process owns it)."""
+        table = await self.tables.open(game)
+        if not isinstance(table, SharedTable) or table.shared is None:
+            return
+        if table.state.is_over or table.shared.finish:
+            return
+        table.shared.finish = True
+        with contextlib.suppress(StoreError):
+            await table._save()
+        table.review()
+        table.wake_bots()
 
     def _start_clock(self, ev: OnlineEvening) -> None:
         if ev.id in self._clocks:
@@ -792,22 +952,54 @@ class Evenings:
         task.add_done_callback(lambda _: self._clocks.pop(ev.id, None))
 
     async def _clock(self, evening_id: str) -> None:
-        """End the hand in play when its time is up, until the evening is over."""
-        while True:
-            await asyncio.sleep(TICK)
-            ev = self.live.get(evening_id)
-            if ev is None:
-                return
-            current = ev.in_play()
-            if current is None:
-                return
-            tables = ev.hands[current - 1]
-            limit = ev.seconds_per_hand * self.time_scale
-            if not tables.finishing and time.time() - tables.started >= limit:
-                try:
-                    await self.finish_hand(ev, current)
-                except StoreError:
-                    log.warning("the hand's end could not be stored; trying again")
+        """End the hand in play when its time is up, until the evening is over (with a
+        cluster, while this process holds the evening's lease; it also recovers what a
+        process that went left undone)."""
+        looked = 0.0
+        try:
+            while True:
+                await asyncio.sleep(TICK)
+                ev = self.live.get(evening_id)
+                if ev is None:
+                    return
+                if self.cluster is not None:
+                    if not await self._hold(evening_id):
+                        continue
+                    await self._refresh(ev, force=False)
+                    if time.monotonic() - looked >= RECOVER_SECONDS:
+                        looked = time.monotonic()
+                        try:
+                            await self._recover(ev)
+                        except (StoreError, Elsewhere):
+                            log.warning("evening %s: recovering failed; trying again", ev.id)
+                current = ev.in_play()
+                if current is None:
+                    return
+                tables = ev.hands[current - 1]
+                limit = ev.seconds_per_hand * self.time_scale
+                if not tables.finishing and time.time() - tables.started >= limit:
+                    try:
+                        await self.finish_hand(ev, current)
+                    except StoreError:
+                        log.warning("the hand's end could not be stored; trying again")
+        finally:
+            if self.cluster is not None and self.cluster.leases.get(LEASE_PREFIX + evening_id):
+                with contextlib.suppress(Exception):
+                    await self.cluster.release(LEASE_PREFIX + evening_id)
+
+    async def _hold(self, evening_id: str) -> bool:
+        """Does this process hold the evening's lease (taking it if it is free)?"""
+        cluster = self.cluster
+        assert cluster is not None
+        key = LEASE_PREFIX + evening_id
+        if cluster.valid(key):
+            return True
+        cluster.forget(key)  # lapsed here (a stopped process): taken again if free
+        try:
+            return not isinstance(await cluster.acquire(key), str)
+        except Exception as e:  # the bus unreachable: try again at the next tick
+            log.warning("evening %s: its lease could not be taken: %s", evening_id, e)
+            return False
 
     async def close(self) -> None:
         for task in list(self._clocks.values()) + list(self._tasks):
@@ -830,7 +1022,9 @@ class Evenings:
             raise OnlineError(400, e.message) from None
         if group not in ("A", "B", None):
             raise OnlineError(400, f'\'group\' must be "A", "B" or null, not {quote(group)}')
-        async with self._lock(ev.id):
+
+        async def step() -> tuple[int, str]:
+            chosen = group
             if not ev.open_join:
                 raise OnlineError(403, "the host has closed this evening's join link", "closed")
             current = ev.in_play()
@@ -853,9 +1047,9 @@ class Evenings:
             bots = set(ev.bots)
             there = [p for p in ev.evening.players if p.present(arrives)]
             people = {g: sum(p.id not in bots and p.group == g for p in there) for g in "AB"}
-            if group is None or not ev.grouped:
-                group = "A" if people["A"] <= people["B"] else "B"
-            people[group] += 1
+            if chosen is None or not ev.grouped:
+                chosen = "A" if people["A"] <= people["B"] else "B"
+            people[chosen] += 1
             per_group = max(2, people["A"], people["B"])
             per_group += per_group % 2
             if 2 * per_group > MAX_PLAYERS:
@@ -865,7 +1059,7 @@ class Evenings:
             players = list(ev.evening.players)
             new_bots = list(ev.bots)
             pid = max(p.id for p in players) + 1
-            players.append(Player(pid, name, group, arrives=arrives))
+            players.append(Player(pid, name, chosen, arrives=arrives))
             for g in "AB":
                 staying = sorted(
                     (p for p in there if p.id in bots and p.group == g), key=lambda p: p.arrives
@@ -903,27 +1097,20 @@ class Evenings:
                 tokens={**ev.tokens, pid: token},
                 bots=new_bots,
                 seen=[*ev.seen, pid],  # they are on the page
-                version=ev.version + 1,
             )
-            await self.store.submit_async(
-                [self.store.evening_op(ev.id, staged.to_json(), staged.version)]
-            )
-            ev.evening, ev.tokens, ev.bots = evening, staged.tokens, new_bots
-            ev.seen, ev.version = staged.seen, staged.version
-            ev._derived = None  # a derivation kept has not the new players
-        return pid, token
+            await self._commit(ev, staged)  # a derivation kept has not the new players
+            return pid, token
+
+        return await self._changing(ev, step)
 
     async def set_join(self, ev: OnlineEvening, open_join: bool) -> None:
         """The host opens or closes the join link."""
-        async with self._lock(ev.id):
-            if ev.open_join == open_join:
-                return
-            ev.open_join = open_join
-            try:
-                await self._save(ev)
-            except StoreError:
-                ev.open_join = not open_join
-                raise
+
+        async def step() -> None:
+            if ev.open_join != open_join:
+                await self._commit(ev, replace(ev, open_join=open_join, seen=list(ev.seen)))
+
+        await self._changing(ev, step)
 
     # -- what the pages get ------------------------------------------------------------
 
@@ -936,6 +1123,8 @@ class Evenings:
         if player in ev.seen:
             return
         ev.seen.append(player)
+        if self.cluster is not None:  # kept seen when another process's state is read
+            self._unsaved_seen.setdefault(ev.id, set()).add(player)
         self._save_soon(ev)
 
 

@@ -75,6 +75,12 @@ class Fenced(StoreError):
     process owns the game now. Nothing of it was stored."""
 
 
+class Stale(StoreError):
+    """A write of an online evening's state expected a version that is no longer the
+    stored one: another process changed the evening first. Nothing of it was stored (the
+    writer reads the new state and tries again)."""
+
+
 # the statements of each kind, in SQLite's placeholders (PostgreSQL's: pgstore)
 STATEMENTS = {
     CREATE: (
@@ -347,6 +353,9 @@ def _score_text(items: tuple[tuple[str, int], ...]) -> str:
 
 
 Fence = tuple[str, int]  # (game, the owner's fencing token)
+Expect = tuple[str, int]  # (online evening, the version it must still have)
+# the compare-and-set's check (and its lock on the row) in a writing transaction
+EXPECT_SQL = "UPDATE online_evenings SET version = version WHERE id = ? AND version = ?"
 
 
 class _Job:
@@ -355,16 +364,18 @@ class _Job:
     from the event loop has no thread's future (making one, with its lock and condition,
     cost the loop more than the statements did)."""
 
-    __slots__ = ("fence", "future", "loop", "ops", "waiter")
+    __slots__ = ("expect", "fence", "future", "loop", "ops", "waiter")
 
     def __init__(
         self,
         ops: list[Op],
         waiter: asyncio.Future[None] | None = None,
         fence: Fence | None = None,
+        expect: Expect | None = None,
     ) -> None:
         self.ops = ops
         self.fence = fence
+        self.expect = expect
         self.future: concurrent.futures.Future[None] | None = (
             concurrent.futures.Future() if waiter is None else None
         )
@@ -444,10 +455,15 @@ class BaseStore:
             self._jobs.put(job)
         return future
 
-    def submit_async(self, ops: Iterable[Op], fence: Fence | None = None) -> asyncio.Future[None]:
-        """:meth:`submit` for the running event loop: an ``asyncio`` future."""
+    def submit_async(
+        self, ops: Iterable[Op], fence: Fence | None = None, expect: Expect | None = None
+    ) -> asyncio.Future[None]:
+        """:meth:`submit` for the running event loop: an ``asyncio`` future. With
+        ``expect`` (an online evening's id and version) the statements are committed
+        only if the evening's stored version is still that one, else the future holds
+        :class:`Stale` (a compare-and-set: several processes change one evening)."""
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        job = _Job(list(ops), waiter, fence)
+        job = _Job(list(ops), waiter, fence, expect)
         if self.closed:
             waiter.set_exception(StoreError("the store is closed"))
         else:
@@ -522,11 +538,18 @@ class BaseStore:
             fences = {job.fence for job in batch if job.fence is not None}
             if fences:
                 self._check_fences(db, fences)
+            for job in batch:
+                if job.expect is not None:
+                    # the row stays locked (PostgreSQL) until this transaction ends, so
+                    # a concurrent writer of the same evening waits and then fails here
+                    cur = db.execute(self._sql(EXPECT_SQL), (job.expect[0], job.expect[1]))
+                    if cur.rowcount != 1:
+                        raise Stale(f"online evening {job.expect[0]} changed meanwhile")
             for sql, args in merged((op for job in batch for op in job.ops), self.dialect):
                 db.execute(self._sql(sql), args)
             db.execute("COMMIT")
         except Exception as e:
-            if not isinstance(e, (*self.errors, Fenced)):
+            if not isinstance(e, (*self.errors, Fenced, Stale)):
                 outcomes += [(job, e) for job in batch]
                 raise
             with contextlib.suppress(*self.errors):
@@ -693,6 +716,23 @@ class BaseStore:
         ).fetchone()
         return None if row is None else (str(row[0]), int(row[1]))
 
+    def online_evening_version(self, evening_id: str) -> int | None:
+        """An online evening's stored version (None: no such evening), without its state."""
+        row = self._execute(
+            "SELECT version FROM online_evenings WHERE id = ?", (evening_id,)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def finished_at(self, ids: Sequence[str]) -> dict[str, float]:
+        """Of the games ``ids``, those finished, with when each was last stored."""
+        if not ids:
+            return {}
+        marks = ", ".join("?" * len(ids))
+        rows = self._execute(
+            f"SELECT id, updated FROM games WHERE finished <> 0 AND id IN ({marks})", tuple(ids)
+        ).fetchall()
+        return {str(r[0]): float(r[1]) for r in rows}
+
     def online_evening_ids(self, since: float) -> list[str]:
         """The online evenings whose state was stored at or after ``since`` (a time),
         the most recently stored first."""
@@ -816,6 +856,7 @@ __all__ = [
     "BaseStore",
     "Fenced",
     "Op",
+    "Stale",
     "Store",
     "StoreError",
     "StoredGame",

@@ -470,6 +470,8 @@ class Table:
         store's writer thread; the version is returned once the action is on disk. A
         caller that goes away meanwhile does not interrupt the storing."""
         task = asyncio.ensure_future(self._act_locked(seat, action, seen, person=True))
+        # a refusal nobody waits for any more (the caller went) is not an error to log
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
         return await asyncio.shield(task)
 
     def _locked(self) -> asyncio.Lock:
@@ -884,6 +886,24 @@ class Tables:
             self._keep(table)
         else:
             table.closed = True
+
+    async def own(self, table: Table) -> bool:
+        """A new game, just stored, to be played here at once (an online evening's
+        table, where bots may hold every seat): kept live in this process, with a cluster
+        once its lease is taken. False (the table left for whoever opens it next) if
+        another process took the lease first."""
+        if self.cluster is not None:
+            try:
+                lease = await self._lease(table.id)
+            except Elsewhere:
+                table.closed = True
+                return False
+            if lease is None:
+                table.closed = True
+                return False
+            self._owned_by_lease(table, lease)
+        self._keep(table)
+        return True
 
     def loaded(self, game_id: str) -> Table | None:
         """The game's table if it is in memory."""
