@@ -52,7 +52,9 @@ PARTNER_HIT = 1.0 / (1.0 + PARTNER_MISS)
 # that is not among its double-dummy best in the world (1.0: off, the default), for
 # partner's cards played with at most PARTNER_DD_FROM tricks left (deeper positions
 # cost the solver too much per world), each solved within PARTNER_DD_NODES nodes (a
-# position over the budget says nothing)
+# position over the budget says nothing). Off: 0.5 paired against the default on 120
+# fresh deals of seed 1, -0.042 [-0.200, +0.116] points per hand at 1.4 times the CPU
+# (docs/bots.md, "Issue 35, third pass")
 PARTNER_DD = 1.0
 PARTNER_DD_FROM = 8
 PARTNER_DD_NODES = 200_000
