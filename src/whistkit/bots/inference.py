@@ -28,9 +28,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..cards import SUIT_MASKS, Card, Hand, cards_in, iter_cards
 from ..seats import SEATS, Seat
+from ..solver.position import position_for
 from ..state import Contract, View, trick_winner_index
 from .bottom import club_wants_red, earlier_seats
 from .club import club_card
@@ -46,6 +48,16 @@ PARTNER_MISS = 0.5
 # these give a card the rules would not play the odds MISS and PARTNER_MISS give it
 HIT = 1.0 / (1.0 + MISS)
 PARTNER_HIT = 1.0 / (1.0 + PARTNER_MISS)
+# partner judged double-dummy (partner_dd_weight): the likelihood of a partner's card
+# that is not among its double-dummy best in the world (1.0: off, the default), for
+# partner's cards played with at most PARTNER_DD_FROM tricks left (deeper positions
+# cost the solver too much per world), each solved within PARTNER_DD_NODES nodes (a
+# position over the budget says nothing). Off: 0.5 paired against the default on 120
+# fresh deals of seed 1, -0.042 [-0.200, +0.116] points per hand at 1.4 times the CPU
+# (docs/bots.md, "Issue 35, third pass")
+PARTNER_DD = 1.0
+PARTNER_DD_FROM = 8
+PARTNER_DD_NODES = 200_000
 
 Fact = tuple[Seat, Hand, bool]  # (seat, cards, True: held one of them / False: held none)
 # (seat, led suit, the seat's cards played before that lead, the side suits then): the
@@ -367,6 +379,109 @@ def policy_model(
     return weight, ratio
 
 
+def partner_dd_weight(
+    view: View,
+    solver: Any,
+    penalty: float,
+    *,
+    from_tricks: int = PARTNER_DD_FROM,
+    node_limit: int | None = PARTNER_DD_NODES,
+    threads: int = 1,
+) -> Callable[[tuple[Hand, ...], float], float] | None:
+    """The likelihood of partner's cards so far if partner plays double-dummy: a factor
+    ``penalty`` per card of partner's that was not among its double-dummy best cards
+    (by tricks, equal values all best) in the world at that moment; None when no card of
+    partner's is judged (``penalty`` 1.0, or none played with ``from_tricks`` or fewer
+    tricks left).
+
+    For a partner who plays as the expert does (sampling and solving, so close to
+    double-dummy late in the hand), where the club rules (:func:`policy_model`) describe
+    it less well. The position of each judged card is rebuilt from the world as
+    :func:`policy_model` rebuilds the seat's hand: every seat's cards now plus those it
+    played from that moment on, the trick as it was. Each position is solved by
+    ``solver`` (:mod:`whistkit.solver`'s API) within ``node_limit`` nodes (None: exactly);
+    one over the budget, or no legal position (a revoke in laws mode), counts as
+    explained. ``weight(world, floor)`` takes the drawing's ``floor`` as
+    :func:`policy_weight`'s does, but solves every judged card of a world at once (one
+    batch, ``threads``); each card's answer is remembered per world.
+    """
+    contract = view.contract
+    if contract is None or penalty >= 1.0:
+        return None
+    partner = (view.seat + 2) & 3
+    plays = list(view.plays())
+    # (index in the play, the card, the cards each seat played from then on)
+    judged: list[tuple[int, Card, tuple[Hand, Hand, Hand, Hand]]] = []
+    for i, (seat, card) in enumerate(plays):
+        if seat != partner:
+            continue
+        later = [0, 0, 0, 0]
+        for s, c in plays[i:]:
+            later[s] |= 1 << c
+        # tricks left then: partner's cards then
+        if view.hand_sizes[partner] + later[partner].bit_count() <= from_tricks:
+            judged.append((i, card, (later[0], later[1], later[2], later[3])))
+    if not judged:
+        return None
+    misere = contract.misere
+    explained: list[dict[tuple[Hand, ...], bool]] = [{} for _ in judged]
+
+    def position(n: int, world: tuple[Hand, ...]) -> tuple[Any, Hand] | None:
+        """Moment ``n``'s position in ``world`` and partner's legal cards then; None
+        where partner had no choice."""
+        i, _, later = judged[n]
+        hands = [world[s] | later[s] for s in range(4)]
+        hands[view.seat] = view.hand | later[view.seat]
+        start = i - i % 4
+        trick = view.played[start:i]
+        hand = hands[partner]
+        follow = hand & SUIT_MASKS[trick[0] // 13] if trick else 0
+        legal = follow or hand
+        if not legal & (legal - 1):
+            return None
+        leader = plays[start][0]
+        return position_for(solver, hands, trick, leader, contract), legal
+
+    def judge(world: tuple[Hand, ...]) -> list[bool]:
+        keys = [(world[0], world[1], world[2], world[3]) for _ in judged]
+        todo: list[int] = []
+        positions = []
+        for n, key in enumerate(keys):
+            if key in explained[n]:
+                continue
+            try:
+                found = position(n, world)
+            except ValueError:
+                found = None  # laws mode: a revoke in the trick is no position
+            if found is None:
+                explained[n][key] = True
+                continue
+            todo.append(n)
+            positions.append(found[0])
+        if positions:
+            rows: list[dict[int, int] | None]
+            if node_limit is None:
+                rows = list(solver.solve_batch(positions, cards=True, threads=threads))
+            else:
+                rows = list(solver.solve_batch_limited(positions, node_limit, threads=threads))
+            for n, row in zip(todo, rows, strict=True):
+                ok = True
+                if row is not None:
+                    best = min(row.values()) if misere else max(row.values())
+                    ok = row[judged[n][1]] == best
+                explained[n][keys[n]] = ok
+        return [explained[n][keys[n]] for n in range(len(judged))]
+
+    def weight(world: tuple[Hand, ...], floor: float = 0.0) -> float:
+        w = 1.0
+        for ok in judge(world):
+            if not ok:
+                w *= penalty
+        return w
+
+    return weight
+
+
 def world_weight(
     view: View, *, plays: bool = True
 ) -> Callable[[tuple[Hand, Hand, Hand, Hand]], float] | None:
@@ -386,6 +501,9 @@ def world_weight(
 __all__ = [
     "HIT",
     "MISS",
+    "PARTNER_DD",
+    "PARTNER_DD_FROM",
+    "PARTNER_DD_NODES",
     "PARTNER_HIT",
     "PARTNER_MISS",
     "PENALTY",
@@ -394,6 +512,7 @@ __all__ = [
     "bid_facts",
     "fact_weight",
     "lead_facts",
+    "partner_dd_weight",
     "play_facts",
     "policy_model",
     "policy_weight",

@@ -36,7 +36,17 @@ from ..state import Action, Contract, State, View
 from ..variants.swedish import score_swedish
 from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
-from .inference import HIT, MISS, PARTNER_HIT, PARTNER_MISS, policy_model, world_weight
+from .inference import (
+    HIT,
+    MISS,
+    PARTNER_DD,
+    PARTNER_DD_NODES,
+    PARTNER_HIT,
+    PARTNER_MISS,
+    partner_dd_weight,
+    policy_model,
+    world_weight,
+)
 from .lookahead import Lookahead, check_observe, check_respond
 from .sampling import World, WorldChain, sampler_for
 
@@ -302,7 +312,11 @@ class ExpertBot:
     expert's side double-dummy and the opponents as ``respond`` says; ``gate`` maps
     tricks left to standard errors: plain PIMC there plays the club rules' card unless
     another card gains on it world by world by that many (both off by default, measured
-    in docs/bots.md). ``bidding``
+    in docs/bots.md). With ``partner_dd`` below 1 the drawing also weighs each of
+    partner's cards played with few tricks left (``PARTNER_DD_FROM``) by whether it was
+    among partner's double-dummy best cards in the world, a factor ``partner_dd`` if not
+    (:func:`~whistkit.bots.inference.partner_dd_weight`: a model of a partner who is an
+    expert; off by default). ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
     ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
@@ -339,6 +353,7 @@ class ExpertBot:
         respond: str = RESPONSE,
         tail: bool = TAIL,
         gate: Mapping[int, float] | None = None,
+        partner_dd: float = PARTNER_DD,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
@@ -358,6 +373,10 @@ class ExpertBot:
                 raise ValueError(
                     f"gate must map tricks left (1-13) to standard errors, not {left!r}: {se!r}"
                 )
+        if type(partner_dd) not in (int, float) or not 0.0 < partner_dd <= 1.0:
+            raise ValueError(
+                f"partner_dd must be a likelihood above 0 and at most 1, not {partner_dd!r}"
+            )
         for name, prob in (("hit", hit), ("partner_hit", partner_hit)):
             if type(prob) not in (int, float) or not 0.0 < prob < 1.0:
                 raise ValueError(f"{name} must be a probability above 0 and below 1, not {prob!r}")
@@ -390,6 +409,7 @@ class ExpertBot:
         self.respond = check_respond(respond)
         self.tail = tail
         self.gate = dict(GATE if gate is None else gate)
+        self.partner_dd = float(partner_dd)
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -512,11 +532,25 @@ class ExpertBot:
         )
         policy = None if model is None else model[0]
         ratio = None if model is None or not self.weigh else model[1]
+        # partner judged double-dummy, only in worlds the other terms leave above the floor
+        dd = (
+            partner_dd_weight(
+                view,
+                self.solver,
+                self.partner_dd,
+                node_limit=None if self.node_limit is None else PARTNER_DD_NODES,
+                threads=1,
+            )
+            if self.infer
+            else None
+        )
 
         def likelihood(w: World, floor: float) -> float:
             wt = 1.0 if weight is None else weight(w)
             if policy is not None and wt > floor:
                 wt *= policy(w, floor / wt)
+            if dd is not None and wt > floor:
+                wt *= dd(w, floor / wt)
             return wt
 
         chain: WorldChain | None = None
@@ -527,7 +561,7 @@ class ExpertBot:
             # once a world is not found within it, a Metropolis chain over the deals
             # (started from the likeliest world tried) draws this decision's worlds
             nonlocal chain
-            if weight is None and policy is None:
+            if weight is None and policy is None and dd is None:
                 return sampler.sample(rng)
             if chain is not None:
                 return chain.draw(self.chain_thin)
