@@ -1,7 +1,7 @@
 """A room of an online evening under load (issue 34): 130 tables, 520 people.
 
 Usage: python benchmarks/online_evening.py [--tables 130] [--hands 2] [--think 1:3]
-       [--poll 1.5] [--seed 1] [--json]
+       [--poll 1.5] [--seed 1] [--processes N] [--json]
 
 ``whistkit play`` runs in a subprocess (a fresh SQLite database in a temporary folder,
 bots without pause); an evening of ``4 x --tables`` players (groups A and B) is made by
@@ -13,6 +13,13 @@ after its view says it is its turn, reading its socket all the while. After its 
 game it keeps reading the socket for the table's word (``evening_next``, which carries
 the link's state) and asks the link's state every ``--poll`` seconds meanwhile; it goes
 to the next table on whichever comes first.
+
+With ``--processes N`` (N > 1) the room is run twice in one invocation and the figures
+printed side by side: first on one process (SQLite, the anchor), then on N processes on
+a private PostgreSQL and Redis (``tests/services.py``, Debian's packages) with ``--bus``,
+each page's request and each socket going to one of them at random (a proxy that does
+not route by game): the evening made on the first, its tables owned by whichever process
+seated them, sockets landing elsewhere relayed.
 
 Printed:
 
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -79,7 +87,7 @@ class Person:
             else:
                 try:
                     r = await b.http.get(
-                        f"{b.url}api/online-evenings/{b.evening}/me?t={self.token}"
+                        f"{b.pick(self.rng)}api/online-evenings/{b.evening}/me?t={self.token}"
                     )
                     state = r.json()
                 except (httpx.HTTPError, ValueError) as e:  # a page asks again at its next poll
@@ -101,7 +109,8 @@ class Person:
         b = self.bench
         hand = now["hand"]
         self.phases.setdefault(hand, {})["told"] = time.monotonic()
-        async with connect(f"{b.ws}?game={now['game']}", max_size=2**22) as ws:
+        ws_url = b.pick(self.rng).replace("http://", "ws://") + "ws"
+        async with connect(f"{ws_url}?game={now['game']}", max_size=2**22) as ws:
             self.phases[hand]["open"] = time.monotonic()
             join = {"type": "join", "game": now["game"], "seat": now["seat"]}
             await ws.send(json.dumps({**join, "token": now["token"], "name": self.name}))
@@ -194,7 +203,9 @@ class Person:
         b = self.bench
         await asyncio.sleep(delay)
         try:
-            r = await b.http.get(f"{b.url}api/online-evenings/{b.evening}/me?t={self.token}")
+            r = await b.http.get(
+                f"{b.pick(self.rng)}api/online-evenings/{b.evening}/me?t={self.token}"
+            )
             return r.json()  # type: ignore[no-any-return]
         except (httpx.HTTPError, ValueError) as e:
             b.poll_errors.append(type(e).__name__)
@@ -202,10 +213,10 @@ class Person:
 
 
 class Bench:
-    def __init__(self, args: argparse.Namespace, url: str) -> None:
+    def __init__(self, args: argparse.Namespace, urls: list[str]) -> None:
         self.args = args
-        self.url = url
-        self.ws = url.replace("http://", "ws://") + "ws"
+        self.urls = urls
+        self.url = urls[0]
         low, high = (float(x) for x in args.think.split(":"))
         self.think = (low, high)
         self.http = httpx.AsyncClient(
@@ -221,13 +232,18 @@ class Bench:
         self.poll_errors: list[str] = []  # polls that failed (asked again)
         self.last_card: dict[int, float] = {}  # hand -> its last table's last card
 
+    def pick(self, rng: random.Random) -> str:
+        """The process a request or socket goes to (at random, with several)."""
+        return self.urls[0] if len(self.urls) == 1 else rng.choice(self.urls)
+
     def game_over(self, now: dict[str, Any], when: float) -> None:
         hand = now["hand"]
         self.last_card[hand] = max(self.last_card.get(hand, 0.0), when)
 
 
-async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
-    bench = Bench(args, url)
+async def run(args: argparse.Namespace, urls: list[str]) -> dict[str, Any]:
+    bench = Bench(args, urls)
+    url = urls[0]
     players = [{"name": f"P{i}", "group": "AB"[i % 2]} for i in range(4 * args.tables)]
     body = {
         "title": "Benchmark",
@@ -321,39 +337,109 @@ def main() -> None:
     parser.add_argument("--poll", type=float, default=1.5, help="the page's poll interval")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="N > 1: the room on one process, then on N on PostgreSQL and Redis",
+    )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="whistkit-online-") as folder:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
-        env["WHISTKIT_BOT_DELAY"] = "0"
-        env["WHISTKIT_MAX_CONNECTIONS_PER_CLIENT"] = str(8 * args.tables + 200)
+    if args.processes < 1:
+        parser.error(f"--processes must be 1 or more, not {args.processes}")
+    runs = [measure(args, 1)]
+    if args.processes > 1:
+        runs.append(measure(args, args.processes))
+    if args.json:
+        print(json.dumps(runs if len(runs) > 1 else runs[0], indent=2))
+        return
+    for out in runs:
+        report(out)
+    if len(runs) > 1:
+        one, many = runs
+        print(f"\nside by side: 1 process -> {args.processes} processes (ratio)")
+        for label, key in (("ack p99", "ack_p99"), ("server CPU s", "server_cpu_seconds")):
+            a, b = one[key], many[key]
+            print(f"  {label:18} {a:8.3f} -> {b:8.3f}  ({b / a:.2f}x)")
+        for hand in one["moves"]:
+            a, b = one["moves"][hand]["p99"], many["moves"][hand]["p99"]
+            print(f"  move {hand} p99 (s)    {a:8.3f} -> {b:8.3f}  ({b / a:.2f}x)")
+
+
+def start_servers(
+    args: argparse.Namespace,
+    count: int,
+    folder: Path,
+    stack: contextlib.ExitStack,
+    db: str | None,
+    bus: str | None,
+) -> list[tuple[subprocess.Popen[str], str]]:
+    """``count`` ``whistkit play`` processes (on ``db`` and ``bus``, or one on a SQLite
+    file in ``folder``), stopped when ``stack`` closes: each with its URL."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
+    env["WHISTKIT_BOT_DELAY"] = "0"
+    env["WHISTKIT_MAX_CONNECTIONS_PER_CLIENT"] = str(8 * args.tables + 200)
+    started = []
+    for n in range(count):
+        where = (
+            ["--db", db, "--bus", bus] if db and bus else ["--db", str(folder / "games.sqlite3")]
+        )
         proc = subprocess.Popen(
-            [sys.executable, "-m", "whistkit.cli", "play", "--no-browser", "--port", "0"]
-            + ["--db", str(Path(folder) / "games.sqlite3")],
+            [sys.executable, "-m", "whistkit.cli", "play", "--no-browser", "--port", "0", *where],
             env=env,
             stdout=subprocess.PIPE,
             text=True,
         )
-        try:
-            url = ""
-            assert proc.stdout is not None
-            for line in proc.stdout:
-                found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-                if found:
-                    url = f"http://127.0.0.1:{found.group(1)}/"
-                    break
-            load = os.getloadavg()
-            cpu = cpu_seconds(proc.pid)
-            out = asyncio.run(run(args, url))
-            out["server_cpu_seconds"] = cpu_seconds(proc.pid) - cpu
-            out["load_before"], out["load_after"] = load[0], os.getloadavg()[0]
-        finally:
+
+        def stop(proc: subprocess.Popen[str] = proc) -> None:
             proc.terminate()
             proc.wait(10)
-    if args.json:
-        print(json.dumps(out, indent=2))
-        return
+
+        stack.callback(stop)
+        url = ""
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+            if found:
+                url = f"http://127.0.0.1:{found.group(1)}/"
+                break
+        if not url:
+            raise SystemExit(f"server {n} did not start")
+        started.append((proc, url))
+    return started
+
+
+def measure(args: argparse.Namespace, processes: int) -> dict[str, Any]:
+    """The room on one process (SQLite) or on ``processes`` (PostgreSQL, Redis)."""
+    with (
+        tempfile.TemporaryDirectory(prefix="whistkit-online-") as folder,
+        contextlib.ExitStack() as stack,
+    ):
+        db = bus = None
+        if processes > 1:
+            tests = str(Path(__file__).resolve().parent.parent / "tests")
+            if tests not in sys.path:
+                sys.path.insert(0, tests)
+            from services import Postgres, Redis
+
+            pg = Postgres().start()
+            stack.callback(pg.stop)
+            redis = Redis(Path(folder) / "redis").start()
+            stack.callback(redis.stop)
+            db, bus = pg.fresh_database("online_bench"), redis.url
+        servers = start_servers(args, processes, Path(folder), stack, db, bus)
+        load = os.getloadavg()
+        cpu = sum(cpu_seconds(p.pid) for p, _ in servers)
+        out = asyncio.run(run(args, [u for _, u in servers]))
+        out["processes"] = processes
+        out["server_cpu_seconds"] = sum(cpu_seconds(p.pid) for p, _ in servers) - cpu
+        out["load_before"], out["load_after"] = load[0], os.getloadavg()[0]
+    return out
+
+
+def report(out: dict[str, Any]) -> None:
     print(
+        f"{out['processes']} process(es): "
         f"{out['tables']} tables, {out['people']} people, {out['hands']} hands,"
         f" {out['seconds']:.0f} s, {out['cards']} cards by people"
     )

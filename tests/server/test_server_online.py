@@ -551,6 +551,62 @@ def test_the_store_keeps_the_newest_state_of_an_evening(any_db: str | Path) -> N
         store.close()
 
 
+def test_an_evening_s_changes_from_several_processes_are_never_lost(
+    any_db: str | Path,
+) -> None:
+    """Several processes (here: four stores on one database, each with its own writer)
+    change one evening at once, each a compare-and-set on the version it read: a write
+    whose version was overtaken is refused whole (Stale: nothing of it stored, its other
+    statements neither) and made again on the new state, so no change is lost."""
+    import threading
+
+    from whistkit.server.database import open_store
+    from whistkit.server.store import Stale
+
+    stores = [open_store(any_db) for _ in range(4)]
+    try:
+        stores[0].write([stores[0].evening_op("e1", "[]", 1)])
+        refused = [0] * len(stores)
+
+        def worker(n: int) -> None:
+            store = stores[n]
+            for i in range(10):
+                while True:
+                    row = store.online_evening("e1")
+                    assert row is not None
+                    state, version = json.loads(row[0]), row[1]
+                    ops = [
+                        store.evening_op(f"side{n}-{i}-{version}", "[]", 1),
+                        store.evening_op("e1", json.dumps([*state, f"{n}.{i}"]), version + 1),
+                    ]
+                    try:
+                        store.write(ops, expect=("e1", version))
+                        break
+                    except Stale:
+                        refused[n] += 1
+                        # nothing of the refused write is stored
+                        assert store.online_evening(f"side{n}-{i}-{version}") is None
+
+        threads = [threading.Thread(target=worker, args=(n,)) for n in range(len(stores))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        row = stores[0].online_evening("e1")
+        assert row is not None
+        changes = json.loads(row[0])
+        assert sorted(changes) == sorted(f"{n}.{i}" for n in range(4) for i in range(10))
+        assert row[1] == 41
+        assert sum(refused) > 0  # the processes did race
+        with pytest.raises(Stale):  # a version long gone
+            stores[1].write([stores[1].evening_op("e1", "[]", 2)], expect=("e1", 1))
+        with pytest.raises(Stale):  # an evening never stored
+            stores[1].write([stores[1].evening_op("e2", "[]", 2)], expect=("e2", 1))
+    finally:
+        for store in stores:
+            store.close()
+
+
 # -- the room at the end: cards of hands and the tables' records -------------------------------
 
 

@@ -442,11 +442,12 @@ class BaseStore:
     # -- writing ----------------------------------------------------------------------
 
     def submit(
-        self, ops: Iterable[Op], fence: Fence | None = None
+        self, ops: Iterable[Op], fence: Fence | None = None, expect: Expect | None = None
     ) -> concurrent.futures.Future[None]:
         """Queue statements to be committed together; the future resolves once they are
-        durable (or holds the :class:`StoreError` that stopped them: then none is)."""
-        job = _Job(list(ops), fence=fence)
+        durable (or holds the :class:`StoreError` that stopped them: then none is).
+        ``expect``: as :meth:`submit_async`'s."""
+        job = _Job(list(ops), fence=fence, expect=expect)
         future = job.future
         assert future is not None  # a thread's job has one
         if self.closed:
@@ -470,9 +471,11 @@ class BaseStore:
             self._jobs.put(job)
         return waiter
 
-    def write(self, ops: Iterable[Op], fence: Fence | None = None) -> None:
+    def write(
+        self, ops: Iterable[Op], fence: Fence | None = None, expect: Expect | None = None
+    ) -> None:
         """:meth:`submit` and wait (outside the event loop only)."""
-        self.submit(ops, fence).result()
+        self.submit(ops, fence, expect).result()
 
     def _write_loop(self) -> None:
         db = self._writer_db
