@@ -555,7 +555,12 @@ def create_app(
         evening_id = request.path_params["evening_id"]
         ev = None
         if isinstance(evening_id, str) and evening_id.isalnum() and len(evening_id) <= 32:
-            ev = await server.evenings.get(evening_id)
+            try:
+                ev = await server.evenings.get(evening_id)
+            except StoreError as e:
+                return JSONResponse(
+                    {"error": f"the evening could not be read, try again: {e}"}, 503
+                )
         if ev is None:
             return JSONResponse({"error": f"no online evening {quote(evening_id)}"}, 404)
         return ev

@@ -477,6 +477,12 @@ class Evenings:
         self.ask: Callable[[str, str, dict[str, Any]], Coroutine[Any, Any, Any]] | None = None
         self._checked: dict[str, float] = {}  # when each copy was compared with the store
         self._unsaved_seen: dict[str, set[int]] = {}  # players seen, not yet stored
+        # with a cluster: the evenings this process drives (made here, or their lease
+        # held: the limits count these), and when each lease was last tried
+        self._driven: set[str] = set()
+        self._tried: dict[str, float] = {}
+        # with a cluster: results told here, not yet stored (game -> N-S tricks, away)
+        self._pending: dict[str, dict[str, tuple[int, list[str]]]] = {}
 
     def _lock(self, evening_id: str) -> asyncio.Lock:
         return self._locks.setdefault(evening_id, asyncio.Lock())
@@ -484,6 +490,7 @@ class Evenings:
     async def get(self, evening_id: str) -> OnlineEvening | None:
         ev = self.live.get(evening_id)
         if ev is not None:
+            self._start_clock(ev)  # (running already, but for a task that ended)
             await self._refresh(ev, force=False)
             return ev
         if not evening_id.isalnum() or len(evening_id) > 32:
@@ -505,12 +512,14 @@ class Evenings:
                 self.over.pop(next(iter(self.over)))
         return ev
 
-    async def _refresh(self, ev: OnlineEvening, force: bool = True) -> None:
+    async def _refresh(self, ev: OnlineEvening, force: bool = True, behind: bool = False) -> None:
         """With a cluster: this process's copy of the evening made the stored state, if
         another process changed it (``force``: now; else if the copy was last compared
         more than :data:`FOLLOW_SECONDS` ago). The players seen here and not yet stored
-        stay seen."""
-        if self.cluster is None:
+        stay seen. ``behind``: a write found the copy behind the store (in one process
+        too: a commit that succeeded but was reported as failed); results kept only in
+        memory are then left to the clock's :meth:`_recover`."""
+        if self.cluster is None and not behind:
             return
         now = time.monotonic()
         if not force and now - self._checked.get(ev.id, 0.0) < FOLLOW_SECONDS:
@@ -526,7 +535,14 @@ class Evenings:
         for f in dataclasses.fields(OnlineEvening):
             setattr(ev, f.name, getattr(fresh, f.name))
         ev.seen += [p for p in sorted(self._unsaved_seen.get(ev.id, ())) if p not in ev.seen]
-        if ev.in_play() is None:
+        pending = self._pending.get(ev.id, {})
+        for game, (tricks, away) in list(pending.items()):
+            applied = with_result(ev, game, tricks, away)
+            if applied is None:
+                del pending[game]  # stored meanwhile (by this process or another)
+            else:
+                ev.evening, ev.hands = applied
+        if ev.in_play() is None and not pending:
             self._ended(ev)
 
     def _ended(self, ev: OnlineEvening) -> None:
@@ -534,18 +550,29 @@ class Evenings:
         self.live.pop(ev.id, None)
         self._checked.pop(ev.id, None)
         self._unsaved_seen.pop(ev.id, None)
+        self._tried.pop(ev.id, None)
+        self._pending.pop(ev.id, None)
+
+    def _running(self) -> list[OnlineEvening]:
+        """The evenings under way that this process answers for (the limits'): all live
+        ones, or with a cluster those it drives (other processes' are live here too,
+        for their pages)."""
+        if self.cluster is None:
+            return list(self.live.values())
+        return [e for e in self.live.values() if e.id in self._driven]
 
     async def _changing(self, ev: OnlineEvening, step: Callable[[], Awaitable[T]]) -> T:
         """Run ``step`` (which reads the evening and stores its change with
         :meth:`_commit`) under the evening's lock; with a cluster on the state as stored,
         and again whenever another process changed the evening first (:class:`Stale`)."""
         async with self._lock(ev.id):
+            behind = False
             for _ in range(RETRIES):
-                await self._refresh(ev)
+                await self._refresh(ev, behind=behind)
                 try:
                     return await step()
                 except Stale:
-                    continue
+                    behind = True
         raise StoreError(
             f"the evening changed {RETRIES} times while this change was being stored; try again"
         )
@@ -570,11 +597,13 @@ class Evenings:
             except (StoreError, ValueError, KeyError):
                 log.exception("online evening %s could not be taken up again", evening_id)
 
-    async def _recover(self, ev: OnlineEvening) -> None:
-        """The results of the hand in play whose tables are over in the store but not
-        in the evening, recorded; its tables finished again if they were being; with a
-        cluster, its unfinished tables that no process owns taken up here (their bots and
-        stand-ins play on)."""
+    async def _recover(self, ev: OnlineEvening, settle: float = 0.0) -> None:
+        """The results of the hand in play whose tables are over in the store (for at
+        least ``settle`` seconds: their owner tells the result itself, with who was away)
+        but not in the evening, recorded (a result whose write failed, or whose owner
+        stopped first); its tables finished again if they were being; with a cluster, its
+        unfinished tables that no process owns taken up here (their bots and stand-ins
+        play on)."""
         hand = ev.in_play()
         if hand is None:
             return
@@ -582,18 +611,18 @@ class Evenings:
         missing = [g for n, g in enumerate(tables.games, start=1) if not ev.reported(hand, n)]
         done = await asyncio.to_thread(self.store.finished_at, missing)
         for game, updated in done.items():
-            if self.cluster is not None and time.time() - updated < RECOVER_SECONDS:
-                continue  # its owner tells the result itself (with who was away)
+            if time.time() - updated < settle:
+                continue
             tricks = await self._stored_tricks(game)
             if tricks is not None:
                 # who was away at its end is not known: nobody (their pages come back)
                 await self.result(ev.id, game, tricks, [])
         if ev.in_play() != hand:
             return
+        playing = [g for g in missing if g not in done]
         if tables.finishing:
-            await self._finish_tables(ev.hands[hand - 1])
+            await self._finish_tables(playing)
         elif self.cluster is not None:
-            playing = [g for g in missing if g not in done]
             for game, holder in zip(playing, await self.cluster.holders(playing), strict=True):
                 if holder is None:
                     with contextlib.suppress(Elsewhere):
@@ -637,17 +666,24 @@ class Evenings:
                 setattr(ev, f.name, getattr(staged, f.name))
             ev.seen = [*staged.seen, *seen_here]
             ev._derived = None if done is None else (staged.evening, done, time.monotonic())
+        pending = self._pending.get(ev.id)
+        if pending:
+            for game in list(pending):
+                where = staged.hand_of_game(game)
+                if where is None or staged.reported(*where):
+                    del pending[game]
 
     async def _save(self, ev: OnlineEvening) -> None:
         await self._commit(ev, replace(ev, seen=list(ev.seen)), done=None)
 
     async def create(self, new: NewEvening) -> OnlineEvening:
         """A new evening with its first hand's tables made and stored."""
-        if len(self.live) >= MAX_LIVE:
+        running = self._running()
+        if len(running) >= MAX_LIVE:
             raise OnlineError(
                 503, f"{MAX_LIVE} evenings are under way on this server; try again later"
             )
-        playing = sum(len(e.evening.players) for e in self.live.values())
+        playing = sum(len(e.evening.players) for e in running)
         if playing + len(new.players) > MAX_LIVE_PLAYERS:
             raise OnlineError(
                 503,
@@ -681,6 +717,8 @@ class Evenings:
         )
         self.live[ev.id] = ev
         self._checked[ev.id] = time.monotonic()
+        if self.cluster is not None:
+            self._driven.add(ev.id)  # until its clock knows who holds its lease
         try:
             async with self._lock(ev.id):
                 await self._seat(ev, evening, derive(evening), 1)
@@ -755,12 +793,20 @@ class Evenings:
         await self._commit(ev, staged, ops, done)
         for table in made:
             table._stored()
-        owned = await asyncio.gather(*(self.tables.own(t) for t in made))
+        # kept at once (before any await: a page sent to its new table meanwhile must
+        # not load a second copy of it), with a cluster once its lease is taken
+        owning = [self.tables.own(t) for t in made]
+        # the word goes out at once, before any await: a person who found the new table
+        # by a poll meanwhile would have left the old one before being told
+        self._tell_moved(ev, hand)
+        owned = await asyncio.gather(*owning, return_exceptions=True)
         for table, here in zip(made, owned, strict=True):
-            if here:
+            if here is table:
                 table.review()
                 table.wake_bots()
-        self._tell_moved(ev, hand)
+            elif isinstance(here, Exception) and not isinstance(here, Elsewhere):
+                # the bus failed: the evening's clock takes the table up (_recover)
+                log.warning("table %s of evening %s was left unowned: %s", table.id, ev.id, here)
 
     def _save_soon(self, ev: OnlineEvening) -> None:
         """Store the evening's state in :data:`SAVE_DELAY` seconds (once for all the
@@ -774,7 +820,15 @@ class Evenings:
             self._saving.discard(ev.id)
             unsaved = self._unsaved_seen.get(ev.id, set())
             saving = set(unsaved)
-            await self._changing(ev, lambda: self._save(ev))
+
+            async def flush() -> None:
+                # results kept here may complete the hand on the state as stored (another
+                # process's results came first): then they seat the next one
+                complete = self.live.get(ev.id) is ev and ev.in_play() is None
+                if not (complete and await self._advance(ev, ev.evening, ev.hands)):
+                    await self._save(ev)
+
+            await self._changing(ev, flush)
             unsaved -= saving
 
         self._spawn(later())
@@ -858,46 +912,42 @@ class Evenings:
             return
 
         async def step() -> None:
-            where = ev.hand_of_game(game)
-            if where is None:
-                return
-            hand, table = where
-            if ev.in_play() != hand or ev.reported(hand, table):
+            applied = with_result(ev, game, ns_tricks, away)
+            if applied is None:
+                self._pending.get(ev.id, {}).pop(game, None)
                 return  # told twice (a reload, or another process): the first stands
-            # the organiser's add_result, less its check by a whole derivation (a tenth
-            # of a second in a big room, for each table): the table is seated in the
-            # hand in play (it is a game of it) and has not reported (checked above)
-            result = Result(hand, table, ns_tricks)
-            result.check()
-            evening = replace(ev.evening, results=(*ev.evening.results, result))
-            last = ev.hands[hand - 1]
-            away_now = [list(a) for a in last.away] or [[] for _ in last.games]
-            away_now[table - 1] = away
-            hands = [*ev.hands[:-1], replace(last, away=away_now)]
-            complete = sum(1 for r in evening.results if r.hand == hand) == len(last.games)
-            after = None
-            if complete:  # the rules seat the next hand (one derivation a hand)
-                after = derive(evening)
-            if after is not None and after.current is not None:
-                ev.hands = hands  # who was away: read by the seating, stored with it
-                await self._seat(ev, evening, after, after.current)
-            elif after is not None:  # the evening is over
-                staged = replace(ev, evening=evening, hands=hands, seen=list(ev.seen))
-                await self._commit(ev, staged, [], after)
-                self._tell_moved(ev, hand + 1)
-            elif self.cluster is not None:  # stored now: other processes write it too
-                staged = replace(ev, evening=evening, hands=hands, seen=list(ev.seen))
-                await self._commit(ev, staged)
-            else:
+            evening, hands = applied
+            if not await self._advance(ev, evening, hands):
                 # a result that does not complete its hand changes no seating: it is
                 # the evening's at once and stored with the next write (one for the
-                # many results of a burst); the table's own record keeps it meanwhile
+                # many results of a burst); the table's own record keeps it meanwhile,
+                # and with a cluster this process keeps it to add to the state as
+                # stored until it is stored (another process may write first)
                 ev.evening, ev.hands = evening, hands
+                if self.cluster is not None:
+                    self._pending.setdefault(ev.id, {})[game] = (ns_tricks, away)
                 self._save_soon(ev)
-            if after is not None and after.finished:
-                self._ended(ev)
 
         await self._changing(ev, step)
+
+    async def _advance(self, ev: OnlineEvening, evening: Evening, hands: list[HandTables]) -> bool:
+        """If ``evening`` (the evening's results with ``hands``) completes the hand in
+        play: seat the next one, or end the evening, storing all (True); else False."""
+        hand = len(hands)
+        reported = sum(1 for r in evening.results if r.hand == hand)
+        if not hands or reported < len(hands[-1].games):
+            return False
+        after = derive(evening)  # the rules seat the next hand (one derivation a hand)
+        if after.current is not None:
+            ev.hands = hands  # who was away: read by the seating, stored with it
+            await self._seat(ev, evening, after, after.current)
+        else:  # the evening is over
+            staged = replace(ev, evening=evening, hands=hands, seen=list(ev.seen))
+            await self._commit(ev, staged, [], after)
+            self._tell_moved(ev, hand + 1)
+        if after.finished:
+            self._ended(ev)
+        return True
 
     async def finish_hand(self, ev: OnlineEvening, hand: int | None = None) -> int | None:
         """Stand-ins finish every table of ``hand`` still playing (its time is up, or
@@ -905,8 +955,10 @@ class Evenings:
         change). The hand, or None if the evening is over."""
 
         async def step() -> tuple[int | None, bool]:
-            which = ev.in_play() if hand is None else hand
-            if which is None or which > len(ev.hands) or ev.hands[which - 1].finishing:
+            which = ev.in_play()
+            if which is None or (hand is not None and hand != which):
+                return which, False  # over (the clock's copy may have been behind)
+            if ev.hands[which - 1].finishing:
                 return which, False
             hands = list(ev.hands)
             hands[which - 1] = replace(hands[which - 1], finishing=True)
@@ -915,11 +967,11 @@ class Evenings:
 
         which, changed = await self._changing(ev, step)
         if which is not None and changed:
-            await self._finish_tables(ev.hands[which - 1])
+            await self._finish_tables(ev.hands[which - 1].games)
         return which
 
-    async def _finish_tables(self, tables: HandTables) -> None:
-        for game in tables.games:
+    async def _finish_tables(self, games: list[str]) -> None:
+        for game in games:
             try:
                 await self.finish_table(game)
             except Elsewhere as e:
@@ -932,11 +984,14 @@ class Evenings:
         table = await self.tables.open(game)
         if not isinstance(table, SharedTable) or table.shared is None:
             return
-        if table.state.is_over or table.shared.finish:
-            return
-        table.shared.finish = True
-        with contextlib.suppress(StoreError):
-            await table._save()
+        if not table.shared.evening or table.state.is_over:
+            return  # not an evening's table (asked over the bus), or done
+        if not table.shared.finish:
+            table.shared.finish = True
+            with contextlib.suppress(StoreError):
+                await table._save()
+        # woken even if it was finishing already: a table loaded from the store (after a
+        # restart, or by a new owner) with its finish set has nobody playing yet
         table.review()
         table.wake_bots()
 
@@ -949,57 +1004,79 @@ class Evenings:
             return
         task = loop.create_task(self._clock(ev.id))
         self._clocks[ev.id] = task
-        task.add_done_callback(lambda _: self._clocks.pop(ev.id, None))
+
+        def done(task: asyncio.Task[None]) -> None:
+            self._clocks.pop(ev.id, None)
+            if not task.cancelled() and task.exception() is not None:
+                log.error("evening %s: its clock stopped", ev.id, exc_info=task.exception())
+
+        task.add_done_callback(done)
 
     async def _clock(self, evening_id: str) -> None:
-        """End the hand in play when its time is up, until the evening is over (with a
-        cluster, while this process holds the evening's lease; it also recovers what a
-        process that went left undone)."""
-        looked = 0.0
+        """End the hand in play when its time is up, and every :data:`RECOVER_SECONDS`
+        record the results of tables done without a word (:meth:`_recover`), until the
+        evening is over; with a cluster, while this process holds the evening's lease. A
+        failure (the database or the bus out of reach) is logged and tried again at the
+        next tick: the clock never stops before the evening does."""
+        looked = time.monotonic()
         try:
             while True:
                 await asyncio.sleep(TICK)
                 ev = self.live.get(evening_id)
                 if ev is None:
                     return
-                if self.cluster is not None:
-                    if not await self._hold(evening_id):
+                try:
+                    if self.cluster is not None:
+                        if not await self._hold(evening_id):
+                            continue
+                        await self._refresh(ev, force=False)
+                    # None: over (then no longer live), or a hand complete in memory whose
+                    # next one is being seated
+                    if ev.in_play() is None:
                         continue
-                    await self._refresh(ev, force=False)
                     if time.monotonic() - looked >= RECOVER_SECONDS:
                         looked = time.monotonic()
-                        try:
-                            await self._recover(ev)
-                        except (StoreError, Elsewhere):
-                            log.warning("evening %s: recovering failed; trying again", ev.id)
-                current = ev.in_play()
-                if current is None:
-                    return
-                tables = ev.hands[current - 1]
-                limit = ev.seconds_per_hand * self.time_scale
-                if not tables.finishing and time.time() - tables.started >= limit:
-                    try:
+                        await self._recover(ev, settle=RECOVER_SECONDS)
+                    current = ev.in_play()
+                    if current is None:
+                        continue
+                    tables = ev.hands[current - 1]
+                    limit = ev.seconds_per_hand * self.time_scale
+                    if not tables.finishing and time.time() - tables.started >= limit:
                         await self.finish_hand(ev, current)
-                    except StoreError:
-                        log.warning("the hand's end could not be stored; trying again")
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:
+                    log.warning("evening %s: its clock's step failed (%s); trying again", ev.id, e)
         finally:
+            self._driven.discard(evening_id)
             if self.cluster is not None and self.cluster.leases.get(LEASE_PREFIX + evening_id):
                 with contextlib.suppress(Exception):
                     await self.cluster.release(LEASE_PREFIX + evening_id)
 
     async def _hold(self, evening_id: str) -> bool:
-        """Does this process hold the evening's lease (taking it if it is free)?"""
+        """Does this process hold the evening's lease (taking it if it is free; tried
+        at most twice a lease's time)?"""
         cluster = self.cluster
         assert cluster is not None
         key = LEASE_PREFIX + evening_id
         if cluster.valid(key):
+            self._driven.add(evening_id)
             return True
+        self._driven.discard(evening_id)
+        now = time.monotonic()
+        if now - self._tried.get(evening_id, 0.0) < cluster.lease_seconds / 2:
+            return False
+        self._tried[evening_id] = now
         cluster.forget(key)  # lapsed here (a stopped process): taken again if free
         try:
-            return not isinstance(await cluster.acquire(key), str)
-        except Exception as e:  # the bus unreachable: try again at the next tick
+            held = not isinstance(await cluster.acquire(key), str)
+        except Exception as e:  # the bus unreachable: try again later
             log.warning("evening %s: its lease could not be taken: %s", evening_id, e)
             return False
+        if held:
+            self._driven.add(evening_id)
+        return held
 
     async def close(self) -> None:
         for task in list(self._clocks.values()) + list(self._tasks):
@@ -1079,7 +1156,7 @@ class Evenings:
                     new_bots.append(max(p.id for p in players) + 1)
                     players.append(Player(new_bots[-1], f"Bot {n}", g, arrives=arrives))
             added = len(players) - len(ev.evening.players)
-            playing = sum(len(e.evening.players) for e in self.live.values())
+            playing = sum(len(e.evening.players) for e in self._running())
             if playing + added > MAX_LIVE_PLAYERS:
                 raise OnlineError(
                     503,
@@ -1123,9 +1200,32 @@ class Evenings:
         if player in ev.seen:
             return
         ev.seen.append(player)
-        if self.cluster is not None:  # kept seen when another process's state is read
-            self._unsaved_seen.setdefault(ev.id, set()).add(player)
+        # kept seen when the stored state is read again (another process's change)
+        self._unsaved_seen.setdefault(ev.id, set()).add(player)
         self._save_soon(ev)
+
+
+def with_result(
+    ev: OnlineEvening, game: str, ns_tricks: int, away: list[str]
+) -> tuple[Evening, list[HandTables]] | None:
+    """The evening's results and hands with a table's result (N-S's tricks, who was away
+    at its end) added; None if the table is not of the hand in play or has reported."""
+    where = ev.hand_of_game(game)
+    if where is None:
+        return None
+    hand, table = where
+    if ev.in_play() != hand or ev.reported(hand, table):
+        return None
+    # the organiser's add_result, less its check by a whole derivation (a tenth of a
+    # second in a big room, for each table): the table is seated in the hand in play (it
+    # is a game of it) and has not reported (checked above)
+    result = Result(hand, table, ns_tricks)
+    result.check()
+    evening = replace(ev.evening, results=(*ev.evening.results, result))
+    last = ev.hands[hand - 1]
+    away_now = [list(a) for a in last.away] or [[] for _ in last.games]
+    away_now[table - 1] = away
+    return evening, [*ev.hands[:-1], replace(last, away=away_now)]
 
 
 def hand_in_play(ev: OnlineEvening) -> int | None:

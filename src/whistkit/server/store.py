@@ -541,13 +541,13 @@ class BaseStore:
             fences = {job.fence for job in batch if job.fence is not None}
             if fences:
                 self._check_fences(db, fences)
-            for job in batch:
-                if job.expect is not None:
-                    # the row stays locked (PostgreSQL) until this transaction ends, so
-                    # a concurrent writer of the same evening waits and then fails here
-                    cur = db.execute(self._sql(EXPECT_SQL), (job.expect[0], job.expect[1]))
-                    if cur.rowcount != 1:
-                        raise Stale(f"online evening {job.expect[0]} changed meanwhile")
+            # each row stays locked (PostgreSQL) until this transaction ends, so a
+            # concurrent writer of the same evening waits and then fails here; taken in
+            # the order of the ids, so that two writers of two evenings never deadlock
+            for expect in sorted(job.expect for job in batch if job.expect is not None):
+                cur = db.execute(self._sql(EXPECT_SQL), expect)
+                if cur.rowcount != 1:
+                    raise Stale(f"online evening {expect[0]} changed meanwhile")
             for sql, args in merged((op for job in batch for op in job.ops), self.dialect):
                 db.execute(self._sql(sql), args)
             db.execute("COMMIT")

@@ -887,23 +887,32 @@ class Tables:
         else:
             table.closed = True
 
-    async def own(self, table: Table) -> bool:
+    def own(self, table: Table) -> asyncio.Future[Table]:
         """A new game, just stored, to be played here at once (an online evening's
         table, where bots may hold every seat): kept live in this process, with a cluster
-        once its lease is taken. False (the table left for whoever opens it next) if
-        another process took the lease first."""
-        if self.cluster is not None:
-            try:
-                lease = await self._lease(table.id)
-            except Elsewhere:
-                table.closed = True
-                return False
-            if lease is None:
-                table.closed = True
-                return False
-            self._owned_by_lease(table, lease)
-        self._keep(table)
-        return True
+        once its lease is taken (:class:`~whistkit.server.cluster.Elsewhere` if another
+        process took it first: the table is left to it). Call it as soon as the game is
+        stored, before the event loop runs anything else: an :meth:`open` of the game
+        meanwhile waits for it instead of loading a second copy of the table."""
+
+        async def take() -> Table:
+            if self.cluster is not None:
+                try:
+                    lease = await self._lease(table.id)
+                except BaseException:
+                    table.closed = True
+                    raise
+                if lease is None:  # not expected: it was just stored
+                    table.closed = True
+                    raise Elsewhere(table.id, "nobody")
+                self._owned_by_lease(table, lease)
+            self._keep(table)
+            return table
+
+        pending: asyncio.Future[Table] = asyncio.ensure_future(take())
+        self._loading[table.id] = pending  # type: ignore[assignment]
+        pending.add_done_callback(lambda _: self._loading.pop(table.id, None))
+        return pending
 
     def loaded(self, game_id: str) -> Table | None:
         """The game's table if it is in memory."""
