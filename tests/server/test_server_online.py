@@ -24,6 +24,7 @@ from whistkit.record import loads, replay
 from whistkit.server import online
 from whistkit.server.app import Server, create_app
 from whistkit.server.shared import SharedTable
+from whistkit.server.store import StoreError
 
 from .shared_helpers import Client, make_server, settle
 
@@ -784,3 +785,97 @@ def test_http_card_and_records(tmp_path: Path) -> None:
         assert http.get(f"{base}/card/\u0663").status_code == 400  # an Arabic-Indic 3
         assert http.get("/api/online-evenings/ffffffffffff/card/1").status_code == 404
         assert http.get("/api/online-evenings/ffffffffffff/records").status_code == 404
+
+
+# -- what goes wrong: a restart while a hand is ended, a failing clock, a copy behind ----------
+
+
+def test_a_restart_while_a_hand_is_ended_finishes_it(tmp_path: Path) -> None:
+    """The host ends hand 1 and the server stops once the tables' finish is stored,
+    before a stand-in plays: after the restart the tables, loaded with their finish set,
+    are woken and finished (the hand's time, 600 s, is far from up)."""
+    db = tmp_path / "games.sqlite3"
+
+    async def first() -> str:
+        server = make_server(db, turn_scale=1.0)
+        ev = await server.evenings.create(online.read_new_evening(body(hands=2), "beginner"))
+        real = SharedTable.wake_bots
+        SharedTable.wake_bots = lambda self: None  # type: ignore[method-assign]
+        try:
+            assert await server.evenings.finish_hand(ev) == 1
+        finally:
+            SharedTable.wake_bots = real  # type: ignore[method-assign]
+        await server.close()
+        return ev.id
+
+    async def second(evening_id: str) -> None:
+        server = make_server(db, turn_scale=1.0)
+        await server.start()
+        ev = server.evenings.live[evening_id]
+        for _ in range(500):
+            if ev.in_play() != 1:
+                break
+            await asyncio.sleep(0.01)
+        # (hand 2 may be over too: nobody opened their link, stand-ins play it at once)
+        assert sum(r.hand == 1 for r in ev.evening.results) == 2, ev.evening.results
+        await server.close()
+
+    asyncio.run(second(asyncio.run(first())))
+
+
+def test_the_clock_goes_on_after_a_failed_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database out of reach at one of the clock's looks (here: its look for tables
+    done without a word) is logged and tried again: the hand whose time is up is still
+    ended by stand-ins, and the evening goes on."""
+    monkeypatch.setattr(online, "RECOVER_SECONDS", 0.0)  # a look at every tick
+    server = make_server(tmp_path / "games.sqlite3", turn_scale=0.01)  # 60 s: 0.6 s
+
+    async def main() -> None:
+        real = server.store.finished_at
+        failed: list[int] = []
+
+        def flaky(ids: Any) -> Any:
+            if len(failed) < 3:
+                failed.append(1)
+                raise StoreError("the database could not be reached")
+            return real(ids)
+
+        server.store.finished_at = flaky  # type: ignore[method-assign]
+        new = online.read_new_evening(body(hands=2, seconds_per_hand=60), "beginner")
+        ev = await server.evenings.create(new)
+        for _ in range(1000):
+            if ev.in_play() is None:
+                break
+            await asyncio.sleep(0.01)
+        assert len(failed) == 3
+        assert ev.in_play() is None and derive(ev.evening).finished
+        await server.close()
+
+    asyncio.run(main())
+
+
+def test_a_copy_behind_the_store_reads_it_again(tmp_path: Path) -> None:
+    """In one process too, the evening in memory can fall a version behind the store (a
+    write stored, yet reported as failed): the next change finds it stale, reads the
+    stored state and is made on it, and the changes after it go on."""
+    server = make_server(tmp_path / "games.sqlite3", turn_scale=1.0)
+
+    async def main() -> None:
+        ev = await server.evenings.create(online.read_new_evening(body(hands=2), "beginner"))
+        ahead = online.OnlineEvening.from_json(ev.to_json())
+        ahead.title = "Stored behind its back"
+        await server.store.submit_async(
+            [server.store.evening_op(ev.id, ahead.to_json(), ev.version + 1)]
+        )
+        await server.evenings.set_join(ev, True)
+        assert ev.open_join and ev.title == "Stored behind its back"
+        assert await server.evenings.finish_hand(ev) == 1
+        stored = server.store.online_evening(ev.id)
+        assert stored is not None and stored[1] == ev.version
+        again = online.OnlineEvening.from_json(stored[0])
+        assert again.open_join and again.hands[0].finishing
+        await server.close()
+
+    asyncio.run(main())

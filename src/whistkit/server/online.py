@@ -502,6 +502,7 @@ class Evenings:
         if ev is not None and ev.version == row[1]:
             return ev
         ev = OnlineEvening.from_json(row[0])
+        ev.version = row[1]
         if ev.in_play() is not None:
             ev = self.live.setdefault(evening_id, ev)  # another request may have read it
             self._checked[evening_id] = time.monotonic()
@@ -532,6 +533,7 @@ class Evenings:
         if row is None or row[1] <= ev.version:  # this process's own write came first
             return
         fresh = OnlineEvening.from_json(row[0])
+        fresh.version = row[1]  # the row's (the compare-and-set's), whatever the text says
         for f in dataclasses.fields(OnlineEvening):
             setattr(ev, f.name, getattr(fresh, f.name))
         ev.seen += [p for p in sorted(self._unsaved_seen.get(ev.id, ())) if p not in ev.seen]
