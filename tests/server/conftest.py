@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -94,4 +95,23 @@ def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
         return tmp_path / "games.sqlite3"
     pg = request.getfixturevalue("postgres")
     url: str = pg.fresh_database(f"t{next(_databases)}")
+    return url
+
+
+@pytest.fixture
+def db(postgres: Any, tmp_path: Path) -> str:
+    """A new empty PostgreSQL database for the processes of a cluster test."""
+    url: str = postgres.fresh_database(f"c{os.getpid()}_{tmp_path.name[-20:]}".replace("-", "_"))
+    return url
+
+
+@pytest.fixture
+def bus(redis_server: Any) -> str:
+    """The private Redis, emptied: the bus of a cluster test's processes."""
+    import redis
+
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushall()
+    client.close()
+    url: str = redis_server.url
     return url

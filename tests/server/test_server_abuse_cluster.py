@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -18,23 +16,6 @@ import pytest
 from .cluster_helpers import clean_logs, cluster, new_game, owner_of
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def db(postgres: Any, tmp_path: Path) -> str:
-    url: str = postgres.fresh_database(f"a{os.getpid()}_{tmp_path.name[-20:]}".replace("-", "_"))
-    return url
-
-
-@pytest.fixture
-def bus(redis_server: Any) -> str:
-    import redis
-
-    client = redis.Redis.from_url(redis_server.url)
-    client.flushall()
-    client.close()
-    url: str = redis_server.url
-    return url
 
 
 def test_the_rate_of_new_games_is_shared_by_the_processes(

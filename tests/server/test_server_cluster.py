@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import signal
 import time
@@ -39,23 +38,6 @@ GAMES = [
     ("american", {}),
     ("english", {"play_mode": "laws"}),
 ]
-
-
-@pytest.fixture
-def db(postgres: Any, tmp_path: Path) -> str:
-    url: str = postgres.fresh_database(f"c{os.getpid()}_{tmp_path.name[-20:]}".replace("-", "_"))
-    return url
-
-
-@pytest.fixture
-def bus(redis_server: Any) -> str:
-    import redis
-
-    client = redis.Redis.from_url(redis_server.url)
-    client.flushall()
-    client.close()
-    url: str = redis_server.url
-    return url
 
 
 def test_three_processes_play_whole_games_of_every_variant(

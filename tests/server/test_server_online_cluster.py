@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import signal
 import time
@@ -17,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 import redis
 
 from whistkit.evening import Evening, Result, derive
@@ -36,21 +34,6 @@ ENV = {
     "WHISTKIT_LEASE_SECONDS": "1",
     "WHISTKIT_BOT_DELAY": "0.05",
 }
-
-
-@pytest.fixture
-def db(postgres: Any, tmp_path: Path) -> str:
-    url: str = postgres.fresh_database(f"e{os.getpid()}_{tmp_path.name[-20:]}".replace("-", "_"))
-    return url
-
-
-@pytest.fixture
-def bus(redis_server: Any) -> str:
-    client = redis.Redis.from_url(redis_server.url)
-    client.flushall()
-    client.close()
-    url: str = redis_server.url
-    return url
 
 
 def new_evening(server: Any, hands: int = 3) -> dict[str, Any]:
