@@ -269,3 +269,25 @@ def test_an_evening_goes_on_when_its_process_is_killed(tmp_path: Path, db: str, 
             assert p.hands == [1, 2], p.hands
             assert p.last["total"] == totals[p.last["player"]["id"]]
         clean_logs([s for s in servers if s.alive()])
+
+
+def test_an_evening_nobody_else_saw_is_taken_up(tmp_path: Path, db: str, bus: str) -> None:
+    """The process that made an evening is killed at once, before any page or socket of
+    it reached another process: another one finds the evening that nobody drives, takes
+    its lease and its tables, and plays it to its end (nobody comes: stand-ins play)."""
+    env = {**ENV, "WHISTKIT_TURN_TIME_SCALE": "0.01"}  # a hand's 600 s: 6 s
+    with cluster(tmp_path, db, bus, 2, env) as servers:
+        made = new_evening(servers[0], hands=2)
+        first = servers[0]
+        assert first.proc is not None
+        first.proc.send_signal(signal.SIGKILL)
+        first.proc.wait()
+        deadline = time.monotonic() + 120
+        ev = stored_evening(db, made["id"])
+        while ev.in_play() is not None and time.monotonic() < deadline:
+            time.sleep(0.5)
+            ev = stored_evening(db, made["id"])
+        assert ev.in_play() is None, f"the evening stalled in hand {ev.in_play()}"
+        assert len(ev.hands) == 2 and ev.hands[0].finishing
+        organiser_check(db, ev)
+        clean_logs([servers[1]])

@@ -111,6 +111,7 @@ RETRIES = 100  # a change made again on the state as stored, at most (another pr
 FOLLOW_SECONDS = 0.5  # a process's copy of an evening is compared with the store this often
 RECOVER_SECONDS = 2.0  # the clock's look at tables done without a word, and tables unowned
 LEASE_PREFIX = "evening-"  # the evening's lease: the process holding it is its clock
+WATCH_SECONDS = 5.0  # how often a process looks for evenings that no process drives
 
 T = TypeVar("T")
 
@@ -483,6 +484,7 @@ class Evenings:
         self._tried: dict[str, float] = {}
         # with a cluster: results told here, not yet stored (game -> N-S tricks, away)
         self._pending: dict[str, dict[str, tuple[int, list[str]]]] = {}
+        self._finished: set[str] = set()  # evenings found over (not looked at again)
 
     def _lock(self, evening_id: str) -> asyncio.Lock:
         return self._locks.setdefault(evening_id, asyncio.Lock())
@@ -554,6 +556,7 @@ class Evenings:
         self._unsaved_seen.pop(ev.id, None)
         self._tried.pop(ev.id, None)
         self._pending.pop(ev.id, None)
+        self._finished.add(ev.id)
 
     def _running(self) -> list[OnlineEvening]:
         """The evenings under way that this process answers for (the limits'): all live
@@ -598,6 +601,34 @@ class Evenings:
                     await self._recover(ev)
             except (StoreError, ValueError, KeyError):
                 log.exception("online evening %s could not be taken up again", evening_id)
+        if self.cluster is not None:
+            self._spawn(self._watch())
+
+    async def _watch(self) -> None:
+        """With a cluster, every :data:`WATCH_SECONDS`: take up the unfinished evenings
+        stored within :data:`RESUME_SECONDS` whose lease nobody holds (the process that
+        drove one stopped, and no page of it reached another process since)."""
+        assert self.cluster is not None
+        while True:
+            await asyncio.sleep(WATCH_SECONDS)
+            try:
+                since = time.time() - RESUME_SECONDS
+                ids = [
+                    i
+                    for i in await asyncio.to_thread(self.store.online_evening_ids, since)
+                    if i not in self.live and i not in self._finished
+                ]
+                holders = await self.cluster.holders([LEASE_PREFIX + i for i in ids])
+                for evening_id, holder in zip(ids, holders, strict=True):
+                    if holder is not None or len(self._running()) >= MAX_LIVE:
+                        continue
+                    ev = await self.get(evening_id)  # live: its clock takes the lease
+                    if ev is not None and ev.in_play() is None:
+                        self._finished.add(evening_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.warning("looking for evenings nobody drives failed (%s); again later", e)
 
     async def _recover(self, ev: OnlineEvening, settle: float = 0.0) -> None:
         """The results of the hand in play whose tables are over in the store (for at
