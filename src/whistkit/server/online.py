@@ -484,7 +484,8 @@ class Evenings:
         self._tried: dict[str, float] = {}
         # with a cluster: results told here, not yet stored (game -> N-S tricks, away)
         self._pending: dict[str, dict[str, tuple[int, list[str]]]] = {}
-        self._finished: set[str] = set()  # evenings found over (not looked at again)
+        # with a cluster: the evenings stored lately found over (not looked at again)
+        self._finished: set[str] = set()
 
     def _lock(self, evening_id: str) -> asyncio.Lock:
         return self._locks.setdefault(evening_id, asyncio.Lock())
@@ -556,7 +557,9 @@ class Evenings:
         self._unsaved_seen.pop(ev.id, None)
         self._tried.pop(ev.id, None)
         self._pending.pop(ev.id, None)
-        self._finished.add(ev.id)
+        self._locks.pop(ev.id, None)  # (a step holding it goes on with it)
+        if self.cluster is not None:
+            self._finished.add(ev.id)
 
     def _running(self) -> list[OnlineEvening]:
         """The evenings under way that this process answers for (the limits'): all live
@@ -613,16 +616,19 @@ class Evenings:
             await asyncio.sleep(WATCH_SECONDS)
             try:
                 since = time.time() - RESUME_SECONDS
-                ids = [
-                    i
-                    for i in await asyncio.to_thread(self.store.online_evening_ids, since)
-                    if i not in self.live and i not in self._finished
-                ]
+                stored = await asyncio.to_thread(self.store.online_evening_ids, since)
+                self._finished &= set(stored)  # bounded by the evenings stored lately
+                ids = [i for i in stored if i not in self.live and i not in self._finished]
                 holders = await self.cluster.holders([LEASE_PREFIX + i for i in ids])
                 for evening_id, holder in zip(ids, holders, strict=True):
                     if holder is not None or len(self._running()) >= MAX_LIVE:
                         continue
-                    ev = await self.get(evening_id)  # live: its clock takes the lease
+                    try:
+                        ev = await self.get(evening_id)  # live: its clock takes the lease
+                    except (ValueError, KeyError):  # a state that cannot be read: once
+                        log.exception("online evening %s cannot be taken up", evening_id)
+                        self._finished.add(evening_id)
+                        continue
                     if ev is not None and ev.in_play() is None:
                         self._finished.add(evening_id)
             except asyncio.CancelledError:
@@ -1052,6 +1058,7 @@ class Evenings:
         failure (the database or the bus out of reach) is logged and tried again at the
         next tick: the clock never stops before the evening does."""
         looked = time.monotonic()
+        failing = False  # told once in the log until a step works again
         try:
             while True:
                 await asyncio.sleep(TICK)
@@ -1077,10 +1084,17 @@ class Evenings:
                     limit = ev.seconds_per_hand * self.time_scale
                     if not tables.finishing and time.time() - tables.started >= limit:
                         await self.finish_hand(ev, current)
+                    if failing:
+                        log.warning("evening %s: its clock works again", ev.id)
+                        failing = False
                 except asyncio.CancelledError:
                     raise
                 except Exception as e:
-                    log.warning("evening %s: its clock's step failed (%s); trying again", ev.id, e)
+                    if not failing:
+                        log.warning(
+                            "evening %s: its clock's step failed (%s); trying again", ev.id, e
+                        )
+                        failing = True
         finally:
             self._driven.discard(evening_id)
             if self.cluster is not None and self.cluster.leases.get(LEASE_PREFIX + evening_id):
