@@ -271,6 +271,46 @@ def test_an_evening_goes_on_when_its_process_is_killed(tmp_path: Path, db: str, 
         clean_logs([s for s in servers if s.alive()])
 
 
+def test_an_evening_goes_on_past_a_paused_process(tmp_path: Path, db: str, bus: str) -> None:
+    """The process that made the evening (its clock, and the owner of its first hand's
+    tables) is paused (SIGSTOP) in the middle of hand 1 for several lease times, then
+    goes on: meanwhile the others take up its tables and the evening; what the paused
+    one writes when it wakes is refused (fenced tables, a stale evening version), and the
+    evening ends with the organiser's totals."""
+    with cluster(tmp_path, db, bus, 3, ENV) as servers:
+        made = new_evening(servers[0], hands=2)
+        evening = made["id"]
+        tokens = [p["url"].rsplit("#t=", 1)[1] for p in made["players"]]
+        people = [Person(servers, evening, t, random.Random(20 + i)) for i, t in enumerate(tokens)]
+        first = servers[0]
+        assert first.proc is not None
+
+        async def pause() -> None:
+            while not all(p.playing is not None and p.playing.version >= 10 for p in people):
+                await asyncio.sleep(0.1)
+            first.proc.send_signal(signal.SIGSTOP)
+            first.stopped = True  # type: ignore[attr-defined]  # its sockets fall silent
+            try:
+                await asyncio.sleep(4.0)  # the lease is 1 s
+            finally:
+                first.proc.send_signal(signal.SIGCONT)
+                first.stopped = False  # type: ignore[attr-defined]
+
+        async def main() -> None:
+            pausing = asyncio.ensure_future(pause())
+            await asyncio.gather(*(p.run() for p in people))
+            await pausing
+
+        asyncio.run(main())
+        ev = stored_evening(db, evening)
+        totals = organiser_check(db, ev)
+        for p in people:
+            assert p.hands == [1, 2], p.hands
+            assert p.last["total"] == totals[p.last["player"]["id"]]
+        assert first.alive()
+        clean_logs(servers)
+
+
 def test_an_evening_nobody_else_saw_is_taken_up(tmp_path: Path, db: str, bus: str) -> None:
     """The process that made an evening is killed at once, before any page or socket of
     it reached another process: another one finds the evening that nobody drives, takes
