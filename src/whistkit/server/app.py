@@ -588,7 +588,10 @@ def create_app(
         ev = await online_evening_of(request)
         if isinstance(ev, Response):
             return ev
-        player = ev.player_of(request.query_params.get("t"))
+        try:
+            player = await server.evenings.player_of(ev, request.query_params.get("t"))
+        except StoreError as e:
+            return JSONResponse({"error": f"the evening could not be read, try again: {e}"}, 503)
         if player is None:
             return JSONResponse({"error": "no player of this evening has this link"}, 404)
         await server.evenings.mark_seen(ev, player)
@@ -641,8 +644,29 @@ def create_app(
         except StoreError as e:
             return JSONResponse({"error": f"the change could not be stored, try again: {e}"}, 503)
         if current is None:
+            if ev.gathering:
+                return JSONResponse(
+                    {"error": "the evening has not started: no hand is in play"}, 409
+                )
             return JSONResponse({"error": "the evening is over"}, 409)
         return JSONResponse({"hand": current, "finishing": True})
+
+    async def online_start(request: Request) -> Response:
+        """The host starts an evening that gathered its players through the join link:
+        bots fill the tables and hand 1 is seated."""
+        ev = await online_evening_of(request)
+        if isinstance(ev, Response):
+            return ev
+        if not ev.is_host(request.query_params.get("key")):
+            return JSONResponse({"error": "starting the evening needs the host key (?key=)"}, 403)
+        try:
+            await server.evenings.start_evening(ev)
+        except online.OnlineError as e:
+            said = {"error": e.message} if e.code is None else {"error": e.message, "code": e.code}
+            return JSONResponse(said, e.status)
+        except StoreError as e:
+            return JSONResponse({"error": f"the start could not be stored, try again: {e}"}, 503)
+        return JSONResponse({"hand": ev.in_play(), "players": len(ev.evening.players)})
 
     async def online_join(request: Request) -> Response:
         """A new player through the evening's open join link: ``{"name", "group"}``;
@@ -995,6 +1019,7 @@ def create_app(
             Route("/api/online-evenings/{evening_id}/card/{player}", online_card),
             Route("/api/online-evenings/{evening_id}/records", online_records),
             Route("/api/online-evenings/{evening_id}/end-hand", online_end_hand, methods=["POST"]),
+            Route("/api/online-evenings/{evening_id}/start", online_start, methods=["POST"]),
             Route("/api/online-evenings/{evening_id}/join", online_join, methods=["POST"]),
             Route(
                 "/api/online-evenings/{evening_id}/join-link", online_join_link, methods=["POST"]

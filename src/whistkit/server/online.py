@@ -87,6 +87,8 @@ FIELDS = (
     "duplicate",
     "level",
     "open_join",
+    "gather",
+    "groups",
     "prizes",
 )
 JOIN_FIELDS = ("name", "group")  # POST .../join
@@ -112,6 +114,9 @@ FOLLOW_SECONDS = 0.5  # a process's copy of an evening is compared with the stor
 RECOVER_SECONDS = 2.0  # the clock's look at tables done without a word, and tables unowned
 LEASE_PREFIX = "evening-"  # the evening's lease: the process holding it is its clock
 WATCH_SECONDS = 5.0  # how often a process looks for evenings that no process drives
+# an evening that gathers its players through the join link: the host starts it within
+# this long of its making, or it ends unplayed (it holds one of the server's MAX_LIVE)
+GATHER_SECONDS = 3 * 3600
 
 T = TypeVar("T")
 
@@ -181,6 +186,9 @@ class OnlineEvening:
     created: float = 0.0
     open_join: bool = False  # the open join link takes new players by name
     grouped: bool = True  # the host gave the players groups A and B
+    # the players gather through the join link until the host starts the evening: no
+    # hand is seated yet, and the filler bots are chosen at the start
+    gathering: bool = False
     # the organiser's derivation, kept: (the evening it is of, it, when it was made)
     _derived: tuple[Evening, Derivation, float] | None = field(
         default=None, repr=False, compare=False
@@ -191,13 +199,18 @@ class OnlineEvening:
     )
 
     def in_play(self) -> int | None:
-        """The hand in play, None once the evening is over (from the stored facts, without
-        deriving: a hand's next one is seated in the step that completes it)."""
+        """The hand in play, None while the players gather or once the evening is over
+        (from the stored facts, without deriving: a hand's next one is seated in the step
+        that completes it)."""
         if not self.hands:
             return None
         hand = len(self.hands)
         reported = sum(1 for r in self.evening.results if r.hand == hand)
         return hand if reported < len(self.hands[-1].games) else None
+
+    def over(self) -> bool:
+        """Is the evening over (played to its end, or never started)?"""
+        return not self.gathering and self.in_play() is None
 
     def reported(self, hand: int, table: int) -> bool:
         return any(r.hand == hand and r.table == table for r in self.evening.results)
@@ -258,6 +271,7 @@ class OnlineEvening:
                 "created": self.created,
                 "open_join": self.open_join,
                 "grouped": self.grouped,
+                "gathering": self.gathering,
             }
         )
 
@@ -285,6 +299,7 @@ class OnlineEvening:
             open_join=bool(d.get("open_join", False)),
             # before it was stored: groups were given when their prizes were
             grouped=bool(d.get("grouped", evening.config.prizes.top_per_group > 0)),
+            gathering=bool(d.get("gathering", False)),
         )
 
     def name(self, player: int) -> str:
@@ -328,6 +343,8 @@ class NewEvening:
     level: str
     open_join: bool = False
     prizes: Prizes | None = None  # None: the default prizes
+    gather: bool = False  # the players gather through the join link; the host starts
+    grouped: bool = False  # groups A and B (given by the players, or ``groups``)
 
 
 def _whole(value: Any) -> bool:
@@ -370,12 +387,17 @@ def read_new_evening(body: Any, default_level: str) -> NewEvening:
     level = body.get("level", default_level)
     if not isinstance(level, str) or level not in LEVELS:
         raise bad(f"unknown bot level {quote(level)}; known: {', '.join(LEVELS)}")
-    raw = body.get("players")
-    if not isinstance(raw, list) or not MIN_PLAYERS <= len(raw) <= MAX_PLAYERS:
+    gather = body.get("gather", False)
+    if not isinstance(gather, bool):
+        raise bad(f"'gather' must be true or false, not {quote(gather)}")
+    raw = body.get("players", [] if gather else None)
+    least = 0 if gather else MIN_PLAYERS
+    if not isinstance(raw, list) or not least <= len(raw) <= MAX_PLAYERS:
         got = f"{len(raw)} of them" if isinstance(raw, list) else quote(raw)
         raise bad(
-            f"'players' must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} players"
+            f"'players' must be a list of {least} to {MAX_PLAYERS} players"
             f' ({{"name", "group"}}), not {got}'
+            + ("" if gather else " (or set 'gather' and let them join through the join link)")
         )
     players: list[tuple[str, str | None]] = []
     seen: set[str] = set()
@@ -395,12 +417,27 @@ def read_new_evening(body: Any, default_level: str) -> NewEvening:
                 f'player {n} ({name}): \'group\' must be "A", "B" or null, not {quote(group)}'
             )
         players.append((name, group))
-    grouped = {g is not None for _, g in players}
-    if len(grouped) > 1:
+    kinds = {g is not None for _, g in players}
+    if len(kinds) > 1:
         raise bad("give every player a group (A or B), or none of them")
-    open_join = body.get("open_join", False)
+    groups = body.get("groups", None)
+    if groups is not None and not isinstance(groups, bool):
+        raise bad(f"'groups' must be true or false, not {quote(groups)}")
+    grouped = kinds == {True} if players else bool(groups)
+    if groups is not None and players and groups != grouped:
+        raise bad(
+            "'groups' is true but the players have no group (give each A or B)"
+            if groups
+            else "'groups' is false but the players have groups (leave them out)"
+        )
+    open_join = body.get("open_join", gather)
     if not isinstance(open_join, bool):
         raise bad(f"'open_join' must be true or false, not {quote(open_join)}")
+    if gather and not open_join:
+        raise bad(
+            "'gather' needs the open join link ('open_join' true): the players join"
+            " through it until the host starts the evening"
+        )
     prizes = None
     if "prizes" in body:
         # as the hall organiser takes them (whistkit.evening.live)
@@ -409,33 +446,53 @@ def read_new_evening(body: Any, default_level: str) -> NewEvening:
         except (EveningError, TypeError) as e:
             said = str(e)
             raise bad(said if said.startswith("'prizes'") else f"'prizes': {said}") from None
-        if players[0][1] is None:
+        if not grouped:
             given = [k for k in GROUP_PRIZES if getattr(prizes, k)]
             if given:
                 raise bad(
                     f"'prizes': {given[0]} needs groups; give the players groups A and B,"
                     f" or set {given[0]} to {quote(0 if given[0] == 'top_per_group' else False)}"
                 )
-    return NewEvening(title, hands, tuple(players), seconds, duplicate, level, open_join, prizes)
+    return NewEvening(
+        title, hands, tuple(players), seconds, duplicate, level, open_join, prizes, gather, grouped
+    )
 
 
 def evening_model(new: NewEvening, seed: int) -> tuple[Evening, list[int]]:
-    """The organiser's evening for ``new`` (started: hand 1 is seated) and the ids of
-    the filler players added so that every table has two of each group (bots play
-    them). Without groups the players are split A, B, A, B in the order given."""
-    players: list[Player] = []
-    for n, (name, group) in enumerate(new.players, start=1):
-        players.append(Player(n, name, group or ("A" if n % 2 else "B")))
-    grouped = new.players[0][1] is not None
+    """The organiser's evening for ``new`` (started: hand 1 is seated; with ``gather``
+    not started, and without bots until the start) and the ids of the filler players
+    added so that every table has two of each group (bots play them). Without groups
+    the players are split A, B, A, B in the order given."""
+    players = [
+        Player(n, name, group or ("A" if n % 2 else "B"))
+        for n, (name, group) in enumerate(new.players, start=1)
+    ]
+    prizes = new.prizes or (
+        Prizes(top_per_group=3) if new.grouped else Prizes(top=3, top_per_group=0)
+    )
+    config = Config(preset="felagsvist", hands=new.hands, seed=seed, prizes=prizes)
+    if new.gather:
+        return new_evening(config, players), []
+    return started(new_evening(config, players))
+
+
+def started(evening: Evening) -> tuple[Evening, list[int]]:
+    """``evening`` (not started) with the filler players that give every table two of
+    each group, started (hand 1 seated); and the fillers' ids."""
+    players = list(evening.players)
     count = {g: sum(p.group == g for p in players) for g in ("A", "B")}
     per_group = max(2, count["A"], count["B"])
     per_group += per_group % 2  # two of each group at every table
+    taken = {p.name.casefold() for p in players}
     bots: list[int] = []
     for g in ("A", "B"):
         for _ in range(per_group - count[g]):
-            pid = len(players) + 1
-            players.append(Player(pid, f"Bot {len(bots) + 1}", g))
-            bots.append(pid)
+            n = len(bots) + 1
+            while f"bot {n}" in taken:  # a person who joined as "Bot 1"
+                n += 1
+            taken.add(f"bot {n}")
+            bots.append(max((p.id for p in players), default=0) + 1)
+            players.append(Player(bots[-1], f"Bot {n}", g))
     if len(players) > MAX_PLAYERS:
         raise OnlineError(
             400,
@@ -443,9 +500,7 @@ def evening_model(new: NewEvening, seed: int) -> tuple[Evening, list[int]]:
             f" {len(bots)} bots to fill their tables (two of each group at a table):"
             f" {len(players)} seats, at most {MAX_PLAYERS}; balance the groups",
         )
-    prizes = new.prizes or (Prizes(top_per_group=3) if grouped else Prizes(top=3, top_per_group=0))
-    config = Config(preset="felagsvist", hands=new.hands, seed=seed, prizes=prizes)
-    return start(new_evening(config, players)), bots
+    return start(with_players(evening, players)), bots
 
 
 def deal_seed(secret: str, hand: int) -> int:
@@ -506,7 +561,7 @@ class Evenings:
             return ev
         ev = OnlineEvening.from_json(row[0])
         ev.version = row[1]
-        if ev.in_play() is not None:
+        if not ev.over():
             ev = self.live.setdefault(evening_id, ev)  # another request may have read it
             self._checked[evening_id] = time.monotonic()
             self._start_clock(ev)
@@ -547,7 +602,7 @@ class Evenings:
                 del pending[game]  # stored meanwhile (by this process or another)
             else:
                 ev.evening, ev.hands = applied
-        if ev.in_play() is None and not pending:
+        if ev.over() and not pending:
             self._ended(ev)
 
     def _ended(self, ev: OnlineEvening) -> None:
@@ -629,7 +684,7 @@ class Evenings:
                         log.exception("online evening %s cannot be taken up", evening_id)
                         self._finished.add(evening_id)
                         continue
-                    if ev is not None and ev.in_play() is None:
+                    if ev is not None and ev.over():
                         self._finished.add(evening_id)
             except asyncio.CancelledError:
                 raise
@@ -716,7 +771,8 @@ class Evenings:
         await self._commit(ev, replace(ev, seen=list(ev.seen)), done=None)
 
     async def create(self, new: NewEvening) -> OnlineEvening:
-        """A new evening with its first hand's tables made and stored."""
+        """A new evening with its first hand's tables made and stored (with ``gather``
+        stored without tables: the host starts it)."""
         running = self._running()
         if len(running) >= MAX_LIVE:
             raise OnlineError(
@@ -752,7 +808,8 @@ class Evenings:
             created=time.time(),
             version=0,
             open_join=new.open_join,
-            grouped=new.players[0][1] is not None,
+            grouped=new.grouped,
+            gathering=new.gather,
         )
         self.live[ev.id] = ev
         self._checked[ev.id] = time.monotonic()
@@ -760,19 +817,31 @@ class Evenings:
             self._driven.add(ev.id)  # until its clock knows who holds its lease
         try:
             async with self._lock(ev.id):
-                await self._seat(ev, evening, derive(evening), 1)
+                if ev.gathering:
+                    await self._save(ev)
+                else:
+                    await self._seat(ev, evening, derive(evening), 1)
         except BaseException:
             self._ended(ev)
             raise
         self._start_clock(ev)
         return ev
 
-    async def _seat(self, ev: OnlineEvening, evening: Evening, done: Derivation, hand: int) -> None:
+    async def _seat(
+        self,
+        ev: OnlineEvening,
+        evening: Evening,
+        done: Derivation,
+        hand: int,
+        basis: OnlineEvening | None = None,
+    ) -> None:
         """Make the shared tables of ``hand`` as the organiser's rules seat it in
         ``evening`` (derived: ``done``), store them with the evening's new state, and
         only then make that state the one in memory, so that no page is sent to a table
-        not yet stored; then play them here (with a cluster, holding their leases). Call
-        with the evening's lock."""
+        not yet stored; then play them here (with a cluster, holding their leases).
+        ``basis``: the state the new one is made from, if not ``ev``'s own (the start of
+        a gathered evening: its bots and players). Call with the evening's lock."""
+        b = ev if basis is None else replace(basis, evening=evening)
         seated = done.hand(hand)
         prev_away: set[int] = set()
         if hand > 1:
@@ -787,18 +856,18 @@ class Evenings:
         dealer_seat = None
         for t in seated.tables:
             seats = {
-                s: (BOT_PREFIX + ev.level if pid in ev.bots else HUMAN)
+                s: (BOT_PREFIX + b.level if pid in b.bots else HUMAN)
                 for s, pid in enumerate(t.seats)
             }
             first_dealer = t.seats.index(t.dealer)
-            if ev.duplicate:  # the same deal, dealer and leader at every table
+            if b.duplicate:  # the same deal, dealer and leader at every table
                 dealer_seat = first_dealer if dealer_seat is None else dealer_seat
                 first_dealer = dealer_seat
             table, table_ops = self.tables.table_class.new(
                 self.store,
                 "felagsvist",
                 {"evening_hand": hand},
-                seed=deal_seed(ev.secret, hand) if ev.duplicate else None,
+                seed=deal_seed(b.secret, hand) if b.duplicate else None,
                 seats=seats,
                 bot_delay=self.tables.bot_delay,
                 think=self.tables.think,
@@ -807,19 +876,19 @@ class Evenings:
             )
             assert isinstance(table, SharedTable)
             table.shared = Shared(
-                level=ev.level,
+                level=b.level,
                 timeout=TURN_SECONDS,
                 watch_token=secrets.token_urlsafe(TOKEN_BYTES),
-                names={s: ev.name(pid) for s, pid in enumerate(t.seats) if pid not in ev.bots},
+                names={s: b.name(pid) for s, pid in enumerate(t.seats) if pid not in b.bots},
                 started=True,
-                evening=ev.id,
+                evening=b.id,
             )
             # a person away at the end of the last hand (or whose link was never opened
             # since): a stand-in plays at once, until they join
             table.away = {
                 s
                 for s, pid in enumerate(t.seats)
-                if pid not in ev.bots and (pid in prev_away or (hand > 1 and pid not in seen))
+                if pid not in b.bots and (pid in prev_away or (hand > 1 and pid not in seen))
             }
             made.append(table)
             ops += table_ops + table.config_ops()
@@ -828,7 +897,7 @@ class Evenings:
             tokens=[{seat_name(s): tok for s, tok in t.tokens.items()} for t in made],
             started=time.time(),
         )
-        staged = replace(ev, evening=evening, hands=[*ev.hands, tables], seen=list(ev.seen))
+        staged = replace(b, evening=evening, hands=[*ev.hands, tables], seen=list(ev.seen))
         await self._commit(ev, staged, ops, done)
         for table in made:
             table._stored()
@@ -845,7 +914,7 @@ class Evenings:
                 table.wake_bots()
             elif isinstance(here, Exception) and not isinstance(here, Elsewhere):
                 # the bus failed: the evening's clock takes the table up (_recover)
-                log.warning("table %s of evening %s was left unowned: %s", table.id, ev.id, here)
+                log.warning("table %s of evening %s was left unowned: %s", table.id, b.id, here)
 
     def _save_soon(self, ev: OnlineEvening) -> None:
         """Store the evening's state in :data:`SAVE_DELAY` seconds (once for all the
@@ -1070,6 +1139,10 @@ class Evenings:
                         if not await self._hold(evening_id):
                             continue
                         await self._refresh(ev, force=False)
+                    if ev.gathering:
+                        if time.time() - ev.created >= GATHER_SECONDS * self.time_scale:
+                            await self.start_evening(ev, expired=True)
+                        continue
                     # None: over (then no longer live), or a hand complete in memory whose
                     # next one is being seated
                     if ev.in_play() is None:
@@ -1152,7 +1225,9 @@ class Evenings:
             if not ev.open_join:
                 raise OnlineError(403, "the host has closed this evening's join link", "closed")
             current = ev.in_play()
-            if current is None:
+            if ev.gathering:
+                current = 0  # they play from hand 1, as those the host entered
+            elif current is None:
                 raise OnlineError(409, "the evening is over", "no_hand_left")
             if current >= ev.evening.config.hands:
                 raise OnlineError(
@@ -1182,9 +1257,10 @@ class Evenings:
                 )
             players = list(ev.evening.players)
             new_bots = list(ev.bots)
-            pid = max(p.id for p in players) + 1
+            pid = max((p.id for p in players), default=0) + 1
             players.append(Player(pid, name, chosen, arrives=arrives))
-            for g in "AB":
+            # gathering: the bots come at the start, for the players there then
+            for g in "AB" if current else ():
                 staying = sorted(
                     (p for p in there if p.id in bots and p.group == g), key=lambda p: p.arrives
                 )
@@ -1236,7 +1312,58 @@ class Evenings:
 
         await self._changing(ev, step)
 
+    async def start_evening(self, ev: OnlineEvening, expired: bool = False) -> None:
+        """The host starts an evening that gathered its players through the join link:
+        filler bots join them so that every table has two of each group, and hand 1 is
+        seated. ``expired``: nobody started it within :data:`GATHER_SECONDS`, and it
+        ends unplayed. :class:`OnlineError` names what is refused."""
+
+        async def step() -> None:
+            if not ev.gathering:
+                if expired:
+                    return
+                if ev.hands:
+                    raise OnlineError(409, "the evening has started already", "started")
+                raise OnlineError(409, "the evening is over: it was not started in time", "over")
+            if expired:
+                await self._commit(ev, replace(ev, gathering=False, seen=list(ev.seen)))
+                self._ended(ev)
+                return
+            people = len(ev.evening.players)
+            if people < MIN_PLAYERS:
+                raise OnlineError(
+                    409,
+                    f"at least {MIN_PLAYERS} players are needed to start; {people} so far",
+                    "too_few",
+                )
+            try:
+                evening, bots = started(ev.evening)
+            except EveningError as e:  # not expected: the joins were checked
+                raise OnlineError(409, f"the evening cannot start: {e}") from None
+            playing = sum(len(e.evening.players) for e in self._running())
+            if playing + len(bots) > MAX_LIVE_PLAYERS:
+                raise OnlineError(
+                    503,
+                    f"the evenings under way on this server have {playing} players, and at"
+                    f" most {MAX_LIVE_PLAYERS} can play at once; try again later",
+                )
+            basis = replace(ev, bots=bots, gathering=False)
+            await self._seat(ev, evening, derive(evening), 1, basis=basis)
+
+        await self._changing(ev, step)
+
     # -- what the pages get ------------------------------------------------------------
+
+    async def player_of(self, ev: OnlineEvening, token: object) -> int | None:
+        """The player holding ``token``; with a cluster, a token this copy does not know
+        is looked for in the state as stored too (a person who just joined through
+        another process: their page's first look may come here before this copy is
+        compared with the store again)."""
+        player = ev.player_of(token)
+        if player is None and self.cluster is not None and isinstance(token, str) and token:
+            await self._refresh(ev)
+            player = ev.player_of(token)
+        return player
 
     async def mark_seen(self, ev: OnlineEvening, player: int) -> None:
         """A player opened their link: at once in memory, stored with the next write
@@ -1307,9 +1434,16 @@ def player_json(ev: OnlineEvening, player: int, base: str) -> dict[str, Any]:
         "hands": ev.evening.config.hands,
         "player": {"id": player, "name": ev.name(player)},
         "total": done.totals[player],
-        "finished": done.finished,
+        "finished": ev.over(),
         "room_url": f"{base}?room={ev.id}",
     }
+    if ev.gathering:  # the host starts it; meanwhile the page says who has come
+        out["gathering"] = True
+        out["joined"] = len(ev.evening.players)
+        return out
+    if not ev.hands:
+        out["unplayed"] = True  # nobody started it in time
+        return out
     current = done.current
     if current is not None and current <= len(ev.hands):
         now = _seat_json(ev, done, current, player)
@@ -1355,7 +1489,7 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
             for s in shown.standings(group)
         ]
     hands = []
-    for hand in done.hands:
+    for hand in done.hands if ev.hands else ():  # (an evening not started has none)
         tables = ev.hands[hand.number - 1] if hand.number <= len(ev.hands) else None
         secret = hidden and hand.number == done.current
         hands.append(
@@ -1391,7 +1525,10 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
         "title": ev.title,
         "hands_total": ev.evening.config.hands,
         "current": done.current,
-        "finished": done.finished,
+        "finished": ev.over(),
+        # the players gather through the join link until the host starts the evening
+        "gathering": ev.gathering,
+        "unplayed": ev.over() and not ev.hands,  # nobody started it in time
         "duplicate": ev.duplicate,
         "seconds_per_hand": ev.seconds_per_hand,
         "version": ev.version,
@@ -1399,8 +1536,7 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
         # now (open, and a hand left after the one in play)
         "open_join": ev.open_join,
         "joinable": ev.open_join
-        and done.current is not None
-        and done.current < ev.evening.config.hands,
+        and (ev.gathering or (done.current is not None and done.current < ev.evening.config.hands)),
         "grouped": ev.grouped,
         "leaderboard": boards,
         "totals": {str(p.id): shown.totals[p.id] for p in ev.evening.players},
@@ -1417,7 +1553,7 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
             for z in done.prizes
             if not set(z.players) & bots
         ]
-        if done.finished
+        if ev.over() and ev.hands
         else [],
     }
     if done.current is not None:
