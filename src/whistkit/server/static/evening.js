@@ -126,6 +126,11 @@ function onState(state) {
     const moved = Boolean(ev.game && state.last);
     sitAt(now);
     if (moved) showMove(state.last, now);
+  } else if (!now && state.gathering) {
+    // the evening gathers its players: the host starts it, and the next look seats them
+    showMessage(t("evening_gathering", { n: state.joined }));
+  } else if (!now && state.unplayed) {
+    showMessage(t("evening_unplayed"));
   } else if (!now && state.from_hand && !ev.game) {
     // joined through the open link during a hand: their first table is the next hand's
     showMessage(t("evening_wait_join", { hand: state.from_hand }));

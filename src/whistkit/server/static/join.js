@@ -50,6 +50,10 @@ export function rerenderJoin() {
   group.replaceChildren(new Option(t("join_group_any"), ""), new Option("A", "A"), new Option("B", "B"));
   group.value = keep;
   $("#ej-group-line").hidden = !s.grouped;
+  // gathering: they play from the first hand, once the host starts
+  const note = $("#ej-note");
+  note.dataset.t = s.gathering ? "join_note_gather" : "join_note";
+  note.textContent = t(note.dataset.t);
   if (!s.joinable) {
     $("#ej-error").textContent = t(s.open_join ? "join_over" : "join_closed");
     $("#ej-submit").disabled = true;

@@ -36,11 +36,23 @@ export async function openOrganise() {
   if (!wired) {
     wired = true;
     $("#ev-groups").addEventListener("change", showGroupPrizes);
-    $("#ev-open-join").addEventListener("change", () => { $("#ev-players-join").hidden = !$("#ev-open-join").checked; });
+    $("#ev-open-join").addEventListener("change", showJoinNotes);
+    $("#ev-gather").addEventListener("change", showJoinNotes);
   }
   showGroupPrizes();
+  showJoinNotes();
   $("#ev-error").textContent = "";
   openDialog("#dlg-evening");
+}
+
+// gathering through the join link needs it open; the players' names are then optional
+function showJoinNotes() {
+  const gather = $("#ev-gather").checked;
+  const open = $("#ev-open-join");
+  if (gather) open.checked = true;
+  open.disabled = gather;
+  $("#ev-players-join").hidden = !open.checked || gather;
+  $("#ev-players-gather").hidden = !gather;
 }
 
 // the group prizes only with groups; without them the room's top three by default
@@ -104,6 +116,8 @@ export async function createEvening() {
     duplicate: $("#ev-duplicate").checked,
     level: $("#ev-level").value,
     open_join: $("#ev-open-join").checked,
+    gather: $("#ev-gather").checked,
+    groups: $("#ev-groups").checked,
     prizes: readPrizes(),
   };
   let r;

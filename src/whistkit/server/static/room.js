@@ -10,7 +10,7 @@ import { $, rememberEvening } from "./state.js";
 
 const POLL_MS = 2000;
 
-const room = { id: null, key: null, state: null, timer: null };
+const room = { id: null, key: null, state: null, timer: null, refused: false };
 
 export function roomLink() {
   const q = new URLSearchParams(location.search);
@@ -34,6 +34,7 @@ export async function startRoom(link) {
   $("#room").hidden = false;
   $("#room-end-hand").hidden = !room.key;
   $("#room-end-hand").addEventListener("click", endHand);
+  $("#room-start").addEventListener("click", startEvening);
   $("#room-join-toggle").addEventListener("click", toggleJoin);
   await poll();
 }
@@ -81,6 +82,35 @@ async function endHand() {
   await poll();
 }
 
+// an evening that gathers its players: the host starts it (asked twice, as ending a hand)
+async function startEvening() {
+  const b = $("#room-start");
+  const n = room.state ? room.state.players.length : 0;
+  if (b.dataset.armed !== "true") {
+    b.dataset.armed = "true";
+    b.textContent = t("room_start_confirm", { n });
+    return;
+  }
+  b.dataset.armed = "false";
+  b.disabled = true;
+  try {
+    const url = `/api/online-evenings/${encodeURIComponent(room.id)}/start?key=${encodeURIComponent(room.key)}`;
+    const r = await fetch(url, { method: "POST" });
+    if (!r.ok) {
+      const body = await r.json().catch(() => ({}));
+      const own = { too_few: "room_start_too_few" }[body.code];
+      $("#room-status").textContent = own ? t(own) : t("error", { message: body.error || r.statusText });
+      room.refused = true; // kept over the next poll's status
+    }
+  } catch (err) {
+    $("#room-status").textContent = t("error", { message: err.message });
+    room.refused = true;
+  } finally {
+    b.disabled = false;
+  }
+  await poll();
+}
+
 // the open join link: shown while it takes players; the host opens and closes it
 function renderJoin(s) {
   const url = s.join_url || new URL(`/?join-evening=${encodeURIComponent(s.id)}`, location.href).href;
@@ -91,7 +121,8 @@ function renderJoin(s) {
   toggle.hidden = !room.key || s.finished;
   toggle.textContent = t(s.open_join ? "room_join_close" : "room_join_open");
   a.hidden = !s.joinable;
-  $("#room-join-note").textContent = t(s.joinable ? "room_join_note" : s.open_join ? "join_over" : "room_join_closed");
+  const note = s.joinable ? (s.gathering ? "room_join_note_gather" : "room_join_note") : s.open_join ? "join_over" : "room_join_closed";
+  $("#room-join-note").textContent = t(note);
   $("#room-join").hidden = !s.joinable && toggle.hidden;
 }
 
@@ -121,16 +152,20 @@ function render(s) {
   $("#room-title").textContent = s.title;
   document.title = `${s.title} · ${t("title")}`;
   let status;
-  if (s.finished) status = t("room_over");
+  if (s.unplayed) status = t("room_unplayed");
+  else if (s.finished) status = t("room_over");
+  else if (s.gathering) status = t("room_gathering", { n: s.players.length });
   else {
     const hand = s.hands[s.current - 1];
     status = t("room_hand", { hand: s.current, hands: s.hands_total, contract: t(`contract_${hand.contract}`) });
     if (s.playing && s.playing.length) status += ` · ${t("room_playing", { tables: s.playing.join(", ") })}`;
     if (hand.finishing) status += ` · ${t("room_finishing")}`;
   }
-  $("#room-status").textContent = status;
+  if (room.refused) room.refused = false; // a refused start's words stay until the next poll
+  else $("#room-status").textContent = status;
   renderJoin(s);
-  $("#room-end-hand").hidden = !room.key || s.finished;
+  renderGathering(s);
+  $("#room-end-hand").hidden = !room.key || s.finished || s.gathering;
   const end = $("#room-end-hand");
   if (end.dataset.armed !== "true") end.textContent = t("room_end_hand");
   // the leaderboard, by group: drawn again only when it changed (a name's button keeps
@@ -139,10 +174,12 @@ function render(s) {
   const drawn = `${document.documentElement.lang} ${JSON.stringify(s.leaderboard)}`;
   if (boards.dataset.drawn !== drawn) renderBoards(boards, s);
   boards.dataset.drawn = drawn;
-  $("#room-card-hint").textContent = t("room_card_hint");
-  // who has not come
+  const started = !s.gathering && !s.unplayed;
+  boards.hidden = !started;
+  $("#room-card-hint").textContent = started ? t("room_card_hint") : "";
+  // who has not come (while gathering: who has joined)
   const absent = s.players.filter((p) => p.absent).map((p) => p.name);
-  $("#room-absent").textContent = absent.length ? t("room_absent", { names: absent.join(", ") }) : "";
+  $("#room-absent").textContent = absent.length && started ? t("room_absent", { names: absent.join(", ") }) : "";
   // the hand in play (or the last): its tables and who sits where
   const shown = s.hands[(s.current || s.hands.length) - 1];
   const tables = $("#room-tables");
@@ -220,6 +257,21 @@ function render(s) {
     }
     links.append(ul);
   }
+}
+
+// while the players gather: who has joined (by group), and what happens next
+function renderGathering(s) {
+  const box = $("#room-gathering");
+  const start = $("#room-start");
+  box.hidden = !s.gathering;
+  start.hidden = !s.gathering || !room.key;
+  if (start.dataset.armed !== "true") start.textContent = t("room_start");
+  if (!s.gathering) return;
+  const names = (group) => s.players.filter((p) => !group || p.group === group).map((p) => p.name).join(", ") || "—";
+  const who = s.grouped
+    ? `${t("room_group", { group: "A" })}: ${names("A")} · ${t("room_group", { group: "B" })}: ${names("B")}`
+    : names(null);
+  box.textContent = `${t("room_joined", { names: who })} ${t(room.key ? "room_gathering_host" : "room_gathering_all")}`;
 }
 
 function renderBoards(boards, s) {

@@ -1,0 +1,134 @@
+"""An online evening that gathers its players through the join link, in the browser: the
+organiser's form with nobody entered, the host's room while people join (who is here,
+the Start button), a person's page waiting for the start, a start refused with one
+player, then the start that seats everyone at hand 1 by itself. Screenshots at 390x844
+and 1280x800 in English and Icelandic go to $WHISTKIT_SHOTS if set, else the test's
+folder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from .conftest import DESKTOP, PHONE, ServerProcess
+from .pages import get_json, open_page, shots_dir
+
+SIZES = (("phone", PHONE), ("desktop", DESKTOP))
+
+
+@pytest.fixture(scope="module")
+def gather_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    srv = ServerProcess(tmp_path_factory.mktemp("gather") / "games.sqlite3", bot_delay=0).start()
+    yield srv
+    srv.stop()
+
+
+def open_form(page: Page) -> None:
+    page.wait_for_selector("#dlg-new[open]")
+    page.locator("#new-evening").click()
+    page.wait_for_selector("#dlg-evening[open]")
+
+
+def create_gathering(page: Page, title: str) -> str:
+    """In the organiser's form: an evening that gathers, nobody entered; its id."""
+    page.locator("#ev-title").fill(title)
+    page.locator("#ev-gather").check()
+    # gathering needs the join link: checked, and not to be unchecked meanwhile
+    assert page.locator("#ev-open-join").is_checked()
+    assert page.locator("#ev-open-join").is_disabled()
+    assert page.locator("#ev-players-gather").is_visible()
+    assert not page.locator("#ev-players-join").is_visible()
+    page.locator("#ev-create").click()
+    page.wait_for_selector("#room-start:visible")
+    link = str(page.locator("#room-join-link").text_content())
+    return link.split("?join-evening=")[1]
+
+
+def test_the_form_and_the_room_of_an_evening_that_gathers(
+    browser: Browser, gather_server: ServerProcess, tmp_path: Path
+) -> None:
+    shots = shots_dir(tmp_path)
+    for lang in ("en", "is"):
+        for label, viewport in SIZES:
+            context = browser.new_context(viewport=viewport)
+            page = context.new_page()
+            open_page(page, gather_server.url, lang=lang)
+            open_form(page)
+            page.locator("#ev-gather").check()
+            page.locator("#ev-players-gather").scroll_into_view_if_needed()
+            page.screenshot(path=str(shots / f"organise-gather-{lang}-{label}.png"))
+            page.locator("#ev-gather").uncheck()
+            assert page.locator("#ev-open-join").is_enabled()
+            evening = create_gathering(page, "Sunnudagsvist")
+            # the host's room: waiting, nobody here yet, the join link to send
+            assert page.locator("#room-join-link").is_visible()
+            assert not page.locator("#room-end-hand").is_visible()
+            assert not page.locator("#room-boards").is_visible()
+            assert page.locator("#room-gathering").is_visible()
+            page.screenshot(path=str(shots / f"room-gather-{lang}-{label}.png"))
+            room = get_json(f"{gather_server.url}api/online-evenings/{evening}/room")
+            assert room["gathering"] and room["players"] == []
+            context.close()
+
+
+def test_people_join_then_the_host_starts_the_evening(
+    browser: Browser, gather_server: ServerProcess, tmp_path: Path
+) -> None:
+    shots = shots_dir(tmp_path)
+    host_context = browser.new_context(viewport=DESKTOP)
+    host = host_context.new_page()
+    open_page(host, gather_server.url, lang="en")
+    open_form(host)
+    evening = create_gathering(host, "Sunday whist")
+    join_url = f"{gather_server.url}?join-evening={evening}"
+    people = []
+    for n, (name, lang) in enumerate([("Anna", "is"), ("Bjarni", "en")]):
+        context = browser.new_context(viewport=PHONE)
+        page = context.new_page()
+        open_page(page, join_url, lang=lang)
+        page.wait_for_selector("#ej-name")
+        note = str(page.locator("#ej-note").text_content())
+        assert ("first hand" if lang == "en" else "fyrsta spili") in note, note
+        page.locator("#ej-name").fill(name)
+        page.locator("#ej-submit").click()
+        page.wait_for_url("**/?evening=*")
+        # no table yet: the page says the host starts the evening, and how many are in
+        page.wait_for_function(
+            f"() => document.querySelector('#status').textContent.includes('{n + 1}')"
+        )
+        people.append((context, page))
+        if n == 0:
+            page.screenshot(path=str(shots / "gather-wait-is-phone.png"))
+            # the host presses Start with one player: asked twice, then refused by name
+            host.wait_for_function(
+                "() => document.querySelector('#room-gathering').textContent.includes('Anna')"
+            )
+            host.locator("#room-start").click()
+            assert "1" in str(host.locator("#room-start").text_content())
+            host.locator("#room-start").click()
+            host.wait_for_function(
+                "() => document.querySelector('#room-status').textContent.includes('two')"
+            )
+    host.wait_for_function(
+        "() => document.querySelector('#room-gathering').textContent.includes('Bjarni')"
+    )
+    host.screenshot(path=str(shots / "room-gather-joined-en-desktop.png"))
+    host.locator("#room-start").click()
+    host.locator("#room-start").click()
+    # each person's page sits at their hand 1 table by itself; the room shows the hand
+    for _context, page in people:
+        page.wait_for_selector('#table[data-evening-hand="1"][data-evening-table]', timeout=60_000)
+        page.wait_for_selector("#hand .card")
+    people[0][1].screenshot(path=str(shots / "gather-started-is-phone.png"))
+    host.wait_for_selector("#room-boards:visible")
+    assert not host.locator("#room-start").is_visible()
+    assert host.locator("#room-end-hand").is_visible()
+    room = get_json(f"{gather_server.url}api/online-evenings/{evening}/room")
+    assert room["current"] == 1 and not room["gathering"]
+    assert sorted(p["name"] for p in room["players"]) == ["Anna", "Bjarni"]
+    for context, _page in people:
+        context.close()
+    host_context.close()
