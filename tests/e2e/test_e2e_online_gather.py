@@ -104,7 +104,7 @@ def test_people_join_then_the_host_starts_the_evening(
             page.screenshot(path=str(shots / "gather-wait-is-phone.png"))
             # the host presses Start with one player: asked twice, then refused by name
             host.wait_for_function(
-                "() => document.querySelector('#room-gathering').textContent.includes('Anna')"
+                "() => document.querySelector('#room-joined').textContent.includes('Anna')"
             )
             host.locator("#room-start").click()
             assert "1" in str(host.locator("#room-start").text_content())
@@ -112,10 +112,42 @@ def test_people_join_then_the_host_starts_the_evening(
             host.wait_for_function(
                 "() => document.querySelector('#room-status').textContent.includes('two')"
             )
+            host.screenshot(path=str(shots / "room-gather-too-few-en-desktop.png"))
+    # one joins twice, as "Anna 2": the host removes that one; its page says its link
+    # is no player's, and the join link in that browser asks a name again
+    extra = browser.new_context(viewport=PHONE)
+    twice = extra.new_page()
+    open_page(twice, join_url, lang="en")
+    twice.wait_for_selector("#ej-name")
+    twice.locator("#ej-name").fill("Anna 2")
+    twice.locator("#ej-submit").click()
+    twice.wait_for_url("**/?evening=*")
+    twice.wait_for_function("() => document.querySelector('#status').textContent.includes('3')")
     host.wait_for_function(
-        "() => document.querySelector('#room-gathering').textContent.includes('Bjarni')"
+        "() => document.querySelector('#room-joined').textContent.includes('Anna 2')"
     )
     host.screenshot(path=str(shots / "room-gather-joined-en-desktop.png"))
+    remove = host.locator("#room-joined li", has_text="Anna 2").locator("button[data-remove]")
+    remove.click()
+    assert "Anna 2?" in str(remove.text_content())
+    remove.click()
+    host.wait_for_function(
+        "() => !document.querySelector('#room-joined').textContent.includes('Anna 2')"
+    )
+    twice.wait_for_function(
+        "() => document.querySelector('#status').textContent.includes('not a player')"
+    )
+    twice.goto(join_url)
+    twice.wait_for_selector("#ej-name")
+    extra.close()
+    host.wait_for_function(
+        "() => document.querySelector('#room-joined').textContent.includes('Bjarni')"
+    )
+    open_page(host, f"{gather_server.url}?room={evening}", lang="is")  # (its key is kept)
+    host.wait_for_selector("#room-joined li")
+    host.set_viewport_size(PHONE)
+    host.screenshot(path=str(shots / "room-gather-joined-is-phone.png"))
+    host.set_viewport_size(DESKTOP)
     host.locator("#room-start").click()
     host.locator("#room-start").click()
     # each person's page sits at their hand 1 table by itself; the room shows the hand

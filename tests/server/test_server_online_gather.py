@@ -227,3 +227,39 @@ def test_http_a_gathered_evening_with_some_players_entered(http: TestClient) -> 
     assert http.post(f"{api}/start", params={"key": key}).status_code == 200
     state = http.get(api, params={"key": key}).json()
     assert state["current"] == 1 and len(state["hands"][0]["tables"]) == 1
+
+
+def test_http_the_host_removes_a_player_while_gathering(http: TestClient) -> None:
+    """One who joined twice is removed: their link stops working, their name is free
+    again, and the evening starts without them; after the start nobody is removed."""
+    made = http.post("/api/online-evenings", json=body()).json()
+    api = f"/api/online-evenings/{made['id']}"
+    key = made["host_url"].split("#k=")[1]
+    links = {}
+    for name, group in [("Anna", "A"), ("Anna 2", "A"), ("Bjarni", "B")]:
+        r = http.post(f"{api}/join", json={"name": name, "group": group})
+        links[name] = r.json()["url"].split("#t=")[1]
+    twice = next(p for p in http.get(f"{api}/room").json()["players"] if p["name"] == "Anna 2")
+    remove = f"{api}/remove"
+    assert http.post(remove, json={"player": twice["id"]}).status_code == 403
+    for bad, words in [
+        ({"player": "Anna 2"}, "must be a player's id"),
+        ({"player": True}, "must be a player's id"),
+        ({"who": 2}, 'the body must be {"player": ID}'),
+    ]:
+        r = http.post(remove, params={"key": key}, json=bad)
+        assert r.status_code == 400 and words in r.json()["error"], r.text
+    r = http.post(remove, params={"key": key}, json={"player": 99})
+    assert r.status_code == 404 and "no player 99" in r.json()["error"]
+    r = http.post(remove, params={"key": key}, json={"player": twice["id"]})
+    assert r.status_code == 200 and r.json() == {"removed": "Anna 2", "players": 2}
+    assert http.get(f"{api}/me", params={"t": links["Anna 2"]}).status_code == 404
+    room = http.get(f"{api}/room").json()
+    assert [p["name"] for p in room["players"]] == ["Anna", "Bjarni"]
+    assert http.post(f"{api}/join", json={"name": "anna 2", "group": "B"}).status_code == 200
+    assert http.post(f"{api}/start", params={"key": key}).status_code == 200
+    state = http.get(api, params={"key": key}).json()
+    seated = {s["name"] for t in state["hands"][0]["tables"] for s in t["seats"].values()}
+    assert {"Anna", "anna 2", "Bjarni"} <= seated and "Anna 2" not in seated
+    r = http.post(remove, params={"key": key}, json={"player": 1})
+    assert r.status_code == 409 and r.json()["code"] == "started"

@@ -668,6 +668,29 @@ def create_app(
             return JSONResponse({"error": f"the start could not be stored, try again: {e}"}, 503)
         return JSONResponse({"hand": ev.in_play(), "players": len(ev.evening.players)})
 
+    async def online_remove(request: Request) -> Response:
+        """The host removes a player while the evening gathers: ``{"player": ID}``."""
+        ev = await online_evening_of(request)
+        if isinstance(ev, Response):
+            return ev
+        if not ev.is_host(request.query_params.get("key")):
+            return JSONResponse({"error": "removing a player needs the host key (?key=)"}, 403)
+        body = await json_body(request)
+        if isinstance(body, Response):
+            return body
+        if not isinstance(body, dict) or set(body) != {"player"}:
+            return JSONResponse(
+                {"error": f'the body must be {{"player": ID}}, not {quote(body)}'}, 400
+            )
+        try:
+            name = await server.evenings.remove(ev, body["player"])
+        except online.OnlineError as e:
+            said = {"error": e.message} if e.code is None else {"error": e.message, "code": e.code}
+            return JSONResponse(said, e.status)
+        except StoreError as e:
+            return JSONResponse({"error": f"the change could not be stored, try again: {e}"}, 503)
+        return JSONResponse({"removed": name, "players": len(ev.evening.players)})
+
     async def online_join(request: Request) -> Response:
         """A new player through the evening's open join link: ``{"name", "group"}``;
         the answer is their personal link, as the host's players get."""
@@ -1020,6 +1043,7 @@ def create_app(
             Route("/api/online-evenings/{evening_id}/records", online_records),
             Route("/api/online-evenings/{evening_id}/end-hand", online_end_hand, methods=["POST"]),
             Route("/api/online-evenings/{evening_id}/start", online_start, methods=["POST"]),
+            Route("/api/online-evenings/{evening_id}/remove", online_remove, methods=["POST"]),
             Route("/api/online-evenings/{evening_id}/join", online_join, methods=["POST"]),
             Route(
                 "/api/online-evenings/{evening_id}/join-link", online_join_link, methods=["POST"]

@@ -1312,6 +1312,37 @@ class Evenings:
 
         await self._changing(ev, step)
 
+    async def remove(self, ev: OnlineEvening, player: Any) -> str:
+        """The host removes a player while the evening gathers (one who joined twice, or
+        a name that should not be there): their link stops working. The name removed."""
+        if not _whole(player):
+            raise OnlineError(400, f"'player' must be a player's id, not {quote(player)}")
+
+        async def step() -> str:
+            if not ev.gathering:
+                raise OnlineError(
+                    409,
+                    "players are removed only while the evening gathers; once it has"
+                    " started a stand-in plays for whoever is away",
+                    "started",
+                )
+            if not any(p.id == player for p in ev.evening.players):
+                raise OnlineError(404, f"no player {player} in this evening")
+            name = ev.name(player)
+            players = [p for p in ev.evening.players if p.id != player]
+            tokens = {k: v for k, v in ev.tokens.items() if k != player}
+            staged = replace(
+                ev,
+                evening=with_players(ev.evening, players),
+                tokens=tokens,
+                seen=[p for p in ev.seen if p != player],
+            )
+            await self._commit(ev, staged)
+            self._unsaved_seen.get(ev.id, set()).discard(player)
+            return name
+
+        return await self._changing(ev, step)
+
     async def start_evening(self, ev: OnlineEvening, expired: bool = False) -> None:
         """The host starts an evening that gathered its players through the join link:
         filler bots join them so that every table has two of each group, and hand 1 is

@@ -75,6 +75,9 @@ async function poll() {
     const body = await r.json().catch(() => ({}));
     if (r.status === 404) {
       showMessage(t("evening_link_bad"));
+      // removed by the host while the evening gathered: the join link takes them again
+      const joined = `whistkit.joined.${ev.id}`;
+      if ((localStorage.getItem(joined) || "").includes(`#t=${ev.token}`)) localStorage.removeItem(joined);
       stop = true; // a wrong link stays wrong: no more asking
     } else if (r.ok) state = body;
   } catch {

@@ -259,7 +259,8 @@ function render(s) {
   }
 }
 
-// while the players gather: who has joined (by group), and what happens next
+// while the players gather: who has joined (with their group), and what happens next;
+// the host may remove one (joined twice, or a name that should not be there)
 function renderGathering(s) {
   const box = $("#room-gathering");
   const start = $("#room-start");
@@ -267,11 +268,51 @@ function renderGathering(s) {
   start.hidden = !s.gathering || !room.key;
   if (start.dataset.armed !== "true") start.textContent = t("room_start");
   if (!s.gathering) return;
-  const names = (group) => s.players.filter((p) => !group || p.group === group).map((p) => p.name).join(", ") || "—";
-  const who = s.grouped
-    ? `${t("room_group", { group: "A" })}: ${names("A")} · ${t("room_group", { group: "B" })}: ${names("B")}`
-    : names(null);
-  box.textContent = `${t("room_joined", { names: who })} ${t(room.key ? "room_gathering_host" : "room_gathering_all")}`;
+  $("#room-gathering-note").textContent = t(room.key ? "room_gathering_host" : "room_gathering_all");
+  const list = $("#room-joined");
+  const drawn = `${document.documentElement.lang} ${JSON.stringify(s.players)}`;
+  if (list.dataset.drawn === drawn) return; // an armed Remove stays armed between polls
+  list.dataset.drawn = drawn;
+  list.replaceChildren();
+  for (const p of s.players) {
+    const li = cell("li", s.grouped ? `${p.name} (${t("room_group", { group: p.group })})` : p.name);
+    li.dataset.player = String(p.id);
+    if (room.key) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "small";
+      b.dataset.remove = String(p.id);
+      b.textContent = t("room_remove");
+      b.title = t("room_remove_confirm", { name: p.name });
+      b.addEventListener("click", () => removePlayer(p, b));
+      li.append(" ", b);
+    }
+    list.append(li);
+  }
+}
+
+async function removePlayer(p, b) {
+  if (b.dataset.armed !== "true") {
+    b.dataset.armed = "true";
+    b.textContent = t("room_remove_confirm", { name: p.name });
+    return;
+  }
+  b.disabled = true;
+  const url = `/api/online-evenings/${encodeURIComponent(room.id)}/remove?key=${encodeURIComponent(room.key)}`;
+  try {
+    const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ player: p.id }) });
+    if (!r.ok) {
+      const body = await r.json().catch(() => ({}));
+      $("#room-status").textContent = t("error", { message: body.error || r.statusText });
+      room.refused = true;
+      b.disabled = false;
+    }
+  } catch (err) {
+    $("#room-status").textContent = t("error", { message: err.message });
+    room.refused = true;
+    b.disabled = false;
+  }
+  await poll();
 }
 
 function renderBoards(boards, s) {
