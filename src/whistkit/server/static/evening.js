@@ -16,6 +16,7 @@ import { showMessage } from "./table.js";
 // state is asked only now and then, in case that word was missed
 const POLL_MS = 1500;
 const SEATED_POLL_MS = 15000;
+const GATHER_POLL_MS = 3000; // while the players gather (a room of hundreds asks at once)
 const MOVE_MS = 4000; // the move's panel stays this long over the next table
 
 const ev = {
@@ -91,7 +92,8 @@ async function poll() {
   if (stop || (ev.state && ev.state.finished)) return;
   const again = ev.again;
   ev.again = false;
-  ev.timer = setTimeout(tick, again ? 0 : POLL_MS);
+  const wait = ev.state && ev.state.gathering ? GATHER_POLL_MS : POLL_MS;
+  ev.timer = setTimeout(tick, again ? 0 : wait);
 }
 
 // every POLL_MS: ask the link's state, but at a live table only every SEATED_POLL_MS
