@@ -8,6 +8,8 @@ import asyncio
 import contextlib
 import json
 import random
+import shutil
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,6 +23,63 @@ from websockets.exceptions import ConnectionClosed
 
 from .liveserver import LiveServer, bad_log_lines
 
+NGINX_CONF = """
+worker_processes 1;
+daemon off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 512; }}
+http {{
+    access_log off;
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
+    upstream whistkit {{
+        hash $arg_game consistent;
+{servers}
+    }}
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            proxy_pass http://whistkit;
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection $connection_upgrade;
+            proxy_set_header Host $host;
+            proxy_set_header X-Forwarded-For $remote_addr;
+            proxy_read_timeout 1h;
+            add_header X-Upstream $upstream_addr always;
+        }}
+    }}
+}}
+"""
+
+
+@contextlib.contextmanager
+def nginx(prefix: Path, servers: list[LiveServer], port: int = 0) -> Iterator[str]:
+    """nginx in front of ``servers`` (``hash $arg_game consistent``, as docs/deploy.md
+    has it), on ``port`` (0: a free one) of 127.0.0.1: its ``host:port``; stopped
+    afterwards."""
+    from services import _wait_port, free_port
+
+    exe = shutil.which("nginx") or "/usr/sbin/nginx"
+    prefix.mkdir()
+    port = port or free_port()
+    conf = prefix / "nginx.conf"
+    lines = "\n".join(f"        server 127.0.0.1:{s.port};" for s in servers)
+    conf.write_text(NGINX_CONF.format(prefix=prefix, servers=lines, port=port))
+    proc = subprocess.Popen([exe, "-p", str(prefix), "-c", str(conf)])
+    try:
+        _wait_port(port, "nginx")
+        yield f"127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 # a socket that hears nothing for this long (pings unanswered) is taken for dead: a
 # stopped process keeps its sockets open, and only silence shows it
 SILENCE = 3.0
@@ -28,15 +87,21 @@ SILENCE = 3.0
 
 @contextlib.contextmanager
 def cluster(
-    tmp: Path, db: str, bus: str, count: int = 3, env: dict[str, str] | None = None
+    tmp: Path,
+    db: str,
+    bus: str,
+    count: int = 3,
+    env: dict[str, str] | None = None,
+    args: tuple[str, ...] = (),
 ) -> Iterator[list[LiveServer]]:
-    """``count`` server processes on ``db`` and ``bus``, stopped afterwards."""
+    """``count`` server processes on ``db`` and ``bus`` (with more ``args`` of
+    ``whistkit play``), stopped afterwards."""
     servers: list[LiveServer] = []
     try:
         for i in range(count):
             folder = tmp / f"server{i}"
             folder.mkdir()
-            server = LiveServer(folder, ["--bus", bus], env=env)
+            server = LiveServer(folder, ["--bus", bus, *args], env=env)
             server.db = db  # type: ignore[assignment]
             servers.append(server.start())
         yield servers

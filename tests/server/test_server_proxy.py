@@ -6,9 +6,8 @@ processes, a private PostgreSQL and Redis."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,69 +16,16 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from .cluster_helpers import cluster, new_game, owner_of
+from .cluster_helpers import cluster, new_game, nginx, owner_of
 from .liveserver import LiveServer
 
 pytestmark = pytest.mark.slow
 
-NGINX_CONF = """
-worker_processes 1;
-daemon off;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log warn;
-events {{ worker_connections 512; }}
-http {{
-    access_log off;
-    client_body_temp_path {prefix}/body;
-    proxy_temp_path {prefix}/proxy;
-    fastcgi_temp_path {prefix}/fastcgi;
-    uwsgi_temp_path {prefix}/uwsgi;
-    scgi_temp_path {prefix}/scgi;
-    map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
-    upstream whistkit {{
-        hash $arg_game consistent;
-{servers}
-    }}
-    server {{
-        listen 127.0.0.1:{port};
-        location / {{
-            proxy_pass http://whistkit;
-            proxy_http_version 1.1;
-            proxy_set_header Upgrade $http_upgrade;
-            proxy_set_header Connection $connection_upgrade;
-            proxy_set_header Host $host;
-            proxy_set_header X-Forwarded-For $remote_addr;
-            proxy_read_timeout 1h;
-            add_header X-Upstream $upstream_addr always;
-        }}
-    }}
-}}
-"""
-
 
 @pytest.fixture
 def nginx_for(tmp_path: Path) -> Iterator[Any]:
-    started: list[subprocess.Popen[bytes]] = []
-
-    def start(servers: list[LiveServer]) -> str:
-        from services import _wait_port, free_port
-
-        exe = shutil.which("nginx") or "/usr/sbin/nginx"
-        prefix = tmp_path / "nginx"
-        prefix.mkdir()
-        port = free_port()
-        conf = prefix / "nginx.conf"
-        lines = "\n".join(f"        server 127.0.0.1:{s.port};" for s in servers)
-        conf.write_text(NGINX_CONF.format(prefix=prefix, servers=lines, port=port))
-        proc = subprocess.Popen([exe, "-p", str(prefix), "-c", str(conf)])
-        started.append(proc)
-        _wait_port(port, "nginx")
-        return f"127.0.0.1:{port}"
-
-    yield start
-    for proc in started:
-        proc.terminate()
-        proc.wait(10)
+    with contextlib.ExitStack() as stack:
+        yield lambda servers: stack.enter_context(nginx(tmp_path / "nginx", servers))
 
 
 def test_nginx_routes_every_socket_of_a_game_to_its_owner(
