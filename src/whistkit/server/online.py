@@ -21,6 +21,11 @@ seat it, and a shared table is made per table, people at their seats, bots in th
 of filler players. A clock per evening ends a hand that runs past its time: every table
 still playing is finished by stand-ins (the host can do the same at once).
 
+**Gathering.** An evening made with ``gather`` has no hand seated yet: people join through
+the join link (players from hand 1) until the host starts it, and only then are the
+filler bots chosen and hand 1 seated (:meth:`Evenings.start_evening`); one that nobody
+starts within :data:`GATHER_SECONDS` ends unplayed.
+
 **Presence.** Online nobody sits out. A person who is not at their table is played for
 by a stand-in (issue 22's rules: after the table's grace on their turn; at once when
 they were away at the end of the previous hand); a player whose link was never opened
