@@ -68,6 +68,10 @@ def test_the_form_and_the_room_of_an_evening_that_gathers(
             assert not page.locator("#room-end-hand").is_visible()
             assert not page.locator("#room-boards").is_visible()
             assert page.locator("#room-gathering").is_visible()
+            # the join link's QR code, for phones in the same room as the host's screen
+            page.wait_for_function(
+                "() => document.querySelector('#room-join-qr').naturalWidth > 0"
+            )
             page.screenshot(path=str(shots / f"room-gather-{lang}-{label}.png"))
             room = get_json(f"{gather_server.url}api/online-evenings/{evening}/room")
             assert room["gathering"] and room["players"] == []

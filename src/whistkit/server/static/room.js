@@ -121,6 +121,17 @@ function renderJoin(s) {
   toggle.hidden = !room.key || s.finished;
   toggle.textContent = t(s.open_join ? "room_join_close" : "room_join_open");
   a.hidden = !s.joinable;
+  // its QR code, for phones in the same room as the host's screen (asked once)
+  const qr = $("#room-join-qr");
+  qr.hidden = !s.joinable;
+  qr.alt = t("qr_alt");
+  if (s.joinable && qr.dataset.url !== url) {
+    qr.dataset.url = url;
+    fetch("/api/qr", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ u: url }) })
+      .then((r) => (r.ok ? r.text() : null))
+      .then((svg) => { if (svg) qr.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`; })
+      .catch(() => { qr.dataset.url = ""; });
+  }
   const note = s.joinable ? (s.gathering ? "room_join_note_gather" : "room_join_note") : s.open_join ? "join_over" : "room_join_closed";
   $("#room-join-note").textContent = t(note);
   $("#room-join").hidden = !s.joinable && toggle.hidden;
