@@ -69,9 +69,7 @@ def test_the_form_and_the_room_of_an_evening_that_gathers(
             assert not page.locator("#room-boards").is_visible()
             assert page.locator("#room-gathering").is_visible()
             # the join link's QR code, for phones in the same room as the host's screen
-            page.wait_for_function(
-                "() => document.querySelector('#room-join-qr').naturalWidth > 0"
-            )
+            page.wait_for_function("() => document.querySelector('#room-join-qr').naturalWidth > 0")
             page.screenshot(path=str(shots / f"room-gather-{lang}-{label}.png"))
             room = get_json(f"{gather_server.url}api/online-evenings/{evening}/room")
             assert room["gathering"] and room["players"] == []
@@ -117,8 +115,8 @@ def test_people_join_then_the_host_starts_the_evening(
                 "() => document.querySelector('#room-status').textContent.includes('two')"
             )
             host.screenshot(path=str(shots / "room-gather-too-few-en-desktop.png"))
-    # one joins twice, as "Anna 2": the host removes that one; its page says its link
-    # is no player's, and the join link in that browser asks a name again
+    # one joins twice, as "Anna 2": the host removes that one; its page says so and
+    # leads back to the join link, which in that browser asks a name again
     extra = browser.new_context(viewport=PHONE)
     twice = extra.new_page()
     open_page(twice, join_url, lang="en")
@@ -139,9 +137,12 @@ def test_people_join_then_the_host_starts_the_evening(
         "() => !document.querySelector('#room-joined').textContent.includes('Anna 2')"
     )
     twice.wait_for_function(
-        "() => document.querySelector('#status').textContent.includes('not a player')"
+        "() => document.querySelector('#status').textContent.includes('removed you')"
     )
-    twice.goto(join_url)
+    twice.screenshot(path=str(shots / "gather-removed-en-phone.png"))
+    again = twice.locator("#evening-room")
+    assert "join-evening=" in str(again.get_attribute("href"))
+    again.click()
     twice.wait_for_selector("#ej-name")
     extra.close()
     host.wait_for_function(

@@ -121,6 +121,14 @@ def test_an_evening_nobody_starts_ends_unplayed(
         with pytest.raises(online.OnlineError, match="is over") as e:
             await server.evenings.join(stored, "Dóra", "A")
         assert e.value.status == 409
+        for change in (
+            server.evenings.remove(stored, pid),
+            server.evenings.set_join(stored, False),
+        ):
+            with pytest.raises(online.OnlineError, match="is over") as e:
+                await change
+            assert e.value.code == "over"
+        assert (await server.evenings.get(ev.id)).version == ev.version  # nothing written
         await server.close()
 
     asyncio.run(main())
@@ -144,9 +152,14 @@ def test_a_restart_keeps_a_gathering_evening(tmp_path: Path) -> None:
         await server.evenings.resume()
         ev = server.evenings.live[evening_id]
         assert ev.gathering and [p.name for p in ev.evening.players] == ["Anna", "Bjarni"]
+        extra, _ = await server.evenings.join(ev, "Dóra", "A")
+        await server.evenings.mark_seen(ev, extra)
+        assert await server.evenings.remove(ev, extra) == "Dóra"
+        assert extra not in ev.seen and extra not in ev.tokens
         await server.evenings.join(ev, "Dóra", "A")
         await server.evenings.start_evening(ev)
         assert ev.in_play() == 1 and len(ev.bots) == 1
+        assert extra not in ev.seen and extra not in {p.id for p in ev.evening.players}
         await server.close()
 
     asyncio.run(second(asyncio.run(first())))
@@ -263,3 +276,40 @@ def test_http_the_host_removes_a_player_while_gathering(http: TestClient) -> Non
     assert {"Anna", "anna 2", "Bjarni"} <= seated and "Anna 2" not in seated
     r = http.post(remove, params={"key": key}, json={"player": 1})
     assert r.status_code == 409 and r.json()["code"] == "started"
+
+
+def test_http_ids_are_never_given_again_and_the_seen_stay_right(http: TestClient) -> None:
+    """The last joiner is removed: the next one gets a new id, so a second press of
+    Remove (another tab, a retry) names nobody; the state keeps no trace of the removed
+    one among those who came."""
+    made = http.post("/api/online-evenings", json=body(groups=False)).json()
+    api = f"/api/online-evenings/{made['id']}"
+    key = made["host_url"].split("#k=")[1]
+    for name in ["Anna", "Bjarni", "Dóra", "Einar"]:
+        token = http.post(f"{api}/join", json={"name": name, "group": None}).json()["url"]
+        assert http.get(f"{api}/me", params={"t": token.split("#t=")[1]}).status_code == 200
+    room = http.get(f"{api}/room").json()
+    # four joiners without groups would make a table: nothing of it before the start
+    assert room["current"] is None and "playing" not in room and room["hands"] == []
+    card = http.get(f"{api}/card/1").json()
+    assert card["finished"] is False and card["lines"] == []
+    assert http.get(f"{api}/records").json()["finished"] is False
+    einar = next(p["id"] for p in room["players"] if p["name"] == "Einar")
+    remove = f"{api}/remove"
+    assert http.post(remove, params={"key": key}, json={"player": einar}).status_code == 200
+    state = http.get(api, params={"key": key}).json()
+    assert einar not in [p["id"] for p in state["players"]]
+    fridas = http.post(f"{api}/join", json={"name": "Fríða", "group": None}).json()
+    assert fridas["player"]["id"] == einar + 1
+    r = http.post(remove, params={"key": key}, json={"player": einar})
+    assert r.status_code == 404  # the old press names nobody now
+    assert http.post(f"{api}/start", params={"key": key}).status_code == 200
+    state = http.get(api, params={"key": key}).json()
+    ids = [p["id"] for p in state["evening"]["players"]]
+    assert len(ids) == len(set(ids)) and einar not in ids, ids
+
+
+def test_http_a_gathering_evening_its_bots_could_not_fill_is_refused(http: TestClient) -> None:
+    players = [{"name": f"P{i}", "group": "A"} for i in range(262)]
+    r = http.post("/api/online-evenings", json=body(players=players))
+    assert r.status_code == 400 and "balance the groups" in r.json()["error"], r.text

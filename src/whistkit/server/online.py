@@ -194,6 +194,8 @@ class OnlineEvening:
     # the players gather through the join link until the host starts the evening: no
     # hand is seated yet, and the filler bots are chosen at the start
     gathering: bool = False
+    # the highest player id ever given (a removed player's id is never given again)
+    last_id: int = 0
     # the organiser's derivation, kept: (the evening it is of, it, when it was made)
     _derived: tuple[Evening, Derivation, float] | None = field(
         default=None, repr=False, compare=False
@@ -277,6 +279,7 @@ class OnlineEvening:
                 "open_join": self.open_join,
                 "grouped": self.grouped,
                 "gathering": self.gathering,
+                "last_id": self.last_id,
             }
         )
 
@@ -305,10 +308,15 @@ class OnlineEvening:
             # before it was stored: groups were given when their prizes were
             grouped=bool(d.get("grouped", evening.config.prizes.top_per_group > 0)),
             gathering=bool(d.get("gathering", False)),
+            last_id=int(d.get("last_id", 0)),
         )
 
     def name(self, player: int) -> str:
         return self.evening.player(player).name
+
+    def next_id(self) -> int:
+        """The id for a new player: never one given before, even to a removed player."""
+        return max(self.last_id, max((p.id for p in self.evening.players), default=0)) + 1
 
     def player_of(self, token: object) -> int | None:
         """The player holding ``token`` (constant-time comparisons), None if nobody."""
@@ -477,35 +485,49 @@ def evening_model(new: NewEvening, seed: int) -> tuple[Evening, list[int]]:
     )
     config = Config(preset="felagsvist", hands=new.hands, seed=seed, prizes=prizes)
     if new.gather:
+        # the bots come at the start; an evening they could not fill is refused now
+        check_fill({g: sum(p.group == g for p in players) for g in ("A", "B")})
         return new_evening(config, players), []
     return started(new_evening(config, players))
 
 
-def started(evening: Evening) -> tuple[Evening, list[int]]:
+def started(evening: Evening, first_id: int = 0) -> tuple[Evening, list[int]]:
     """``evening`` (not started) with the filler players that give every table two of
-    each group, started (hand 1 seated); and the fillers' ids."""
+    each group, started (hand 1 seated); and the fillers' ids (from ``first_id`` on, or
+    the first after the players')."""
     players = list(evening.players)
     count = {g: sum(p.group == g for p in players) for g in ("A", "B")}
+    check_fill(count)
     per_group = max(2, count["A"], count["B"])
     per_group += per_group % 2  # two of each group at every table
     taken = {p.name.casefold() for p in players}
     bots: list[int] = []
+    pid = max(first_id, max((p.id for p in players), default=0) + 1)
     for g in ("A", "B"):
         for _ in range(per_group - count[g]):
             n = len(bots) + 1
             while f"bot {n}" in taken:  # a person who joined as "Bot 1"
                 n += 1
             taken.add(f"bot {n}")
-            bots.append(max((p.id for p in players), default=0) + 1)
-            players.append(Player(bots[-1], f"Bot {n}", g))
-    if len(players) > MAX_PLAYERS:
+            bots.append(pid)
+            players.append(Player(pid, f"Bot {n}", g))
+            pid += 1
+    return start(with_players(evening, players)), bots
+
+
+def check_fill(count: Mapping[str, int]) -> None:
+    """Refused (400) if players of groups A and B (``count``) need more than
+    :data:`MAX_PLAYERS` seats once bots give every table two of each group."""
+    per_group = max(2, count["A"], count["B"])
+    per_group += per_group % 2
+    bots = 2 * per_group - count["A"] - count["B"]
+    if 2 * per_group > MAX_PLAYERS:
         raise OnlineError(
             400,
             f"{count['A']} players of group A and {count['B']} of group B need"
-            f" {len(bots)} bots to fill their tables (two of each group at a table):"
-            f" {len(players)} seats, at most {MAX_PLAYERS}; balance the groups",
+            f" {bots} bots to fill their tables (two of each group at a table):"
+            f" {2 * per_group} seats, at most {MAX_PLAYERS}; balance the groups",
         )
-    return start(with_players(evening, players)), bots
 
 
 def deal_seed(secret: str, hand: int) -> int:
@@ -760,7 +782,7 @@ class Evenings:
         op = self.store.evening_op(ev.id, staged.to_json(), staged.version)
         await self.store.submit_async([*(ops or []), op], expect=expect)
         if ev.version < staged.version:  # not overtaken meanwhile by a newer copy read
-            seen_here = [p for p in ev.seen if p not in staged.seen]
+            seen_here = [p for p in ev.seen if p not in staged.seen and p in staged.tokens]
             for f in dataclasses.fields(OnlineEvening):
                 setattr(ev, f.name, getattr(staged, f.name))
             ev.seen = [*staged.seen, *seen_here]
@@ -1262,7 +1284,7 @@ class Evenings:
                 )
             players = list(ev.evening.players)
             new_bots = list(ev.bots)
-            pid = max((p.id for p in players), default=0) + 1
+            pid = ev.next_id()
             players.append(Player(pid, name, chosen, arrives=arrives))
             # gathering: the bots come at the start, for the players there then
             for g in "AB" if current else ():
@@ -1301,6 +1323,7 @@ class Evenings:
                 evening=evening,
                 tokens={**ev.tokens, pid: token},
                 bots=new_bots,
+                last_id=max(p.id for p in players),
                 seen=[*ev.seen, pid],  # they are on the page
             )
             await self._commit(ev, staged)  # a derivation kept has not the new players
@@ -1312,6 +1335,8 @@ class Evenings:
         """The host opens or closes the join link."""
 
         async def step() -> None:
+            if ev.over():
+                raise OnlineError(409, "the evening is over", "over")
             if ev.open_join != open_join:
                 await self._commit(ev, replace(ev, open_join=open_join, seen=list(ev.seen)))
 
@@ -1324,6 +1349,8 @@ class Evenings:
             raise OnlineError(400, f"'player' must be a player's id, not {quote(player)}")
 
         async def step() -> str:
+            if ev.over():
+                raise OnlineError(409, "the evening is over", "over")
             if not ev.gathering:
                 raise OnlineError(
                     409,
@@ -1341,6 +1368,7 @@ class Evenings:
                 evening=with_players(ev.evening, players),
                 tokens=tokens,
                 seen=[p for p in ev.seen if p != player],
+                last_id=ev.next_id() - 1,
             )
             await self._commit(ev, staged)
             self._unsaved_seen.get(ev.id, set()).discard(player)
@@ -1373,7 +1401,7 @@ class Evenings:
                     "too_few",
                 )
             try:
-                evening, bots = started(ev.evening)
+                evening, bots = started(ev.evening, ev.next_id())
             except EveningError as e:  # not expected: the joins were checked
                 raise OnlineError(409, f"the evening cannot start: {e}") from None
             playing = sum(len(e.evening.players) for e in self._running())
@@ -1383,7 +1411,7 @@ class Evenings:
                     f"the evenings under way on this server have {playing} players, and at"
                     f" most {MAX_LIVE_PLAYERS} can play at once; try again later",
                 )
-            basis = replace(ev, bots=bots, gathering=False)
+            basis = replace(ev, bots=bots, gathering=False, last_id=max([ev.last_id, *bots]))
             await self._seat(ev, evening, derive(evening), 1, basis=basis)
 
         await self._changing(ev, step)
@@ -1560,7 +1588,7 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
         "id": ev.id,
         "title": ev.title,
         "hands_total": ev.evening.config.hands,
-        "current": done.current,
+        "current": None if ev.gathering else done.current,
         "finished": ev.over(),
         # the players gather through the join link until the host starts the evening
         "gathering": ev.gathering,
@@ -1592,7 +1620,7 @@ def room_json(ev: OnlineEvening, host: bool = False, base: str = "") -> dict[str
         if ev.over() and ev.hands
         else [],
     }
-    if done.current is not None:
+    if done.current is not None and ev.hands:
         waiting = done.hand(done.current).waiting
         out["playing"] = list(waiting)
     if host:
@@ -1682,7 +1710,7 @@ def card_json(ev: OnlineEvening, player: int) -> dict[str, Any]:
         "title": ev.title,
         "player": {"id": player, "name": me.name, "group": me.group, "bot": player in bots},
         "hands": ev.evening.config.hands,
-        "finished": done.finished,
+        "finished": ev.over(),
         "total": total,
         "lines": lines,
     }
@@ -1706,7 +1734,7 @@ def records_json(ev: OnlineEvening, rows: Mapping[str, str]) -> bytes:
             head = json.dumps({"hand": hand.number, "table": t, "game": game})
             parts.append(f'{head[:-1]}, "record": {record}}}')
     head = json.dumps(
-        {"format": RECORDS_FORMAT, "evening": ev.id, "title": ev.title, "finished": done.finished}
+        {"format": RECORDS_FORMAT, "evening": ev.id, "title": ev.title, "finished": ev.over()}
     )
     return f'{head[:-1]}, "records": [{", ".join(parts)}]}}'.encode()
 

@@ -8,7 +8,7 @@ import { cardTable, fetchCard, formatPoints } from "./card.js";
 import { t } from "./i18n.js";
 import { startGame } from "./connection.js";
 import { closeDialogs } from "./sheet.js";
-import { $, app, rememberEvening, rememberTable } from "./state.js";
+import { $, app, forgetEvening, rememberEvening, rememberTable } from "./state.js";
 import { showMessage } from "./table.js";
 
 // the link's state is asked this often (one request at a time) while the page has no
@@ -75,10 +75,20 @@ async function poll() {
     const r = await fetch(`/api/online-evenings/${encodeURIComponent(ev.id)}/me?t=${encodeURIComponent(ev.token)}`);
     const body = await r.json().catch(() => ({}));
     if (r.status === 404) {
-      showMessage(t("evening_link_bad"));
       // removed by the host while the evening gathered: the join link takes them again
       const joined = `whistkit.joined.${ev.id}`;
-      if ((localStorage.getItem(joined) || "").includes(`#t=${ev.token}`)) localStorage.removeItem(joined);
+      if ((localStorage.getItem(joined) || "").includes(`#t=${ev.token}`)) {
+        localStorage.removeItem(joined);
+        forgetEvening(ev.id, ev.token);
+        showMessage(t("evening_removed"));
+        const again = $("#evening-room");
+        again.href = `/?join-evening=${encodeURIComponent(ev.id)}`;
+        again.removeAttribute("target"); // in this tab: the page it replaces is spent
+        again.dataset.t = "evening_join_again";
+        again.textContent = t("evening_join_again");
+      } else {
+        showMessage(t("evening_link_bad"));
+      }
       stop = true; // a wrong link stays wrong: no more asking
     } else if (r.ok) state = body;
   } catch {
@@ -133,7 +143,7 @@ function onState(state) {
     if (moved) showMove(state.last, now);
   } else if (!now && state.gathering) {
     // the evening gathers its players: the host starts it, and the next look seats them
-    showMessage(t("evening_gathering", { n: state.joined }));
+    showMessage(t("evening_gathering", { n: state.joined, name: state.player.name }));
   } else if (!now && state.unplayed) {
     showMessage(t("evening_unplayed"));
   } else if (!now && state.from_hand && !ev.game) {

@@ -49,7 +49,12 @@ export async function openOrganise() {
 function showJoinNotes() {
   const gather = $("#ev-gather").checked;
   const open = $("#ev-open-join");
-  if (gather) open.checked = true;
+  if (gather && !open.disabled) {
+    open.dataset.before = String(open.checked); // the host's own choice, back on unticking
+    open.checked = true;
+  } else if (!gather && open.disabled) {
+    open.checked = open.dataset.before === "true";
+  }
   open.disabled = gather;
   $("#ev-players-join").hidden = !open.checked || gather;
   $("#ev-players-gather").hidden = !gather;

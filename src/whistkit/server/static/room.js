@@ -312,12 +312,11 @@ async function removePlayer(p, b) {
   const url = `/api/online-evenings/${encodeURIComponent(room.id)}/remove?key=${encodeURIComponent(room.key)}`;
   try {
     const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ player: p.id }) });
-    if (!r.ok) {
-      const body = await r.json().catch(() => ({}));
-      $("#room-status").textContent = t("error", { message: body.error || r.statusText });
-      room.refused = true;
-      b.disabled = false;
-    }
+    const body = await r.json().catch(() => ({}));
+    // the name the server removed (the one asked for: ids are never given again)
+    $("#room-status").textContent = r.ok ? t("room_removed", { name: body.removed }) : t("error", { message: body.error || r.statusText });
+    room.refused = true; // these words stay until the next poll
+    if (!r.ok) b.disabled = false;
   } catch (err) {
     $("#room-status").textContent = t("error", { message: err.message });
     room.refused = true;

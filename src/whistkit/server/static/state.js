@@ -158,6 +158,13 @@ export function rememberEvening(id, fields) {
   localStorage.setItem(EVENINGS_KEY, JSON.stringify(all));
 }
 
+// a player's link of an evening that no longer works (the host removed them)
+export function forgetEvening(id, token) {
+  const all = knownEvenings();
+  delete all[`player:${id}:${token}`];
+  localStorage.setItem(EVENINGS_KEY, JSON.stringify(all));
+}
+
 export function forgetGame(id) {
   const games = knownGames();
   delete games[id];
