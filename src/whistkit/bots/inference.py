@@ -46,6 +46,13 @@ PARTNER_MISS = 0.5
 # the softened club policy's probability of the club rules' card (the rest spread evenly
 # over the other legal cards), for an opponent and for partner: with two legal cards
 # these give a card the rules would not play the odds MISS and PARTNER_MISS give it
+# an opponent is club-like with probability CLUB_PRIOR (a factor SHARP_MISS per card the
+# club rules would not play), else as MISS says: the mixture's likelihood of a seat's k
+# such cards, CLUB_PRIOR * SHARP_MISS**k + (1 - CLUB_PRIOR) * MISS**k, is sharp while
+# the seat has played as the rules do and turns soft once it plainly does not (a person);
+# 0.0: MISS alone
+CLUB_PRIOR = 0.0
+SHARP_MISS = 0.01
 HIT = 1.0 / (1.0 + MISS)
 PARTNER_HIT = 1.0 / (1.0 + PARTNER_MISS)
 # partner judged double-dummy (partner_dd_weight): the likelihood of a partner's card
@@ -300,13 +307,17 @@ def policy_model(
     partner_miss: float = PARTNER_MISS,
     hit: float = HIT,
     partner_hit: float = PARTNER_HIT,
+    club_prior: float = CLUB_PRIOR,
+    sharp: float = SHARP_MISS,
 ) -> tuple[Callable[[tuple[Hand, ...], float], float], Callable[[tuple[Hand, ...]], float]] | None:
     """The policy model's two likelihoods of the other seats' cards so far, sharing one
     replay of each past hand: ``(weight, ratio)``.
 
     ``weight(world, floor)`` is :func:`policy_weight`'s (the club rules' card or one equal
     to it: 1, any other: ``miss``, for partner ``partner_miss``), which the expert draws
-    its worlds by. ``ratio(world)`` is the *softened club policy*'s likelihood of the same
+    its worlds by; with ``club_prior`` an opponent's ``k`` cards the rules would not play
+    weigh ``club_prior * sharp**k + (1 - club_prior) * miss**k`` together (a mixture: the
+    seat plays by the club rules, or softly so). ``ratio(world)`` is the *softened club policy*'s likelihood of the same
     cards divided by ``weight``'s: a seat with ``n`` legal cards plays the club rules'
     card (or one equal to it) with probability ``hit`` (partner: ``partner_hit``) and
     each of the others with ``(1 - hit) / (n - 1)``; a seat with one legal card plays it
@@ -353,15 +364,36 @@ def policy_model(
             seen[key] = ok
         return ok, legal.bit_count()
 
+    seats = [m.seat for m in moments]
+
+    def mixed(k: int) -> float:
+        return club_prior * sharp**k + (1.0 - club_prior) * miss**k
+
     def weight(world: tuple[Hand, ...], floor: float = 0.0) -> float:
         w = 1.0
+        if club_prior <= 0.0:
+            for i in range(len(moments)):
+                ok, _ = judge(i, world)
+                if not ok:
+                    w *= miss if opponent[i] else partner_miss
+                    if w < floor:
+                        return w
+            return w
+        misses = [0, 0, 0, 0]  # per seat: an opponent's cards the rules would not play
         for i in range(len(moments)):
             ok, _ = judge(i, world)
             if not ok:
-                w *= miss if opponent[i] else partner_miss
-                if w < floor:
-                    return w
-        return w
+                if opponent[i]:
+                    misses[seats[i]] += 1
+                else:
+                    w *= partner_miss
+                # more misses only lower it: below the floor now, below it at the end
+                bound = (
+                    w * mixed(misses[0]) * mixed(misses[1]) * mixed(misses[2]) * mixed(misses[3])
+                )
+                if bound < floor:
+                    return bound
+        return w * mixed(misses[0]) * mixed(misses[1]) * mixed(misses[2]) * mixed(misses[3])
 
     def ratio(world: tuple[Hand, ...]) -> float:
         r = 1.0
@@ -499,6 +531,7 @@ def world_weight(
 
 
 __all__ = [
+    "CLUB_PRIOR",
     "HIT",
     "MISS",
     "PARTNER_DD",
@@ -507,6 +540,7 @@ __all__ = [
     "PARTNER_HIT",
     "PARTNER_MISS",
     "PENALTY",
+    "SHARP_MISS",
     "Fact",
     "LengthFact",
     "bid_facts",

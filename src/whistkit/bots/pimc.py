@@ -37,12 +37,14 @@ from ..variants.swedish import score_swedish
 from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
 from .inference import (
+    CLUB_PRIOR,
     HIT,
     MISS,
     PARTNER_DD,
     PARTNER_DD_NODES,
     PARTNER_HIT,
     PARTNER_MISS,
+    SHARP_MISS,
     partner_dd_weight,
     policy_model,
     world_weight,
@@ -354,6 +356,8 @@ class ExpertBot:
         tail: bool = TAIL,
         gate: Mapping[int, float] | None = None,
         partner_dd: float = PARTNER_DD,
+        club_prior: float = CLUB_PRIOR,
+        sharp: float = SHARP_MISS,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
@@ -377,6 +381,9 @@ class ExpertBot:
             raise ValueError(
                 f"partner_dd must be a likelihood above 0 and at most 1, not {partner_dd!r}"
             )
+        for name, prob in (("club_prior", club_prior), ("sharp", sharp)):
+            if type(prob) not in (int, float) or not 0.0 <= prob <= 1.0:
+                raise ValueError(f"{name} must be a probability from 0 to 1, not {prob!r}")
         for name, prob in (("hit", hit), ("partner_hit", partner_hit)):
             if type(prob) not in (int, float) or not 0.0 < prob < 1.0:
                 raise ValueError(f"{name} must be a probability above 0 and below 1, not {prob!r}")
@@ -410,6 +417,8 @@ class ExpertBot:
         self.tail = tail
         self.gate = dict(GATE if gate is None else gate)
         self.partner_dd = float(partner_dd)
+        self.club_prior = float(club_prior)
+        self.sharp = float(sharp)
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -526,7 +535,15 @@ class ExpertBot:
         sampler = sampler_for(view)
         weight = world_weight(view, plays=not self.model) if self.infer else None
         model = (
-            policy_model(view, self.miss, self.partner_miss, self.hit, self.partner_hit)
+            policy_model(
+                view,
+                self.miss,
+                self.partner_miss,
+                self.hit,
+                self.partner_hit,
+                self.club_prior,
+                self.sharp,
+            )
             if self.infer and self.model
             else None
         )
