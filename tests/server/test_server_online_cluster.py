@@ -158,6 +158,27 @@ class Person:
         raise AssertionError(f"the evening did not end for {self.last}")
 
 
+def play_out(people: list[Person], disturb: Any) -> None:
+    """Everyone plays the evening to its end while ``disturb()`` (a coroutine) does
+    what it does to the processes."""
+
+    async def main() -> None:
+        disturbing = asyncio.ensure_future(disturb())
+        await asyncio.gather(*(p.run() for p in people))
+        await disturbing
+
+    asyncio.run(main())
+
+
+def check_totals(db: str, evening: str, people: list[Person], hands: list[int]) -> None:
+    """Each page played ``hands`` and was told its total, the organiser's for the
+    tables' records."""
+    totals = organiser_check(db, stored_evening(db, evening))
+    for p in people:
+        assert p.hands == hands, p.hands
+        assert p.last["total"] == totals[p.last["player"]["id"]]
+
+
 def test_an_evening_on_three_processes(tmp_path: Path, db: str, bus: str) -> None:
     """Made on one process, followed and played on all three; the host's state and the
     end of a hand asked of another process; every page reaches its next table by itself
@@ -260,17 +281,8 @@ def test_an_evening_goes_on_when_its_process_is_killed(tmp_path: Path, db: str, 
             first.proc.send_signal(signal.SIGKILL)
             first.proc.wait()
 
-        async def main() -> None:
-            killing = asyncio.ensure_future(kill())
-            await asyncio.gather(*(p.run() for p in people))
-            await killing
-
-        asyncio.run(main())
-        ev = stored_evening(db, evening)
-        totals = organiser_check(db, ev)
-        for p in people:
-            assert p.hands == [1, 2], p.hands
-            assert p.last["total"] == totals[p.last["player"]["id"]]
+        play_out(people, kill)
+        check_totals(db, evening, people, [1, 2])
         clean_logs([s for s in servers if s.alive()])
 
 
@@ -299,17 +311,8 @@ def test_an_evening_goes_on_past_a_paused_process(tmp_path: Path, db: str, bus: 
                 first.proc.send_signal(signal.SIGCONT)
                 first.stopped = False  # type: ignore[attr-defined]
 
-        async def main() -> None:
-            pausing = asyncio.ensure_future(pause())
-            await asyncio.gather(*(p.run() for p in people))
-            await pausing
-
-        asyncio.run(main())
-        ev = stored_evening(db, evening)
-        totals = organiser_check(db, ev)
-        for p in people:
-            assert p.hands == [1, 2], p.hands
-            assert p.last["total"] == totals[p.last["player"]["id"]]
+        play_out(people, pause)
+        check_totals(db, evening, people, [1, 2])
         assert first.alive()
         clean_logs(servers)
 
