@@ -507,3 +507,91 @@ def test_the_tail_values_the_look_aheads_last_move(monkeypatch: pytest.MonkeyPat
         for i, view in enumerate(positions):
             bot.choose(view, random.Random(i))
         assert bool(calls) == tail_on
+
+
+def _reply_playout(state: State, card: int) -> int:
+    """The tricks the side to move at ``state`` takes from it on when it plays ``card``,
+    each opponent after it in this trick plays the club bot's card from its real view,
+    and the position is then solved double-dummy (partner to play: its best card)."""
+    side = side_of(state.to_play)
+    assert state.contract is not None
+    misere = state.contract.misere
+    real = state.apply(card)
+    won = 0
+    while real.phase == "play" and real.trick and side_of(real.to_play) != side:
+        before = len(real.trick_winners)
+        real = real.apply(ClubBot().choose(real.view(real.to_play), random.Random(0)))
+        if len(real.trick_winners) > before:
+            won += side_of(real.trick_winners[-1]) == side
+    if real.phase != "play":
+        return won
+    pos = position_for(solver, real.holdings, real.trick, real.leader, real.contract)
+    if real.trick:  # partner to play: its best card, our side's tricks
+        values = solver.solve_cards(pos)
+        return won + (min(values.values()) if misere else max(values.values()))
+    tricks = solver.solve(pos)  # the leader's side's tricks
+    n = real.holdings[0].bit_count()
+    return won + (tricks if side_of(real.leader) == side else n - tricks)
+
+
+@pytest.mark.parametrize("variant", ["felagsvist", "swedish", "english"])
+def test_reply_rows_answer_with_the_club_rules_in_the_card_s_trick_then_solve(
+    variant: str,
+) -> None:
+    # in the real deal (one world), reply_rows values each card as the club bots'
+    # answers in its trick from their real views, then the solver (partner's best card
+    # if partner is next); with a node budget that suffices the same; leads and third
+    # hand's cards are both compared, and some answers differ from the solver's
+    compared = {0: 0, 2: 0}
+    unlike_dd = 0
+    for state, view, cards in _choices(variant, 60, seed=23, tricks_left=6):
+        if len(view.trick) not in compared:
+            continue
+        assert view.contract is not None
+        score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
+        ahead = Lookahead(solver, view, score, respond="club-opponents")
+        (row,) = ahead.reply_rows([list(state.holdings)], cards, None)
+        (budget,) = ahead.reply_rows([list(state.holdings)], cards, 10**8)
+        assert row is not None and budget == row
+        dd = solver.solve_cards(
+            position_for(solver, state.holdings, state.trick, state.leader, view.contract)
+        )
+        for card in cards:
+            assert row[card] == score(_reply_playout(state, card))
+            unlike_dd += row[card] != score(dd[card])
+        compared[len(view.trick)] += 1
+    assert min(compared.values()) >= 5, compared
+    assert unlike_dd  # the club answers are not the double-dummy ones everywhere
+
+
+def test_reply_reaches_plain_pimc_at_its_tricks_only() -> None:
+    # ExpertBot(reply=...) uses the club answers at leads and third hand's cards at the
+    # tricks left it names; elsewhere plain PIMC; bad settings are refused by name
+    calls: list[int] = []
+    original = Lookahead.reply_rows
+
+    def counted(self, worlds, cards, node_limit):  # type: ignore[no-untyped-def]
+        calls.append(len(self.view.trick))
+        return original(self, worlds, cards, node_limit)
+
+    positions = [
+        s.view(s.to_play)
+        for s in late_positions("felagsvist", 60, seed=7, tricks_left=5)
+        if s.contract is not None and s.legal_mask().bit_count() >= 2
+    ]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Lookahead, "reply_rows", counted)
+        for reply in ((), (1, 2, 3, 4, 5)):
+            bot = ExpertBot(
+                worlds=lambda left, misere: 4, lookahead=lambda left, misere: 1, reply=reply
+            )
+            calls.clear()
+            for i, view in enumerate(positions):
+                bot.choose(view, random.Random(i))
+            if reply:
+                assert calls and set(calls) <= {0, 2}
+            else:
+                assert calls == []
+    for bad in ((0,), (14,), ("9",)):
+        with pytest.raises(ValueError, match="reply must hold tricks left"):
+            ExpertBot(reply=bad)

@@ -238,6 +238,80 @@ class Lookahead:
                 rows[c] = row
         return {c: rows[c] for c in cards}
 
+    def reply_rows(
+        self,
+        worlds: Sequence[Sequence[int]],
+        cards: Iterable[Card],
+        node_limit: int | None,
+    ) -> list[dict[Card, float] | None]:
+        """Plain PIMC's rows with the opponents' answers in the current trick by the club
+        rules: each card played in each world, the opponents who follow it in this trick
+        answering as the club rules would from their hands there, and the position then
+        (partner to play, or the next trick's start) solved double-dummy within
+        ``node_limit`` nodes (None: exactly), partner choosing its best card. One row per
+        world (each card's score), None for a world the budget left open."""
+        cards = list(cards)
+        view = self.view
+        misere = self.contract.misere
+        root = [
+            _Line((w[0], w[1], w[2], w[3]), tuple(view.trick), view.leader, 0, ()) for w in worlds
+        ]
+        groups = self._equivalent(cards)
+        ends: list[_Line] = []
+        for group in groups:
+            for line in root:
+                line = self._play(line, group[0])
+                while line.trick and side_of(line.to_play) != self.side:
+                    legal = _legal_mask(line)
+                    card = self._club(line) if legal & (legal - 1) else legal.bit_length() - 1
+                    line = self._play(line, card)
+                ends.append(line)
+        # partner to play: every card's value, its best taken; a trick's start: the value
+        choosing = [i for i, line in enumerate(ends) if line.trick and not line.over]
+        starting = [i for i, line in enumerate(ends) if not line.trick and not line.over]
+        tricks: dict[int, int | None] = {}
+        for idx, want_cards in ((choosing, True), (starting, False)):
+            if not idx:
+                continue
+            positions = [
+                position_for(
+                    self.solver, ends[i].hands, ends[i].trick, ends[i].leader, self.contract
+                )
+                for i in idx
+            ]
+            found: list[Any]
+            if node_limit is None:
+                found = self.solver.solve_batch(positions, cards=want_cards, threads=self.threads)
+            else:
+                found = self.solver.solve_batch_limited(
+                    positions, node_limit, cards=want_cards, threads=self.threads
+                )
+            for i, res in zip(idx, found, strict=True):
+                line = ends[i]
+                if res is None:
+                    tricks[i] = None
+                elif want_cards:  # partner's tricks from here: our side's
+                    tricks[i] = min(res.values()) if misere else max(res.values())
+                else:
+                    n = line.hands[0].bit_count()
+                    tricks[i] = res if side_of(line.leader) == self.side else n - res
+        score = self.score
+        rows: list[dict[Card, float] | None] = [{} for _ in root]
+        for k, group in enumerate(groups):
+            for j in range(len(root)):
+                i = k * len(root) + j
+                row = rows[j]
+                if row is None:
+                    continue
+                line = ends[i]
+                extra = 0 if line.over else tricks[i]
+                if extra is None:
+                    rows[j] = None
+                    continue
+                for c in group:
+                    row[c] = score(line.won + extra)
+        return [None if row is None else {c: row[c] for c in cards} for row in rows]
+
     @staticmethod
     def _settled(line: _Line, stop: int) -> bool:
         """Has the line ended, or reached a trick's start with at most ``stop`` tricks left?"""

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..cards import Card
@@ -117,6 +117,10 @@ GATE: dict[int, float] = {}
 # (docs/bots.md, "Weighted worlds"). Off: paired against the expert without them on 240
 # deals of seed 1 it gave -0.017 [-0.207, +0.173] points per hand.
 WEIGH = False
+# Plain PIMC at these tricks left with the opponents' answers in the card's own trick by
+# the club rules (after a lead and after third hand's card), the position then solved
+# double-dummy (Lookahead.reply_rows). Empty: off (docs/bots.md, "Issue 35, fifth pass")
+REPLY: frozenset[int] = frozenset()
 
 
 def default_solver() -> Any:
@@ -358,6 +362,7 @@ class ExpertBot:
         partner_dd: float = PARTNER_DD,
         club_prior: float = CLUB_PRIOR,
         sharp: float = SHARP_MISS,
+        reply: Iterable[int] | None = None,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
@@ -419,6 +424,9 @@ class ExpertBot:
         self.partner_dd = float(partner_dd)
         self.club_prior = float(club_prior)
         self.sharp = float(sharp)
+        self.reply = frozenset(REPLY if reply is None else reply)
+        if not all(type(t) is int and 1 <= t <= 13 for t in self.reply):
+            raise ValueError(f"reply must hold tricks left from 1 to 13, not {reply!r}")
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -469,6 +477,12 @@ class ExpertBot:
         totals = dict.fromkeys(cards, 0.0)
         rows: list[dict[int, float]] = []
         weights: list[float] | None = None if weigh is None else []
+        # the opponents who answer this card in its trick, by the club rules
+        reply = (
+            Lookahead(solver, view, score, threads=self.threads, respond="club-opponents")
+            if tricks_left in self.reply and len(view.trick) in (0, 2)
+            else None
+        )
         tried = 0
         while tried < limit:
             n = min(self.batch, limit - tried)
@@ -476,24 +490,20 @@ class ExpertBot:
             worlds = []
             for _ in range(n):
                 worlds.append(draw())
+            batch_start = time.perf_counter()
+            found: list[dict[int, float] | None]
             try:
-                positions = [_position(solver, w, view) for w in worlds]
+                if reply is not None:
+                    found = reply.reply_rows(worlds, cards, self.node_limit)
+                else:
+                    found = self._pimc_rows(view, worlds, cards, score)
             except ValueError:
                 # laws mode: a revoke in the current trick is no double-dummy position
                 return _club_card(view, rng)
-            batch_start = time.perf_counter()
-            results: list[dict[int, int] | None]
-            if self.node_limit is None:
-                results = solver.solve_batch(positions, cards=True, threads=self.threads)
-            else:
-                results = solver.solve_batch_limited(
-                    positions, self.node_limit, threads=self.threads
-                )
             batch_time = time.perf_counter() - batch_start
-            for world, res in zip(worlds, results, strict=True):
-                if res is None:
+            for world, row in zip(worlds, found, strict=True):
+                if row is None:
                     continue  # over the node budget: the world is left out
-                row = {c: score(res[c]) for c in cards}
                 rows.append(row)
                 wt = 1.0
                 if weights is not None and weigh is not None:
@@ -525,6 +535,20 @@ class ExpertBot:
         )
         best = [c for c in cards if totals[c] >= top - tol]
         return _tie_break(view, best, rng)
+
+    def _pimc_rows(
+        self, view: View, worlds: list[list[int]], cards: list[Card], score: Scorer
+    ) -> list[dict[int, float] | None]:
+        """Each card's score in each world solved double-dummy (None: over the node
+        budget)."""
+        solver = self.solver
+        positions = [_position(solver, w, view) for w in worlds]
+        results: list[dict[int, int] | None]
+        if self.node_limit is None:
+            results = solver.solve_batch(positions, cards=True, threads=self.threads)
+        else:
+            results = solver.solve_batch_limited(positions, self.node_limit, threads=self.threads)
+        return [None if res is None else {c: score(res[c]) for c in cards} for res in results]
 
     def _drawer(
         self, view: View, rng: random.Random
@@ -720,6 +744,7 @@ __all__ = [
     "MIN_SOLVED",
     "NODE_LIMIT",
     "OBSERVE",
+    "REPLY",
     "ROLLOUT_NODES",
     "ROLLOUT_TO",
     "ROLLOUT_WORLDS",
