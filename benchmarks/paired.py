@@ -48,6 +48,7 @@ from whistkit.bots.pimc import (
     OracleBot,
     _club_card,
     _position,
+    default_lookahead,
     default_worlds,
     hand_scorer,
 )
@@ -164,7 +165,9 @@ class OracleClub(OracleBot):
 def make_player(level: str) -> match.Player:
     """A match level, ``expert:key=value:...`` (the match expert with those settings;
     ``worlds`` may be a dict of tricks left to worlds in normal contracts, over the
-    default schedule), ``hybrid:K`` or ``oracle-club``."""
+    default schedule, ``misere_worlds`` the same in misère; ``lookahead`` a dict of tricks
+    left to own moves searched, over the default, ``misere_lookahead`` in misère only),
+    ``hybrid:K`` or ``oracle-club``."""
     name, _, rest = level.partition(":")
     if name == "hybrid" and rest.isdigit():
         return Hybrid(int(rest))
@@ -184,6 +187,29 @@ def make_player(level: str) -> match.Player:
             )
 
         settings["worlds"] = worlds
+    extra = settings.pop("misere_worlds", None)
+    if extra is not None:
+        misere_table = {int(k): int(v) for k, v in dict(extra).items()}
+        base_worlds = settings.get("worlds", default_worlds)
+
+        def with_misere(left: int, misere: bool) -> int:
+            if misere and left in misere_table:
+                return misere_table[left]
+            return int(base_worlds(left, misere))
+
+        settings["worlds"] = with_misere
+    ahead = settings.pop("lookahead", None)
+    misere_ahead = settings.pop("misere_lookahead", None)
+    if ahead is not None or misere_ahead is not None:
+        both = {int(k): int(v) for k, v in dict(ahead or {}).items()}
+        misere_only = {int(k): int(v) for k, v in dict(misere_ahead or {}).items()}
+
+        def lookahead(left: int, misere: bool) -> int:
+            if misere and left in misere_only:
+                return misere_only[left]
+            return both.get(left, default_lookahead(left, misere))
+
+        settings["lookahead"] = lookahead
     try:
         bot = ExpertBot(**settings)
     except TypeError as exc:
@@ -191,8 +217,10 @@ def make_player(level: str) -> match.Player:
     return match.ViewPlayer(bot)
 
 
-def _game(args: tuple[str, str, str, int, int, int]) -> tuple[str, list[dict[str, Any]]]:
-    variant, level, ew, seed, game, per_game = args
+def _game(
+    args: tuple[str, str, str, int, int, int, tuple[str, ...] | None],
+) -> tuple[str, list[dict[str, Any]]]:
+    variant, level, ew, seed, game, per_game, contracts = args
     match.make_player = make_player  # this process's games may seat configured levels
     spec = _GameSpec(
         variant=variant,
@@ -204,10 +232,12 @@ def _game(args: tuple[str, str, str, int, int, int]) -> tuple[str, list[dict[str
         first_deal=game * per_game,
         n_deals=per_game,
         records=None,
+        contracts=contracts,
     )
     return level, [
         {"index": d.index, "game": d.game, "contract": d.contract, "score": d.score}
         for d in _play_game(spec)
+        if contracts is None or d.contract in contracts
     ]
 
 
@@ -225,8 +255,11 @@ def run(opts: argparse.Namespace) -> None:
         except ValueError as exc:
             sys.exit(str(exc))
     per_game = deals_per_game(get_variant(opts.variant))
+    contracts = tuple(opts.contracts.split(",")) if opts.contracts else None
     tasks = [
-        (opts.variant, level, opts.ew, opts.seed, g, per_game) for g in games for level in levels
+        (opts.variant, level, opts.ew, opts.seed, g, per_game, contracts)
+        for g in games
+        for level in levels
     ]
     start = time.perf_counter()
     out: dict[str, list[dict[str, Any]]] = {level: [] for level in levels}
@@ -242,6 +275,7 @@ def run(opts: argparse.Namespace) -> None:
         "ew": opts.ew,
         "games": opts.games,
         "seconds": seconds,
+        "contracts": opts.contracts,
         "levels": out,
     }
     Path(opts.out).write_text(json.dumps(doc) + "\n", encoding="utf-8")
@@ -320,6 +354,11 @@ def main() -> None:
     r.add_argument("--games", required=True, help="first:last game numbers (last excluded)")
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--out", required=True, help="JSON file to write")
+    r.add_argument(
+        "--contracts",
+        help="the levels play only these contracts' hands (e.g. NOLO), the rest by --ew;"
+        " only their deals are kept (whistkit match --contracts)",
+    )
     p = sub.add_parser("pair", help="pair two levels' scores deal by deal")
     p.add_argument("files", nargs="+")
     p.add_argument("--a", default="expert-weighted", help="the level listed first")
