@@ -73,7 +73,48 @@ def expert_settings(level: str, text: str) -> dict[str, Any]:
             kwargs[key] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             raise ValueError(f"{level!r}: the value of {key} is not a Python literal") from None
-    return kwargs
+    return _schedules(kwargs)
+
+
+def _schedules(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` with the dicts of tricks left (``worlds``, ``misere_worlds``,
+    ``lookahead``, ``misere_lookahead``) made into the schedules ``ExpertBot`` takes,
+    each over the default schedule."""
+    if isinstance(settings.get("worlds"), dict):
+        table = {int(k): int(v) for k, v in settings["worlds"].items()}
+
+        def worlds(left: int, misere: bool) -> int:
+            return (
+                default_worlds(left, misere)
+                if misere
+                else table.get(left, default_worlds(left, misere))
+            )
+
+        settings["worlds"] = worlds
+    extra = settings.pop("misere_worlds", None)
+    if extra is not None:
+        misere_table = {int(k): int(v) for k, v in dict(extra).items()}
+        base_worlds = settings.get("worlds", default_worlds)
+
+        def with_misere(left: int, misere: bool) -> int:
+            if misere and left in misere_table:
+                return misere_table[left]
+            return int(base_worlds(left, misere))
+
+        settings["worlds"] = with_misere
+    ahead = settings.pop("lookahead", None)
+    misere_ahead = settings.pop("misere_lookahead", None)
+    if ahead is not None or misere_ahead is not None:
+        both = {int(k): int(v) for k, v in dict(ahead or {}).items()}
+        misere_only = {int(k): int(v) for k, v in dict(misere_ahead or {}).items()}
+
+        def lookahead(left: int, misere: bool) -> int:
+            if misere and left in misere_only:
+                return misere_only[left]
+            return both.get(left, default_lookahead(left, misere))
+
+        settings["lookahead"] = lookahead
+    return settings
 
 
 class Hybrid:
@@ -176,40 +217,6 @@ def make_player(level: str) -> match.Player:
     if name != "expert" or not rest:
         return _make_player(level)
     settings = expert_settings(level, rest)
-    if isinstance(settings.get("worlds"), dict):
-        table = {int(k): int(v) for k, v in settings["worlds"].items()}
-
-        def worlds(left: int, misere: bool) -> int:
-            return (
-                default_worlds(left, misere)
-                if misere
-                else table.get(left, default_worlds(left, misere))
-            )
-
-        settings["worlds"] = worlds
-    extra = settings.pop("misere_worlds", None)
-    if extra is not None:
-        misere_table = {int(k): int(v) for k, v in dict(extra).items()}
-        base_worlds = settings.get("worlds", default_worlds)
-
-        def with_misere(left: int, misere: bool) -> int:
-            if misere and left in misere_table:
-                return misere_table[left]
-            return int(base_worlds(left, misere))
-
-        settings["worlds"] = with_misere
-    ahead = settings.pop("lookahead", None)
-    misere_ahead = settings.pop("misere_lookahead", None)
-    if ahead is not None or misere_ahead is not None:
-        both = {int(k): int(v) for k, v in dict(ahead or {}).items()}
-        misere_only = {int(k): int(v) for k, v in dict(misere_ahead or {}).items()}
-
-        def lookahead(left: int, misere: bool) -> int:
-            if misere and left in misere_only:
-                return misere_only[left]
-            return both.get(left, default_lookahead(left, misere))
-
-        settings["lookahead"] = lookahead
     try:
         bot = ExpertBot(**settings)
     except TypeError as exc:

@@ -90,6 +90,8 @@ CHAIN_THIN = 10
 # elsewhere 1, plain PIMC. The worlds are grouped by a coarse view of the other seats'
 # cards (OBSERVE); with exact cards the look-ahead from 8 tricks left played worse.
 LOOKAHEAD = {8: 2, 7: 2, 6: 2, 5: 2, 4: 2, 3: 2}
+# In misère contracts (Nóló, nollspel) over LOOKAHEAD: where plain PIMC played before
+LOOKAHEAD_MISERE: dict[int, int] = {}
 # The same for the expert's leads only, in trump and no-trump contracts, where LOOKAHEAD
 # has none (docs/bots.md: most of the tricks the expert gives up are on leads at 10 to 5
 # tricks left)
@@ -721,6 +723,8 @@ def _weights(
 
 def default_lookahead(tricks_left: int, misere: bool) -> int:
     """Own moves held consistent across the worlds (1: plain PIMC)."""
+    if misere and tricks_left in LOOKAHEAD_MISERE:
+        return LOOKAHEAD_MISERE[tricks_left]
     return LOOKAHEAD.get(tricks_left, 1)
 
 
@@ -740,6 +744,7 @@ __all__ = [
     "CHAIN_THIN",
     "LEAD_LOOKAHEAD",
     "LOOKAHEAD",
+    "LOOKAHEAD_MISERE",
     "MAX_TRIES",
     "MIN_SOLVED",
     "NODE_LIMIT",
