@@ -67,6 +67,19 @@ def positions(variant: str, n: int, seed: int) -> Iterator[State]:
     return _positions(variant, n, seed, None)
 
 
+def club_hand(number: int, seed: int, cards: int) -> State:
+    """A Félagsvist hand of ``number`` played ``cards`` cards deep by four club bots."""
+    from whistkit.bots.club import ClubBot
+
+    rng = random.Random(seed)
+    state = new_game("felagsvist", dealer=seed % 4).replace(hand_number=number)
+    state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
+    bot = ClubBot()
+    for _ in range(cards):
+        state = state.apply(bot.choose(state.view(state.to_play), rng))
+    return state
+
+
 def late_positions(variant: str, n: int, seed: int, tricks_left: int) -> Iterator[State]:
     """Play positions with at most ``tricks_left`` tricks to go (for the tiny solver)."""
     return _positions(variant, n, seed, lambda rng: rng.randrange(1, 4 * tricks_left))

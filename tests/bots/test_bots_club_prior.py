@@ -7,24 +7,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers_bots import club_hand
 
-from whistkit.bots.club import ClubBot
 from whistkit.bots.inference import MISS, policy_model
 from whistkit.bots.pimc import ExpertBot
 from whistkit.bots.sampling import sampler_for
-from whistkit.deal import deal_cards
-from whistkit.state import Deal, State, View
-
-
-def _club_hand(number: int, seed: int, cards: int) -> State:
-    from whistkit.state import new_game
-
-    rng = random.Random(seed)
-    state = new_game("felagsvist", dealer=seed % 4).replace(hand_number=number)
-    state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
-    for _ in range(cards):
-        state = state.apply(ClubBot().choose(state.view(state.to_play), rng))
-    return state
+from whistkit.state import View
 
 
 @pytest.mark.parametrize("number", [1, 3, 6])  # hearts, Grand, Nóló
@@ -36,7 +24,7 @@ def test_the_mixture_weighs_each_opponent_s_misses_together(number: int) -> None
     rng = random.Random(number)
     checked = 0
     for seed in range(4):
-        state = _club_hand(number, seed, 21)
+        state = club_hand(number, seed, 21)
         view = state.view(state.to_play)
         off = policy_model(view, club_prior=0.0)
         mixed = policy_model(view, club_prior=0.9, sharp=0.01)
@@ -85,7 +73,7 @@ def _seat_misses(view: View, world: tuple[int, ...], seat: int) -> int:
 
 
 def test_the_setting_reaches_the_drawing_and_is_checked() -> None:
-    state = _club_hand(1, 5, 25)
+    state = club_hand(1, 5, 25)
     view = state.view(state.to_play)
     drawn = {}
     for prior in (0.0, 0.99):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from helpers_bots import club_hand
+
 from whistkit.bots.inference import PENALTY, fact_weight, play_facts
 from whistkit.cards import parse_card, parse_hand
 from whistkit.deal import parse_pbn
@@ -116,22 +118,6 @@ def test_a_low_lead_comes_from_the_longest_side_suit() -> None:
     assert lead_facts(state.view(1)) == []
 
 
-def _club_hand(number: int, seed: int, cards: int) -> State:
-    """A hand of ``number`` played ``cards`` cards deep by four club bots."""
-    import random
-
-    from whistkit.bots.club import ClubBot
-    from whistkit.deal import deal_cards
-
-    rng = random.Random(seed)
-    state = new_game("felagsvist", dealer=seed % 4).replace(hand_number=number)
-    state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
-    bot = ClubBot()
-    for _ in range(cards):
-        state = state.apply(bot.choose(state.view(state.to_play), rng))
-    return state
-
-
 def test_club_play_is_fully_likely_in_the_true_world() -> None:
     # four club bots: in the real deal every card played is the club card, so the true
     # world has weight 1; in every contract kind (hands 1..6: trumps, Grand, Nóló)
@@ -139,7 +125,7 @@ def test_club_play_is_fully_likely_in_the_true_world() -> None:
 
     for number in range(1, 7):
         for seed in range(6):
-            state = _club_hand(number, seed, 4 + 5 * seed)
+            state = club_hand(number, seed, 4 + 5 * seed)
             for seat in range(4):
                 weight = policy_weight(state.view(seat), partner_miss=0.5)
                 assert weight is not None
@@ -193,7 +179,7 @@ def test_a_weight_does_not_depend_on_the_worlds_judged_before() -> None:
 
     rng = random.Random(3)
     for number in (1, 3, 6):  # hearts, Grand, Nóló
-        state = _club_hand(number, number, 17)
+        state = club_hand(number, number, 17)
         view = state.view(state.to_play)
         shared = policy_weight(view)
         assert shared is not None

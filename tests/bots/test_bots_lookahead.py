@@ -13,7 +13,7 @@ from helpers_bots import late_positions
 from whistkit import solver
 from whistkit.bots import ExpertBot
 from whistkit.bots.club import ClubBot
-from whistkit.bots.lookahead import OBSERVE, Lookahead, _Line
+from whistkit.bots.lookahead import OBSERVE, Lookahead, OverBudget, _Line
 from whistkit.bots.pimc import _weights, hand_scorer
 from whistkit.bots.sampling import sample_deals
 from whistkit.game import Game
@@ -595,3 +595,52 @@ def test_reply_reaches_plain_pimc_at_its_tricks_only() -> None:
     for bad in ((0,), (14,), ("9",)):
         with pytest.raises(ValueError, match="reply must hold tricks left"):
             ExpertBot(reply=bad)
+
+
+def test_a_node_budget_changes_nothing_within_it_and_stops_the_look_ahead_past_it() -> None:
+    checked = 0
+    for view, cards, worlds in _cases("felagsvist", 12, 6, tricks_left=6):
+        assert view.contract is not None
+        score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
+        free = Lookahead(solver, view, score).values(worlds, cards, 2)
+        ample = Lookahead(solver, view, score, node_budget=10**12)
+        assert ample.values(worlds, cards, 2) == free
+        assert ample.spent > 0
+        again = Lookahead(solver, view, score, node_budget=10**12)
+        again.values(worlds, cards, 2)
+        assert again.spent == ample.spent  # node counts: the same every time
+        # a quarter of the nodes it needed is not enough
+        budget = max(1, ample.spent // 4)
+        with pytest.raises(OverBudget, match=f"more than {budget:,} nodes"):
+            Lookahead(solver, view, score, node_budget=budget).values(worlds, cards, 2)
+        checked += 1
+    assert checked >= 5
+    view, cards, worlds = next(_cases("felagsvist", 5, 2))
+    assert view.contract is not None
+    score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
+    with pytest.raises(ValueError, match="node budget must be at least 1, not 0"):
+        Lookahead(solver, view, score, node_budget=0)
+
+
+def test_over_the_look_ahead_budget_the_expert_plays_as_plain_pimc() -> None:
+    """Past ``lookahead_nodes`` the decision is plain PIMC's, in the same worlds (so the
+    same card as an expert without the look-ahead); within it the look-ahead's."""
+    ahead = ExpertBot(worlds=lambda left, misere: 12, lookahead=lambda left, misere: 2)
+    over = ExpertBot(
+        worlds=lambda left, misere: 12, lookahead=lambda left, misere: 2, lookahead_nodes=1
+    )
+    plain = ExpertBot(worlds=lambda left, misere: 12, lookahead=lambda left, misere: 1)
+    differ = 0
+    for i, state in enumerate(late_positions("felagsvist", 40, seed=5, tricks_left=5)):
+        view = state.view(state.to_play)
+        if view.contract is None or sum(type(a) is int for a in view.legal) < 2:
+            continue
+        card = over.choose(view, random.Random(i))
+        assert card == plain.choose(view, random.Random(i))
+        differ += ahead.choose(view, random.Random(i)) != card
+    assert differ > 0  # the look-ahead would have played otherwise somewhere
+    for bad in (0, -5, 2.5, "many"):
+        with pytest.raises(ValueError, match="lookahead_nodes must be a whole number"):
+            ExpertBot(lookahead_nodes=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="reply must be a collection of tricks left, not 9"):
+        ExpertBot(reply=9)  # type: ignore[arg-type]

@@ -6,25 +6,14 @@ import random
 import re
 
 import pytest
+from helpers_bots import club_hand
 
 from whistkit import solver
-from whistkit.bots.club import ClubBot
 from whistkit.bots.inference import partner_dd_weight
 from whistkit.bots.pimc import ExpertBot
 from whistkit.bots.sampling import sampler_for
-from whistkit.deal import deal_cards
 from whistkit.solver.position import position_for
-from whistkit.state import Deal, State, View, new_game
-
-
-def _club_hand(number: int, seed: int, cards: int) -> State:
-    """A Félagsvist hand of ``number`` played ``cards`` cards deep by four club bots."""
-    rng = random.Random(seed)
-    state = new_game("felagsvist", dealer=seed % 4).replace(hand_number=number)
-    state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
-    for _ in range(cards):
-        state = state.apply(ClubBot().choose(state.view(state.to_play), rng))
-    return state
+from whistkit.state import Deal, View, new_game
 
 
 def _misses(view: View, world: tuple[int, ...], number: int, dealer: int) -> int:
@@ -62,7 +51,7 @@ def test_a_world_weighs_partner_dd_per_card_partner_did_not_play_double_dummy_be
     counts = {True: 0, False: 0}
     for number in (1, 3, 6):  # hearts, Grand, Nóló
         for seed in range(3):
-            state = _club_hand(number, seed, 40)
+            state = club_hand(number, seed, 40)
             view = state.view(state.to_play)
             assert partner_dd_weight(view, solver, 1.0) is None  # off
             weight = partner_dd_weight(view, solver, 0.5, node_limit=None)
@@ -82,7 +71,7 @@ def test_partner_dd_changes_the_worlds_the_expert_draws() -> None:
     misses = {0.01: 0, 1.0: 0}
     for number in (1, 3, 6):
         for seed in range(3):
-            state = _club_hand(number, seed, 40)
+            state = club_hand(number, seed, 40)
             view = state.view(state.to_play)
             for setting in misses:
                 # (the opponents judged softly, as when this was measured: the sharp

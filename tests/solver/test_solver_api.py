@@ -107,6 +107,38 @@ def test_node_budget_gives_up_on_hard_positions_only() -> None:
         solver.solve_batch_limited(positions, 0)
 
 
+def test_counted_batch_spends_one_budget_over_its_positions() -> None:
+    rng = random.Random(12)
+    positions = [
+        random_position(rng, 9, trump=rng.choice([None, 2]), misere=i % 2 == 1, mid_trick=i % 4)
+        for i in range(12)
+    ]
+    full = solver.solve_batch(positions, cards=True)
+    found, spent = solver.solve_batch_counted(positions, 10**9)
+    assert found == full
+    # the count is the sum of the positions' own counts, the same on one or two threads
+    alone = [solver.solve_batch_counted([p], 10**9)[1] for p in positions]
+    assert all(n > 0 for n in alone)
+    assert spent == sum(alone)
+    assert solver.solve_batch_counted(positions, 10**9, threads=1) == (full, spent)
+    values, value_spent = solver.solve_batch_counted(positions, 10**9, cards=False)
+    assert values == solver.solve_batch(positions)
+    assert value_spent > 0
+    # a budget far below what they need: over it on any number of threads, and once it
+    # is spent the positions left are not searched (at most two searches, not twelve)
+    budget = max(alone) // 4
+    for threads in (1, 2):
+        short, used = solver.solve_batch_counted(positions, budget, threads=threads)
+        assert short.count(None) >= 2
+        assert used < 3 * budget
+        for got, want in zip(short, full, strict=True):
+            assert got is None or got == want
+    with pytest.raises(ValueError, match="node_limit"):
+        solver.solve_batch_counted(positions, 0)
+    with pytest.raises(TypeError, match="node_limit"):
+        solver.solve_batch_counted(positions, 2.5)  # type: ignore[arg-type]
+
+
 def test_fallback_without_core(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(8)
     positions = [random_position(rng, 3, trump=1, mid_trick=i % 4) for i in range(20)]
@@ -118,6 +150,7 @@ def test_fallback_without_core(monkeypatch: pytest.MonkeyPatch) -> None:
     assert solver.solve_batch(positions, cards=True) == expected
     assert solver.solve_batch(positions) == [reference.solve(p) for p in positions]
     assert solver.solve_batch_limited(positions, 1) == expected  # the oracle has no budget
+    assert solver.solve_batch_counted(positions, 1) == (expected, 0)
     assert solver.can_take(positions[0], 1) == (reference.solve(positions[0]) >= 1)
 
 

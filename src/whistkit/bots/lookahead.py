@@ -111,8 +111,16 @@ class _Line(NamedTuple):
         return not any(self.hands)
 
 
+class OverBudget(Exception):
+    """A look-ahead's solves needed more nodes than its ``node_budget``."""
+
+
 class Lookahead:
-    """Card values for one decision of ``view.seat`` over ``worlds`` (each a holding per seat)."""
+    """Card values for one decision of ``view.seat`` over ``worlds`` (each a holding per seat).
+
+    ``node_budget``: the most search nodes the look-ahead's solves (:meth:`values`) may
+    use together; past it :meth:`values` raises :class:`OverBudget` (deterministically:
+    node counts are the same on every machine). None: no budget."""
 
     def __init__(
         self,
@@ -123,8 +131,13 @@ class Lookahead:
         observe: str = "coarse",
         respond: str = "dd",
         tail: bool = False,
+        node_budget: int | None = None,
     ) -> None:
         assert view.contract is not None
+        if node_budget is not None and node_budget < 1:
+            raise ValueError(f"a look-ahead's node budget must be at least 1, not {node_budget}")
+        self.node_budget = node_budget
+        self.spent = 0  # nodes the budgeted solves have searched
         self.tail = tail
         self.coarse = check_observe(observe) == "coarse"
         self.respond = check_respond(respond)
@@ -503,16 +516,24 @@ class Lookahead:
             position_for(self.solver, line.hands, line.trick, line.leader, self.contract)
             for line in lines
         ]
-        rows: list[dict[Card, int]] = self.solver.solve_batch(
-            positions, cards=True, threads=self.threads
-        )
-        return rows
+        if self.node_budget is None or not hasattr(self.solver, "solve_batch_counted"):
+            rows: list[dict[Card, int]] = self.solver.solve_batch(
+                positions, cards=True, threads=self.threads
+            )
+            return rows
+        left = self.node_budget - self.spent
+        found, spent = self.solver.solve_batch_counted(positions, left, threads=self.threads)
+        self.spent += spent
+        if spent > left or any(row is None for row in found):
+            raise OverBudget(f"the look-ahead needs more than {self.node_budget:,} nodes")
+        return list(found)
 
 
 __all__ = [
     "OBSERVE",
     "RESPOND",
     "Lookahead",
+    "OverBudget",
     "check_observe",
     "check_respond",
     "touching_runs",

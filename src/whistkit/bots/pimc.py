@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -49,7 +50,7 @@ from .inference import (
     policy_model,
     world_weight,
 )
-from .lookahead import Lookahead, check_observe, check_respond
+from .lookahead import Lookahead, OverBudget, check_observe, check_respond
 from .sampling import World, WorldChain, sampler_for
 
 Scorer = Callable[[int], float]
@@ -92,6 +93,9 @@ CHAIN_THIN = 10
 LOOKAHEAD = {8: 2, 7: 2, 6: 2, 5: 2, 4: 2, 3: 2}
 # In misère contracts (Nóló, nollspel) over LOOKAHEAD: where plain PIMC played before
 LOOKAHEAD_MISERE: dict[int, int] = {}
+# The most search nodes one decision's look-ahead may spend on its solves; past them plain
+# PIMC decides (a deterministic bound on the decision's time: docs/bots.md)
+LOOKAHEAD_NODES = 30_000_000
 # The same for the expert's leads only, in trump and no-trump contracts, where LOOKAHEAD
 # has none (docs/bots.md: most of the tricks the expert gives up are on leads at 10 to 5
 # tricks left)
@@ -365,6 +369,7 @@ class ExpertBot:
         club_prior: float = CLUB_PRIOR,
         sharp: float = SHARP_MISS,
         reply: Iterable[int] | None = None,
+        lookahead_nodes: int | None = LOOKAHEAD_NODES,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
@@ -426,9 +431,19 @@ class ExpertBot:
         self.partner_dd = float(partner_dd)
         self.club_prior = float(club_prior)
         self.sharp = float(sharp)
+        if isinstance(reply, int):
+            raise ValueError(f"reply must be a collection of tricks left, not {reply!r}")
         self.reply = frozenset(REPLY if reply is None else reply)
         if not all(type(t) is int and 1 <= t <= 13 for t in self.reply):
             raise ValueError(f"reply must hold tricks left from 1 to 13, not {reply!r}")
+        if lookahead_nodes is not None and (
+            type(lookahead_nodes) is not int or lookahead_nodes < 1
+        ):
+            raise ValueError(
+                f"lookahead_nodes must be a whole number of at least 1, not {lookahead_nodes!r}"
+            )
+        # the look-ahead's node budget: deterministic, so only with the worlds' node limit
+        self.lookahead_nodes = None if self.node_limit is None else lookahead_nodes
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -472,9 +487,17 @@ class ExpertBot:
         depth = self.lookahead(tricks_left, view.contract.misere)
         if depth <= 1 and not view.trick and not view.contract.misere:
             depth = self.lead_lookahead.get(tricks_left, 1)
+        drawn: deque[list[int]] = deque()
         if depth > 1:
             worlds = [draw() for _ in range(limit)]
-            return self._play_ahead(view, cards, rng, worlds, depth, score, _weights(weigh, worlds))
+            ahead = self._play_ahead(
+                view, cards, rng, worlds, depth, score, _weights(weigh, worlds)
+            )
+            if ahead is not None:
+                return ahead
+            # over the look-ahead's node budget: plain PIMC decides, in the same worlds
+            # first (so exactly as without the look-ahead)
+            drawn.extend(worlds)
 
         totals = dict.fromkeys(cards, 0.0)
         rows: list[dict[int, float]] = []
@@ -491,7 +514,7 @@ class ExpertBot:
             tried += n
             worlds = []
             for _ in range(n):
-                worlds.append(draw())
+                worlds.append(drawn.popleft() if drawn else draw())
             batch_start = time.perf_counter()
             found: list[dict[int, float] | None]
             try:
@@ -647,15 +670,25 @@ class ExpertBot:
         depth: int,
         score: Scorer,
         weights: list[float] | None = None,
-    ) -> Card:
+    ) -> Card | None:
         """The card with the best summed score when ``depth`` own moves are held
         consistent across the worlds (:mod:`whistkit.bots.lookahead`); ``weights``: each
-        world's weight in the sums."""
+        world's weight in the sums. None: the solves needed more than the
+        ``lookahead_nodes`` budget."""
         try:
             ahead = Lookahead(
-                self.solver, view, score, self.threads, self.observe, self.respond, self.tail
+                self.solver,
+                view,
+                score,
+                self.threads,
+                self.observe,
+                self.respond,
+                self.tail,
+                node_budget=self.lookahead_nodes,
             )
             totals = ahead.values(worlds, cards, depth, weights)
+        except OverBudget:
+            return None
         except ValueError:
             # laws mode: a revoke in the current trick is no double-dummy position
             return _club_card(view, rng)
@@ -745,6 +778,7 @@ __all__ = [
     "LEAD_LOOKAHEAD",
     "LOOKAHEAD",
     "LOOKAHEAD_MISERE",
+    "LOOKAHEAD_NODES",
     "MAX_TRIES",
     "MIN_SOLVED",
     "NODE_LIMIT",

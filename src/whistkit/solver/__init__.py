@@ -432,6 +432,35 @@ def solve_batch_limited(
     return result
 
 
+def solve_batch_counted(
+    positions: Sequence[Position], node_limit: int, *, cards: bool = True, threads: int = 2
+) -> tuple[list[dict[int, int] | None] | list[int | None], int]:
+    """For a caller that spends one budget of ``node_limit`` nodes over many batches: the
+    answers of :func:`solve_batch_limited` with that limit per position, and the nodes
+    the whole batch searched (the abandoned searches included). Once the finished
+    searches have used more than ``node_limit`` together, the positions not yet started
+    are skipped (None). Whether the batch is within the budget (every answer given, the
+    count at most ``node_limit``) is the same on every machine and with any ``threads``,
+    and so is the count of a batch within it; which positions a batch over it skipped,
+    and its count, may differ from run to run. Without the compiled core the pure-Python
+    oracle solves every position and the count is 0."""
+    _check_batch(positions, threads)
+    if not is_whole(node_limit):
+        raise TypeError(f"node_limit must be a whole number, got {node_limit!r}")
+    if not 1 <= node_limit <= NODE_LIMIT_MAX:
+        raise ValueError(f"node_limit must be between 1 and {NODE_LIMIT_MAX:,}, not {node_limit:,}")
+    core = _load_core()
+    if core is None:
+        if cards:
+            return solve_batch_limited(positions, node_limit, threads=threads), 0
+        return solve_batch_limited(positions, node_limit, cards=False, threads=threads), 0
+    args = [_args(p) for p in positions]
+    found, spent = core.solve_batch(
+        args, 1 if cards else 0, min(threads, 64), node_limit, 0.0, False, True, node_limit
+    )
+    return found, int(spent)
+
+
 __all__ = [
     "NODE_LIMIT_MAX",
     "Bounds",
@@ -442,6 +471,7 @@ __all__ = [
     "position_for",
     "solve",
     "solve_batch",
+    "solve_batch_counted",
     "solve_batch_limited",
     "solve_cards",
 ]

@@ -19,7 +19,8 @@
  *   solve(hands, trick, leader, trump, misere, aces_low, mode, k)
  *       mode 0: value (int), 1: {card: value} for every legal card, 2: bool for
  *       "side to play takes >= k"; values are tricks of the side to play.
- *   solve_batch(list_of_args_tuples, mode, threads) -> list (GIL released).
+ *   solve_batch(list_of_args_tuples, mode, threads) -> list (GIL released); optional
+ *       node and time budgets per job, and the nodes the batch searched.
  */
 #ifndef DD_CORE
 #define DD_CORE
@@ -485,6 +486,8 @@ typedef struct {
     char *aborted; /* per job: over its node budget */
     int next; /* atomic work counter */
     int failed;
+    long long spent; /* atomic: nodes searched by all the batch's jobs */
+    long long stop_at; /* > 0: the jobs not started once `spent` passes it are skipped */
 } Batch;
 
 static void *worker(void *arg) {
@@ -497,8 +500,14 @@ static void *worker(void *arg) {
     for (;;) {
         int i = __atomic_fetch_add(&b->next, 1, __ATOMIC_SEQ_CST);
         if (i >= b->njobs) break;
+        if (b->stop_at > 0 && __atomic_load_n(&b->spent, __ATOMIC_RELAXED) > b->stop_at) {
+            b->aborted[i] = 1; /* the batch is over its budget: not searched */
+            continue;
+        }
+        long long n0 = c->nodes;
         run_job(c, &b->jobs[i], b->mode, 0, &b->res[i]);
         b->aborted[i] = (char)c->job_aborted;
+        __atomic_add_fetch(&b->spent, c->nodes - n0, __ATOMIC_RELAXED);
     }
     if (b->njobs == 1) g_last = c; /* statistics of a single budgeted solve */
     ctx_give(c);
@@ -508,11 +517,11 @@ static void *worker(void *arg) {
 static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *list;
-    int mode, threads, split = 0;
-    long long node_limit = 0;
+    int mode, threads, split = 0, count = 0;
+    long long node_limit = 0, stop_at = 0;
     double time_limit = 0;
-    if (!PyArg_ParseTuple(args, "Oii|Ldp", &list, &mode, &threads, &node_limit, &time_limit,
-                          &split))
+    if (!PyArg_ParseTuple(args, "Oii|LdppL", &list, &mode, &threads, &node_limit, &time_limit,
+                          &split, &count, &stop_at))
         return NULL;
     if (mode != 0 && mode != 1) {
         PyErr_SetString(PyExc_ValueError, "batch mode must be 0 or 1");
@@ -554,7 +563,7 @@ static PyObject *py_solve_batch(PyObject *self, PyObject *args) {
         jobs[i].time_limit = time_limit > 0 ? time_limit : 0;
         jobs[i].split = split;
     }
-    Batch b = {jobs, values, (int)n, mode, aborted, 0, 0};
+    Batch b = {jobs, values, (int)n, mode, aborted, 0, 0, 0, stop_at > 0 ? stop_at : 0};
     Py_BEGIN_ALLOW_THREADS
     if (threads == 1) {
         worker(&b);
@@ -605,6 +614,7 @@ done:
     free(jobs);
     free(values);
     free(aborted);
+    if (res && count) return Py_BuildValue("(NL)", res, b.spent);
     return res;
 }
 
@@ -665,9 +675,11 @@ static PyMethodDef methods[] = {
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, trick, leader, trump, misere, aces_low, mode, k)"},
     {"solve_batch", py_solve_batch, METH_VARARGS,
-     "solve_batch(args_list, mode, threads[, node_limit[, time_limit[, split]]]): without "
-     "split None for a job over its budget; with split bounds (lo, hi) for every job, in "
-     "mode 1 (lo, hi, {card: (lo, hi)})"},
+     "solve_batch(args_list, mode, threads[, node_limit[, time_limit[, split[, count[, "
+     "stop_at]]]]]): without split None for a job over its budget; with split bounds (lo, "
+     "hi) for every job, in mode 1 (lo, hi, {card: (lo, hi)}); with count a pair (that "
+     "list, the nodes all the jobs searched); stop_at: once the jobs have searched more "
+     "nodes than that, the jobs not yet started are skipped (None)"},
     {"nodes", py_nodes, METH_NOARGS, "nodes searched by single solves so far"},
     {NULL, NULL, 0, NULL},
 };
