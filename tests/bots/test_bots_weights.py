@@ -7,7 +7,8 @@ import math
 import random
 
 import pytest
-from test_bots_inference import _club_hand, _hand_state
+from helpers_bots import club_hand
+from test_bots_inference import _hand_state
 
 from whistkit import solver
 from whistkit.bots import ExpertBot
@@ -71,7 +72,7 @@ def test_a_world_against_a_signalled_card_weighs_less_the_more_cards_it_had() ->
 
 def test_weights_are_deterministic_for_a_seed_and_differ_between_worlds() -> None:
     for number in (1, 3, 6):  # hearts, Grand, Nóló
-        state = _club_hand(number, number + 20, 21)
+        state = club_hand(number, number + 20, 21)
         view = state.view(state.to_play)
         drawn = []
         for _ in range(2):
@@ -87,7 +88,7 @@ def test_weights_are_deterministic_for_a_seed_and_differ_between_worlds() -> Non
 
 
 def test_unweighted_expert_draws_the_same_worlds_with_no_weights() -> None:
-    state = _club_hand(1, 4, 17)
+    state = club_hand(1, 4, 17)
     view = state.view(state.to_play)
     draw, weigh = ExpertBot(weigh=False)._drawer(view, random.Random(2))
     assert weigh is None
@@ -111,7 +112,7 @@ def test_weighted_clear_gain() -> None:
 
 @pytest.mark.parametrize("number", [1, 6])  # hearts, Nóló
 def test_a_world_of_weight_zero_counts_as_left_out_of_the_look_ahead(number: int) -> None:
-    state = _club_hand(number, number + 40, 36)
+    state = club_hand(number, number + 40, 36)
     view = state.view(state.to_play)
     assert view.contract is not None
     cards = [a for a in view.legal if type(a) is int]
