@@ -621,6 +621,24 @@ def test_a_node_budget_changes_nothing_within_it_and_stops_the_look_ahead_past_i
     with pytest.raises(ValueError, match="node budget must be at least 1, not 0"):
         Lookahead(solver, view, score, node_budget=0)
 
+    class Spender:
+        """The solver, each budgeted batch spending the whole budget it is given."""
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(solver, name)
+
+        def solve_batch_counted(
+            self, positions: list[solver.Position], node_limit: int, threads: int = 2
+        ) -> tuple[list[dict[int, int]], int]:
+            return solver.solve_batch(positions, cards=True, threads=threads), node_limit
+
+    # a budget spent to the last node: the next solve is over it (not a node limit of 0)
+    view, cards, worlds = next(_cases("felagsvist", 5, 4, tricks_left=6))
+    assert view.contract is not None
+    score = hand_scorer(view.variant, view.contract, side_of(view.seat), view.tricks)
+    with pytest.raises(OverBudget):
+        Lookahead(Spender(), view, score, node_budget=100).values(worlds, cards, 2)
+
 
 def test_over_the_look_ahead_budget_the_expert_plays_as_plain_pimc() -> None:
     """Past ``lookahead_nodes`` the decision is plain PIMC's, in the same worlds (so the
