@@ -130,16 +130,18 @@ def test_tail_and_gate_settings_are_checked() -> None:
 
 
 def test_misere_looks_ahead_where_the_misere_schedule_says() -> None:
-    """With a misère schedule (``LOOKAHEAD_MISERE``, measured in docs/bots.md: Nóló at
-    11-9 tricks left) Nóló's decisions there go through the look-ahead (two own moves
-    held consistent), Grand's at the same tricks through plain PIMC."""
+    """The misère schedule (``LOOKAHEAD_MISERE``, measured in docs/bots.md: Nóló at 11-9
+    tricks left) sends Nóló's decisions there through the look-ahead (two own moves
+    held consistent), Grand's at the same tricks through plain PIMC; with it empty
+    Nóló's go through plain PIMC too."""
     from whistkit.bots import pimc
     from whistkit.bots.lookahead import Lookahead
     from whistkit.deal import deal_cards
     from whistkit.state import Deal, new_game
 
     left = 11
-    assert pimc.default_lookahead(left, True) == 1  # off by default
+    assert [pimc.default_lookahead(n, True) for n in (12, 11, 10, 9)] == [1, 2, 2, 2]
+    assert pimc.default_lookahead(left, False) == pimc.LOOKAHEAD.get(left, 1) == 1
     depths: list[tuple[bool, int]] = []
     values = Lookahead.values
 
@@ -147,19 +149,24 @@ def test_misere_looks_ahead_where_the_misere_schedule_says() -> None:
         depths.append((self.contract.misere, depth))
         return values(self, worlds, cards, depth, weights)
 
+    def decide(number: int) -> None:
+        rng = random.Random(number)
+        state = new_game("felagsvist", dealer=1).replace(hand_number=number)
+        state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
+        while state.holdings[state.to_play].bit_count() > left or (
+            state.legal_mask().bit_count() < 2
+        ):
+            state = state.apply(ClubBot().choose(state.view(state.to_play), rng))
+        ExpertBot(worlds=lambda tricks, misere: 4).choose(
+            state.view(state.to_play), random.Random(0)
+        )
+
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pimc, "LOOKAHEAD_MISERE", {11: 2, 10: 2, 9: 2})
-        assert pimc.default_lookahead(left, True) == 2
-        assert pimc.default_lookahead(left, False) == pimc.LOOKAHEAD.get(left, 1) == 1
         mp.setattr(Lookahead, "values", seen)
         for number in (3, 6):  # Grand, Nóló
-            rng = random.Random(number)
-            state = new_game("felagsvist", dealer=1).replace(hand_number=number)
-            state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
-            while state.holdings[state.to_play].bit_count() > left or (
-                state.legal_mask().bit_count() < 2
-            ):
-                state = state.apply(ClubBot().choose(state.view(state.to_play), rng))
-            bot = ExpertBot(worlds=lambda tricks, misere: 4)
-            bot.choose(state.view(state.to_play), random.Random(0))
-    assert depths == [(True, 2)]
+            decide(number)
+        assert depths == [(True, 2)]
+        depths.clear()
+        mp.setattr(pimc, "LOOKAHEAD_MISERE", {})
+        decide(6)
+        assert depths == []
