@@ -84,12 +84,17 @@ def test_batch_matches_single_calls() -> None:
     assert solver.solve_batch([]) == []
 
 
-def test_node_budget_gives_up_on_hard_positions_only() -> None:
-    rng = random.Random(11)
-    positions = [
+def _mixed_positions(seed: int) -> list[Position]:
+    """Twelve 9-card positions: no-trump and trumps, misère every other, mid-trick too."""
+    rng = random.Random(seed)
+    return [
         random_position(rng, 9, trump=rng.choice([None, 2]), misere=i % 2 == 1, mid_trick=i % 4)
         for i in range(12)
     ]
+
+
+def test_node_budget_gives_up_on_hard_positions_only() -> None:
+    positions = _mixed_positions(11)
     full = solver.solve_batch(positions, cards=True)
     # a generous budget solves everything, exactly
     assert solver.solve_batch_limited(positions, 10**9) == full
@@ -108,11 +113,7 @@ def test_node_budget_gives_up_on_hard_positions_only() -> None:
 
 
 def test_counted_batch_spends_one_budget_over_its_positions() -> None:
-    rng = random.Random(12)
-    positions = [
-        random_position(rng, 9, trump=rng.choice([None, 2]), misere=i % 2 == 1, mid_trick=i % 4)
-        for i in range(12)
-    ]
+    positions = _mixed_positions(12)
     full = solver.solve_batch(positions, cards=True)
     found, spent = solver.solve_batch_counted(positions, 10**9)
     assert found == full

@@ -521,15 +521,15 @@ class Lookahead:
                 positions, cards=True, threads=self.threads
             )
             return rows
-        over = OverBudget(f"the look-ahead needs more than {self.node_budget:,} nodes")
         left = self.node_budget - self.spent
-        if left < 1:  # spent to the last node: any search needs one more
-            raise over
-        found, spent = self.solver.solve_batch_counted(positions, left, threads=self.threads)
-        self.spent += spent
-        if spent > left or any(row is None for row in found):
-            raise over
-        return list(found)
+        found: list[dict[Card, int] | None] = []
+        spent = 0
+        if left >= 1:  # at 0 the budget is spent to the last node: any search needs one more
+            found, spent = self.solver.solve_batch_counted(positions, left, threads=self.threads)
+            self.spent += spent
+        if left < 1 or spent > left or any(row is None for row in found):
+            raise OverBudget(f"the look-ahead needs more than {self.node_budget:,} nodes")
+        return [row for row in found if row is not None]
 
 
 __all__ = [

@@ -75,6 +75,13 @@ def _check_position(pos: object) -> None:
         raise TypeError(f"expected a whistkit.solver.Position, got {type(pos).__name__}")
 
 
+def _check_node_limit(node_limit: object) -> None:
+    if not is_whole(node_limit):
+        raise TypeError(f"node_limit must be a whole number, got {node_limit!r}")
+    if not 1 <= node_limit <= NODE_LIMIT_MAX:
+        raise ValueError(f"node_limit must be between 1 and {NODE_LIMIT_MAX:,}, not {node_limit:,}")
+
+
 def _check_batch(positions: object, threads: object) -> None:
     if isinstance(positions, Position) or not isinstance(positions, Sequence):
         raise TypeError(
@@ -414,10 +421,7 @@ def solve_batch_limited(
     solved by the pure-Python oracle, which has no node budget.
     """
     _check_batch(positions, threads)
-    if not is_whole(node_limit):
-        raise TypeError(f"node_limit must be a whole number, got {node_limit!r}")
-    if not 1 <= node_limit <= NODE_LIMIT_MAX:
-        raise ValueError(f"node_limit must be between 1 and {NODE_LIMIT_MAX:,}, not {node_limit:,}")
+    _check_node_limit(node_limit)
     core = _load_core()
     if core is None:
         if cards:
@@ -445,10 +449,7 @@ def solve_batch_counted(
     and its count, may differ from run to run. Without the compiled core the pure-Python
     oracle solves every position and the count is 0."""
     _check_batch(positions, threads)
-    if not is_whole(node_limit):
-        raise TypeError(f"node_limit must be a whole number, got {node_limit!r}")
-    if not 1 <= node_limit <= NODE_LIMIT_MAX:
-        raise ValueError(f"node_limit must be between 1 and {NODE_LIMIT_MAX:,}, not {node_limit:,}")
+    _check_node_limit(node_limit)
     core = _load_core()
     if core is None:
         if cards:
