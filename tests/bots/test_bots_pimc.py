@@ -131,17 +131,16 @@ def test_tail_and_gate_settings_are_checked() -> None:
 
 def test_misere_looks_ahead_where_the_misere_schedule_says() -> None:
     """The misère schedule (``LOOKAHEAD_MISERE``, measured in docs/bots.md: Nóló at 11-9
-    tricks left) sends Nóló's decisions there through the look-ahead (two own moves
-    held consistent), Grand's at the same tricks through plain PIMC; with it empty
-    Nóló's go through plain PIMC too."""
+    tricks left, two own moves; at 8-4, three) sends Nóló's decisions there through the
+    look-ahead with its depth, Grand's at the same tricks through plain PIMC (11 left) or
+    two own moves (6 left, ``LOOKAHEAD``); with it empty Nóló's go as Grand's."""
     from whistkit.bots import pimc
     from whistkit.bots.lookahead import Lookahead
     from whistkit.deal import deal_cards
     from whistkit.state import Deal, new_game
 
-    left = 11
-    assert [pimc.default_lookahead(n, True) for n in (12, 11, 10, 9)] == [1, 2, 2, 2]
-    assert pimc.default_lookahead(left, False) == pimc.LOOKAHEAD.get(left, 1) == 1
+    assert [pimc.default_lookahead(n, True) for n in (12, 11, 9, 8, 4, 3)] == [1, 2, 2, 3, 3, 2]
+    assert [pimc.default_lookahead(n, False) for n in (11, 8, 4)] == [1, 2, 2]
     depths: list[tuple[bool, int]] = []
     values = Lookahead.values
 
@@ -149,7 +148,7 @@ def test_misere_looks_ahead_where_the_misere_schedule_says() -> None:
         depths.append((self.contract.misere, depth))
         return values(self, worlds, cards, depth, weights)
 
-    def decide(number: int) -> None:
+    def decide(number: int, left: int) -> None:
         rng = random.Random(number)
         state = new_game("felagsvist", dealer=1).replace(hand_number=number)
         state = state.apply(Deal(deal_cards(rng, state.dealer).hands))
@@ -164,9 +163,14 @@ def test_misere_looks_ahead_where_the_misere_schedule_says() -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(Lookahead, "values", seen)
         for number in (3, 6):  # Grand, Nóló
-            decide(number)
+            decide(number, 11)
         assert depths == [(True, 2)]
         depths.clear()
+        for number in (3, 6):
+            decide(number, 6)
+        assert depths == [(False, 2), (True, 3)]
+        depths.clear()
         mp.setattr(pimc, "LOOKAHEAD_MISERE", {})
-        decide(6)
-        assert depths == []
+        decide(6, 11)
+        decide(6, 6)
+        assert depths == [(True, 2)]

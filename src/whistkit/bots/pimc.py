@@ -91,9 +91,10 @@ CHAIN_THIN = 10
 # elsewhere 1, plain PIMC. The worlds are grouped by a coarse view of the other seats'
 # cards (OBSERVE); with exact cards the look-ahead from 8 tricks left played worse.
 LOOKAHEAD = {8: 2, 7: 2, 6: 2, 5: 2, 4: 2, 3: 2}
-# In misère contracts (Nóló, nollspel) over LOOKAHEAD: at 11-9 tricks left, where plain
-# PIMC played before (docs/bots.md, issue 35's sixth pass)
-LOOKAHEAD_MISERE: dict[int, int] = {11: 2, 10: 2, 9: 2}
+# In misère contracts (Nóló, nollspel) over LOOKAHEAD: two own moves at 11-9 tricks left,
+# where plain PIMC played before (docs/bots.md, issue 35's sixth pass), and three at 8-4,
+# where the misère lead decides who is left to take the tricks (the seventh pass)
+LOOKAHEAD_MISERE: dict[int, int] = {11: 2, 10: 2, 9: 2, 8: 3, 7: 3, 6: 3, 5: 3, 4: 3}
 # The most search nodes one decision's look-ahead may spend on its solves; past them plain
 # PIMC decides (a deterministic bound on the decision's time: docs/bots.md)
 LOOKAHEAD_NODES = 30_000_000
