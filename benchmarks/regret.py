@@ -1,0 +1,249 @@
+"""Levels' cards measured one decision at a time: double-dummy regret on the same positions.
+
+Usage:
+  python benchmarks/regret.py --levels expert "expert:lookahead={8: 3, 7: 3}" club
+      --seed 1 --games 300:324 --contracts C,D,H,S --tricks 8:4 --leads --jobs 2
+      [--out FILE.json]
+
+The positions come from games played by the club rules at all four seats (``whistkit
+match``'s deals of ``--seed``, games ``first:last``; Félagsvist 12 deals a game): every
+decision with two or more legal cards, in the contracts ``--contracts`` (codes as in the
+ladder: C, D, H, S, NT, NOLO; all when left out), with ``--tricks hi:lo`` cards in the
+hand of the seat to play (both ends included), leads only with ``--leads``. Misère
+positions with more than 10 cards in hand are left out (beyond the solver's reach).
+
+Each level (``benchmarks/paired.py``'s: any ``whistkit match`` level, ``expert:key=value``
+and so on; ``club`` is the club rules' card) decides each position with the same random
+stream (``random.Random(f"regret:{seed}:{position}")``), a fresh player each time, so a
+level's card depends only on the position and the seed. The real deal is then solved
+double-dummy: a card's *regret* is how much less the side to play scores (margin points,
+the variant's scoring, as the expert's own sums) after it than after the best card. Regret
+in the real deal counts a guess that went wrong as a loss too (the solver sees every
+card), so it screens candidates and points where to look; a paired match decides.
+
+It prints each level's regret per decision, and each level against the first paired
+position by position (mean difference with its normal 95% interval, mean ± 1.96·sd/√n,
+and how many positions differ), also by contract by the seat's place in the trick and by the cards in its hand.
+A position's regret has about a quarter of the noise of a played-out deal's score at the
+same number of decisions, so a few hundred positions separate 0.05 margin points a
+decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import whistkit.match as match
+from paired import make_player  # benchmarks/paired.py, beside this script
+from whistkit.bots.pimc import _position, default_solver, hand_scorer
+from whistkit.match import _GameSpec, _play_game, deals_per_game
+from whistkit.seats import Seat, side_of
+from whistkit.state import Action, State
+from whistkit.variants import get_variant
+
+MISERE_FROM = 10  # the most cards in hand at which a misère position is solved
+
+
+class _Recorder:
+    """The club rules at a match table, keeping the positions that pass ``keep``."""
+
+    def __init__(self, club: match.Player, keep: Any, found: list[tuple[State, Seat]]) -> None:
+        self.club = club
+        self.name = "club"
+        self.keep = keep
+        self.found = found
+
+    def act(self, state: State, seat: Seat, rng: random.Random) -> Action:
+        if self.keep(state, seat):
+            self.found.append((state, seat))
+        return self.club.act(state, seat, rng)
+
+
+def positions(opts: argparse.Namespace) -> list[tuple[State, Seat]]:
+    """The club-played positions that pass the filters, in game and play order."""
+    contracts = None if opts.contracts is None else set(opts.contracts.split(","))
+    hi, _, lo = opts.tricks.partition(":")
+    most, least = int(hi), int(lo or hi)
+
+    def keep(state: State, seat: Seat) -> bool:
+        if state.phase != "play" or state.contract is None:
+            return False
+        if contracts is not None and state.contract.code not in contracts:
+            return False
+        held = state.holdings[seat].bit_count()
+        if not least <= held <= most or (opts.leads and state.trick):
+            return False
+        if state.contract.misere and held > MISERE_FROM:
+            return False
+        return sum(type(a) is int for a in state.legal_actions()) >= 2
+
+    found: list[tuple[State, Seat]] = []
+    saved = match.make_player
+    match.make_player = lambda level: _Recorder(saved("club"), keep, found)  # type: ignore[assignment]
+    try:
+        per_game = deals_per_game(get_variant(opts.variant))
+        first, _, last = opts.games.partition(":")
+        for g in range(int(first), int(last)):
+            spec = _GameSpec(
+                variant=opts.variant,
+                options={},
+                ns="rec",
+                ew="rec",
+                seed=opts.seed,
+                game=g,
+                first_deal=g * per_game,
+                n_deals=per_game,
+                records=None,
+                contracts=None,
+            )
+            _play_game(spec)
+    finally:
+        match.make_player = saved
+    # table b replays table a's deals with the seats turned: keep each position once
+    seen: set[tuple[int, ...]] = set()
+    out = []
+    for state, seat in found:
+        key = (*state.holdings, *state.trick, seat, state.leader, state.contract.code)  # type: ignore[union-attr]
+        if key not in seen:
+            seen.add(key)
+            out.append((state, seat))
+    return out
+
+
+_FOUND: list[tuple[State, Seat]] = []  # this process's positions (a state's history is
+# too deep a chain to pickle, so each worker plays the club games again)
+
+
+def _init(opts: argparse.Namespace) -> None:
+    _FOUND[:] = positions(opts)
+
+
+def _values(index: int) -> dict[int, float]:
+    """Each legal card's double-dummy score for the side of the seat to play."""
+    state, seat = _FOUND[index]
+    solver = default_solver()
+    assert state.contract is not None
+    values = solver.solve_cards(_position(solver, state.holdings, state))
+    score = hand_scorer(state.variant.name, state.contract, side_of(seat), state.tricks)
+    return {c: score(values[c]) for c in state.legal_actions() if type(c) is int}
+
+
+def _choice(task: tuple[str, int, int]) -> tuple[str, int, int, float]:
+    """A level's card at a position, and the CPU seconds it took."""
+    level, seed, index = task
+    state, seat = _FOUND[index]
+    match.make_player = make_player  # this process's players may be configured levels
+    player = make_player(level)
+    start = time.process_time()
+    card = player.act(state, seat, random.Random(f"regret:{seed}:{index}"))
+    assert type(card) is int
+    return level, index, card, time.process_time() - start
+
+
+def _ci(xs: list[float]) -> str:
+    mean = statistics.fmean(xs)
+    half = 1.96 * statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else math.inf
+    return f"{mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}]"
+
+
+def report(rows: list[dict[str, Any]], levels: list[str]) -> None:
+    """Regret per decision by level, and each level paired with the first."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups["all"].append(row)
+        groups[f"contract {row['contract']}"].append(row)
+        groups[f"place {row['place']}"].append(row)
+        groups[f"cards in hand {row['cards_in_hand']:2d}"].append(row)
+    anchor = levels[0]
+    for name in ["all", *sorted(k for k in groups if k != "all")]:
+        group = groups[name]
+        print(f"{name}: {len(group)} positions")
+        for level in levels:
+            regret = [r["regret"][level] for r in group]
+            line = f"  {level:<40} regret {statistics.fmean(regret):.3f}"
+            if level != anchor:
+                diffs = [r["regret"][level] - r["regret"][anchor] for r in group]
+                differ = sum(r["card"][level] != r["card"][anchor] for r in group)
+                line += f"  against {anchor}: {_ci(diffs)} ({differ} cards differ)"
+            print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--levels", nargs="+", required=True, help="the first is the anchor")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--games", default="300:304", help="first:last, club-played")
+    parser.add_argument("--variant", default="felagsvist")
+    parser.add_argument("--contracts", help="e.g. C,D,H,S or NOLO (all when left out)")
+    parser.add_argument("--tricks", default="13:1", help="cards in hand, most:least")
+    parser.add_argument("--leads", action="store_true", help="leads only")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--out", help="write every position's cards and regrets here")
+    opts = parser.parse_args()
+    if len(set(opts.levels)) != len(opts.levels):
+        sys.exit("--levels: a level is given twice")
+    for level in opts.levels:
+        try:
+            make_player(level)  # an unknown level fails before any play
+        except ValueError as exc:
+            sys.exit(str(exc))
+    try:
+        first, sep, last = opts.games.partition(":")
+        if not sep or int(first) >= int(last) or int(first) < 0:
+            raise ValueError
+        hi, _, lo = opts.tricks.partition(":")
+        if not 1 <= int(lo or hi) <= int(hi) <= 13:
+            raise ValueError
+    except ValueError:
+        sys.exit(f"--games {opts.games!r} / --tricks {opts.tricks!r}: give first:last, most:least")
+    start = time.perf_counter()
+    found = positions(opts)
+    if not found:
+        sys.exit("no position passes the filters: more games, or other --contracts/--tricks")
+    print(f"{len(found)} positions from games {opts.games} of seed {opts.seed}", flush=True)
+    tasks = [(level, opts.seed, i) for i in range(len(found)) for level in opts.levels]
+    with ProcessPoolExecutor(max_workers=opts.jobs, initializer=_init, initargs=(opts,)) as pool:
+        values = list(pool.map(_values, range(len(found)), chunksize=8))
+        chosen = list(pool.map(_choice, tasks))
+    seconds = time.perf_counter() - start
+    rows: list[dict[str, Any]] = []
+    for i, (state, seat) in enumerate(found):
+        assert state.contract is not None
+        rows.append(
+            {
+                "position": i,
+                "contract": state.contract.code,
+                "cards_in_hand": state.holdings[seat].bit_count(),
+                "place": len(state.trick) + 1,
+                "card": {},
+                "regret": {},
+                "cpu": {},
+            }
+        )
+    for level, i, card, cpu in chosen:
+        top = max(values[i].values())
+        rows[i]["card"][level] = card
+        rows[i]["regret"][level] = top - values[i][card]
+        rows[i]["cpu"][level] = cpu
+    print(f"{seconds:.0f} s; CPU seconds per level:", end="")
+    for level in opts.levels:
+        print(f" {level} {sum(r['cpu'][level] for r in rows):.1f}", end="")
+    print()
+    report(rows, opts.levels)
+    if opts.out:
+        doc = {"seed": opts.seed, "games": opts.games, "levels": opts.levels, "rows": rows}
+        Path(opts.out).write_text(json.dumps(doc) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
