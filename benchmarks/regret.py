@@ -19,7 +19,10 @@ level's card depends only on the position and the seed. The real deal is then so
 double-dummy: a card's *regret* is how much less the side to play scores (margin points,
 the variant's scoring, as the expert's own sums) after it than after the best card. Regret
 in the real deal counts a guess that went wrong as a loss too (the solver sees every
-card), so it screens candidates and points where to look; a paired match decides.
+card), so it screens candidates and points where to look; a paired match decides. A
+screen that finds nothing saves a match; a gain here has not always held in play (96
+worlds at 11-9 tricks left: 0.016 less regret a decision, and no gain on the ladder's
+deals; docs/bots.md, issue 35's eighth pass).
 
 It prints each level's regret per decision, and each level against the first paired
 position by position (mean difference with its normal 95% interval, mean ± 1.96·sd/√n,
