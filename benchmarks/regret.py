@@ -209,6 +209,13 @@ def main() -> None:
             raise ValueError
     except ValueError:
         sys.exit(f"--games {opts.games!r} / --tricks {opts.tricks!r}: give first:last, most:least")
+    try:
+        codes = get_variant(opts.variant).contract_codes
+    except ValueError as exc:
+        sys.exit(f"--variant {opts.variant!r}: {exc}")
+    unknown = sorted(set(opts.contracts.split(",")) - set(codes)) if opts.contracts else []
+    if unknown:
+        sys.exit(f"--contracts: {', '.join(unknown)} not of {opts.variant} ({', '.join(codes)})")
     start = time.perf_counter()
     found = positions(opts)
     if not found:

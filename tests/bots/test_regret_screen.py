@@ -1,0 +1,52 @@
+"""benchmarks/regret.py, the decision screen: the oracle never regrets a card, the
+filters hold, and bad arguments are named."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "regret.py"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=300
+    )
+    assert "Traceback" not in done.stderr, done.stderr  # errors are messages, not crashes
+    return done
+
+
+def test_the_oracle_has_no_regret_and_the_filters_hold(tmp_path: Path) -> None:
+    out = tmp_path / "regret.json"
+    done = _run(
+        "--levels", "oracle", "club", "--seed", "3", "--games", "0:1",
+        "--tricks", "6:2", "--contracts", "H,NT,NOLO", "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    assert rows, "no position was screened"
+    assert {r["contract"] for r in rows} == {"H", "NT", "NOLO"}
+    assert all(2 <= r["cards_in_hand"] <= 6 for r in rows)
+    # the oracle plays a double-dummy best card: no regret, anywhere
+    assert all(r["regret"]["oracle"] == 0.0 for r in rows)
+    # the club rules give something away somewhere in a game's last tricks
+    assert all(r["regret"]["club"] >= 0.0 for r in rows)
+    assert any(r["regret"]["club"] > 0.0 for r in rows)
+    assert "against oracle" in done.stdout
+
+
+def test_bad_arguments_are_named() -> None:
+    done = _run("--levels", "club", "--tricks", "2:4")
+    assert done.returncode != 0 and "--tricks '2:4'" in done.stderr
+    done = _run("--levels", "club", "--games", "5:5")
+    assert done.returncode != 0 and "--games '5:5'" in done.stderr
+    done = _run("--levels", "club", "nosuchlevel")
+    assert done.returncode != 0 and "nosuchlevel" in done.stderr
+    done = _run("--levels", "club", "--contracts", "NT,XX")
+    assert done.returncode != 0 and "--contracts: XX not of felagsvist" in done.stderr
+    done = _run("--levels", "club", "--variant", "nosuchgame")
+    assert done.returncode != 0 and "nosuchgame" in done.stderr
