@@ -3,11 +3,12 @@
 Usage:
   python benchmarks/regret.py --levels expert "expert:lookahead={8: 3, 7: 3}" club
       --seed 1 --games 300:324 --contracts C,D,H,S --tricks 8:4 --leads --jobs 2
-      [--out FILE.json]
+      [--reach expert] [--out FILE.json]
 
-The positions come from games played by the club rules at all four seats (``whistkit
-match``'s deals of ``--seed``, games ``first:last``; Félagsvist 12 deals a game): every
-decision with two or more legal cards, in the contracts ``--contracts`` (codes as in the
+The positions come from ``whistkit match``'s duplicate games of ``--seed`` (games
+``first:last``; Félagsvist 12 deals a game) of the level ``--reach`` against the club
+rules (the default: the club rules at all four seats): every decision of ``--reach``'s
+seats with two or more legal cards, in the contracts ``--contracts`` (codes as in the
 ladder: C, D, H, S, NT, NOLO; all when left out), with ``--tricks hi:lo`` cards in the
 hand of the seat to play (both ends included), leads only with ``--leads``. Misère
 positions with more than 10 cards in hand are left out (beyond the solver's reach).
@@ -37,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import random
 import statistics
 import sys
@@ -58,22 +60,23 @@ MISERE_FROM = 10  # the most cards in hand at which a misère position is solved
 
 
 class _Recorder:
-    """The club rules at a match table, keeping the positions that pass ``keep``."""
+    """A match player that keeps the positions at its turns that pass ``keep``."""
 
-    def __init__(self, club: match.Player, keep: Any, found: list[tuple[State, Seat]]) -> None:
-        self.club = club
-        self.name = "club"
+    def __init__(self, player: match.Player, keep: Any, found: list[tuple[State, Seat]]) -> None:
+        self.player = player
+        self.name = player.name
         self.keep = keep
         self.found = found
 
     def act(self, state: State, seat: Seat, rng: random.Random) -> Action:
         if self.keep(state, seat):
             self.found.append((state, seat))
-        return self.club.act(state, seat, rng)
+        return self.player.act(state, seat, rng)
 
 
 def positions(opts: argparse.Namespace) -> list[tuple[State, Seat]]:
-    """The club-played positions that pass the filters, in game and play order."""
+    """The positions of ``--reach``'s seats (against the club rules) that pass the
+    filters, in game and play order."""
     contracts = None if opts.contracts is None else set(opts.contracts.split(","))
     hi, _, lo = opts.tricks.partition(":")
     most, least = int(hi), int(lo or hi)
@@ -92,7 +95,13 @@ def positions(opts: argparse.Namespace) -> list[tuple[State, Seat]]:
 
     found: list[tuple[State, Seat]] = []
     saved = match.make_player
-    match.make_player = lambda level: _Recorder(saved("club"), keep, found)  # type: ignore[assignment]
+
+    def player(level: str) -> match.Player:
+        if level == "reach":
+            return _Recorder(make_player(opts.reach), keep, found)
+        return saved(level)
+
+    match.make_player = player
     try:
         per_game = deals_per_game(get_variant(opts.variant))
         first, _, last = opts.games.partition(":")
@@ -100,8 +109,8 @@ def positions(opts: argparse.Namespace) -> list[tuple[State, Seat]]:
             spec = _GameSpec(
                 variant=opts.variant,
                 options={},
-                ns="rec",
-                ew="rec",
+                ns="reach",
+                ew="club",
                 seed=opts.seed,
                 game=g,
                 first_deal=g * per_game,
@@ -109,26 +118,21 @@ def positions(opts: argparse.Namespace) -> list[tuple[State, Seat]]:
                 records=None,
                 contracts=None,
             )
+            start = len(found)
             _play_game(spec)
+            # each game's positions in the order of its play: the hands in turn, the
+            # cards within a hand (table a's seats and table b's interleaved)
+            found[start:] = sorted(
+                found[start:], key=lambda f: (f[0].hand_number, len(f[0].played))
+            )
     finally:
         match.make_player = saved
-    # table b replays table a's deals with the seats turned: keep each position once
-    seen: set[tuple[int, ...]] = set()
-    out = []
-    for state, seat in found:
-        key = (*state.holdings, *state.trick, seat, state.leader, state.contract.code)  # type: ignore[union-attr]
-        if key not in seen:
-            seen.add(key)
-            out.append((state, seat))
-    return out
+    return found
 
 
-_FOUND: list[tuple[State, Seat]] = []  # this process's positions (a state's history is
-# too deep a chain to pickle, so each worker plays the club games again)
-
-
-def _init(opts: argparse.Namespace) -> None:
-    _FOUND[:] = positions(opts)
+# the positions, set before the worker processes fork (a state's history is too deep a
+# chain to pickle)
+_FOUND: list[tuple[State, Seat]] = []
 
 
 def _values(index: int) -> dict[int, float]:
@@ -185,7 +189,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--levels", nargs="+", required=True, help="the first is the anchor")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--games", default="300:304", help="first:last, club-played")
+    parser.add_argument("--games", default="300:304", help="first:last")
+    parser.add_argument(
+        "--reach", default="club", help="the level whose seats reach the positions (against club)"
+    )
     parser.add_argument("--variant", default="felagsvist")
     parser.add_argument("--contracts", help="e.g. C,D,H,S or NOLO (all when left out)")
     parser.add_argument("--tricks", default="13:1", help="cards in hand, most:least")
@@ -195,7 +202,7 @@ def main() -> None:
     opts = parser.parse_args()
     if len(set(opts.levels)) != len(opts.levels):
         sys.exit("--levels: a level is given twice")
-    for level in opts.levels:
+    for level in (*opts.levels, opts.reach):
         try:
             make_player(level)  # an unknown level fails before any play
         except ValueError as exc:
@@ -222,7 +229,9 @@ def main() -> None:
         sys.exit("no position passes the filters: more games, or other --contracts/--tricks")
     print(f"{len(found)} positions from games {opts.games} of seed {opts.seed}", flush=True)
     tasks = [(level, opts.seed, i) for i in range(len(found)) for level in opts.levels]
-    with ProcessPoolExecutor(max_workers=opts.jobs, initializer=_init, initargs=(opts,)) as pool:
+    _FOUND[:] = found
+    fork = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=opts.jobs, mp_context=fork) as pool:
         values = list(pool.map(_values, range(len(found)), chunksize=8))
         chosen = list(pool.map(_choice, tasks))
     seconds = time.perf_counter() - start
@@ -232,6 +241,8 @@ def main() -> None:
         rows.append(
             {
                 "position": i,
+                "seat": seat,
+                "played": len(state.played),
                 "contract": state.contract.code,
                 "cards_in_hand": state.holdings[seat].bit_count(),
                 "place": len(state.trick) + 1,

@@ -39,6 +39,22 @@ def test_the_oracle_has_no_regret_and_the_filters_hold(tmp_path: Path) -> None:
     assert "against oracle" in done.stdout
 
 
+def test_the_positions_are_those_the_reach_level_came_to(tmp_path: Path) -> None:
+    # --reach: the positions of that level's seats, at both tables, against the club rules
+    found = {}
+    for reach in ("club", "beginner"):
+        out = tmp_path / f"{reach}.json"
+        done = _run(
+            "--levels", "club", "--reach", reach, "--seed", "3", "--games", "0:1",
+            "--tricks", "3:2", "--contracts", "H,S", "--out", str(out),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
+        assert {r["seat"] for r in rows} == {0, 1, 2, 3}  # N-S at one table, E-W at the other
+        found[reach] = [(r["seat"], r["played"], r["card"]["club"]) for r in rows]
+    assert found["club"] != found["beginner"]
+
+
 def test_bad_arguments_are_named() -> None:
     done = _run("--levels", "club", "--tricks", "2:4")
     assert done.returncode != 0 and "--tricks '2:4'" in done.stderr
@@ -48,5 +64,7 @@ def test_bad_arguments_are_named() -> None:
     assert done.returncode != 0 and "nosuchlevel" in done.stderr
     done = _run("--levels", "club", "--contracts", "NT,XX")
     assert done.returncode != 0 and "--contracts: XX not of felagsvist" in done.stderr
+    done = _run("--levels", "club", "--reach", "nosuchlevel")
+    assert done.returncode != 0 and "nosuchlevel" in done.stderr
     done = _run("--levels", "club", "--variant", "nosuchgame")
     assert done.returncode != 0 and "nosuchgame" in done.stderr
