@@ -47,7 +47,7 @@ from whistkit.bots.pimc import (
     ExpertBot,
     OracleBot,
     _club_card,
-    _position,
+    card_scores,
     default_lookahead,
     default_worlds,
     hand_scorer,
@@ -156,10 +156,9 @@ class OracleClub(OracleBot):
             state.contract.misere and state.holdings[state.to_play].bit_count() > self.misere_from
         ):
             return _club_card(state.view(state.to_play), random.Random(0))
-        score = hand_scorer(state.variant.name, state.contract, side, state.tricks)
-        values = self.solver.solve_cards(_position(self.solver, state.holdings, state))
-        top = max(score(values[c]) for c in cards)
-        return min(c for c in cards if score(values[c]) == top)
+        dd = card_scores(self.solver, state, state.to_play)
+        top = max(dd.values())
+        return min(c for c in cards if dd[c] == top)
 
     def _play_out(self, state: State, side: int) -> int:
         """The tricks ``side`` takes from ``state`` to the end of the hand."""
@@ -183,8 +182,7 @@ class OracleClub(OracleBot):
             return super().act(state, seat, rng)
         self.side = side = side_of(seat)
         score = hand_scorer(state.variant.name, state.contract, side, state.tricks)
-        values = self.solver.solve_cards(_position(self.solver, state.holdings, state))
-        dd = {c: score(values[c]) for c in cards}
+        dd = card_scores(self.solver, state, seat)
         top = max(dd.values())
         out = 0  # the cards still out: in the other hands or the current trick
         for other in range(4):

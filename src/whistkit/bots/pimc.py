@@ -254,6 +254,20 @@ def _tie_break(view: View, best: list[Card], rng: random.Random) -> Card:
     return min(best)
 
 
+# The most cards in hand at which the oracle solves a misère position (more: the club rules)
+ORACLE_MISERE_FROM = 10
+
+
+def card_scores(solver: Any, state: State, seat: Seat) -> dict[Card, float]:
+    """Each of ``seat``'s legal cards in ``state`` (its turn, the play phase) valued by
+    the solver with every hand open: the margin its side then ends the hand with
+    (:func:`hand_scorer`)."""
+    assert state.contract is not None
+    values: dict[int, int] = solver.solve_cards(_position(solver, state.holdings, state))
+    score = hand_scorer(state.variant.name, state.contract, side_of(seat), state.tricks)
+    return {c: score(values[c]) for c in state.legal_actions() if type(c) is int}
+
+
 class OracleBot:
     """Double-dummy play with every hand open: the measurement ceiling, never a player.
 
@@ -264,7 +278,7 @@ class OracleBot:
 
     name = "oracle"
 
-    def __init__(self, solver: Any = None, *, misere_from: int = 10) -> None:
+    def __init__(self, solver: Any = None, *, misere_from: int = ORACLE_MISERE_FROM) -> None:
         self.solver: Any = default_solver() if solver is None else solver
         self.misere_from = misere_from
 
@@ -281,11 +295,7 @@ class OracleBot:
         if state.contract.misere and state.holdings[seat].bit_count() > self.misere_from:
             # beyond the solver's reach in misère: the club rules decide
             return _club_card(view, rng)
-        values: dict[int, int] = self.solver.solve_cards(
-            _position(self.solver, state.holdings, state)
-        )
-        score = hand_scorer(state.variant.name, state.contract, side_of(seat), state.tricks)
-        means = {c: score(values[c]) for c in cards}
+        means = card_scores(self.solver, state, seat)
         top = max(means.values())
         return _tie_break(view, [c for c in cards if means[c] == top], rng)
 
@@ -785,6 +795,7 @@ __all__ = [
     "MIN_SOLVED",
     "NODE_LIMIT",
     "OBSERVE",
+    "ORACLE_MISERE_FROM",
     "REPLY",
     "ROLLOUT_NODES",
     "ROLLOUT_TO",
@@ -796,6 +807,7 @@ __all__ = [
     "WORLDS_NORMAL",
     "ExpertBot",
     "OracleBot",
+    "card_scores",
     "default_lookahead",
     "default_solver",
     "default_worlds",
