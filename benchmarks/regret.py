@@ -25,6 +25,15 @@ screen that finds nothing saves a match; a gain here has not always held in play
 worlds at 11-9 tricks left: 0.016 less regret a decision, and no gain on the ladder's
 deals; docs/bots.md, issue 35's eighth pass).
 
+``--playout LEVEL`` measures each card in play as well: where a level's card differs
+from the first level's, both cards are played in the real deal and the hand is played
+out to its end, the side to play by ``LEVEL`` (the level the ladder fields) and the other
+side by the club rules (each seat with a random stream of its own, the same for both
+cards). A level's *gain* at a position is its card's margin so played out minus the
+first level's (zero where the cards are the same): what the ladder would score for that
+one decision changed, the rest of the hand played by the ladder's players, not
+double-dummy.
+
 It prints each level's regret per decision, and each level against the first paired
 position by position (mean difference with its normal 95% interval, mean ± 1.96·sd/√n,
 and how many positions differ), also by contract, by the seat's place in the trick and
@@ -48,9 +57,9 @@ from typing import Any
 
 import whistkit.match as match
 from paired import _ci, make_player  # benchmarks/paired.py, beside this script
-from whistkit.bots.pimc import ORACLE_MISERE_FROM, card_scores, default_solver
+from whistkit.bots.pimc import ORACLE_MISERE_FROM, card_scores, default_solver, hand_scorer
 from whistkit.match import _GameSpec, _play_game, deals_per_game
-from whistkit.seats import Seat
+from whistkit.seats import Seat, side_of
 from whistkit.state import Action, State
 from whistkit.variants import get_variant
 
@@ -149,6 +158,26 @@ def _choice(task: tuple[str, int, int]) -> tuple[str, int, int, float]:
     return level, index, card, time.process_time() - start
 
 
+def _playout(task: tuple[str, int, int, int]) -> tuple[int, int, float]:
+    """A card's margin for the side to play when, after it, the hand is played out by
+    ``level`` for that side and the club rules for the other."""
+    level, seed, index, card = task
+    state, seat = _FOUND[index]
+    assert state.contract is not None
+    match.make_player = make_player
+    side = side_of(seat)
+    players = {s: make_player(level if side_of(s) == side else "club") for s in range(4)}
+    rngs = {s: random.Random(f"playout:{seed}:{index}:{s}") for s in range(4)}
+    score = hand_scorer(state.variant.name, state.contract, side, state.tricks)
+    hand = len(state.results)
+    after = state.apply(card)
+    while len(after.results) == hand:
+        to_play = after.to_play
+        after = after.apply(players[to_play].act(after, to_play, rngs[to_play]))
+    taken = after.results[hand].tricks[side] - state.tricks[side]
+    return index, card, score(taken)
+
+
 def report(rows: list[dict[str, Any]], levels: list[str]) -> None:
     """Regret per decision by level, and each level paired with the first."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -171,6 +200,12 @@ def report(rows: list[dict[str, Any]], levels: list[str]) -> None:
                 line += f"  against {anchor}: {mean:+.3f} [{lo:+.3f}, {hi:+.3f}]"
                 line += f" ({differ} cards differ)"
             print(line)
+        if "gain" not in group[0]:
+            continue
+        for level in levels[1:]:
+            gains = [r["gain"][level] for r in group]
+            mean, lo, hi = _ci(gains)
+            print(f"  {level:<40} played out, gain on {anchor}: {mean:+.3f} [{lo:+.3f}, {hi:+.3f}]")
 
 
 def main() -> None:
@@ -186,13 +221,18 @@ def main() -> None:
     parser.add_argument("--tricks", default="13:1", help="cards in hand, most:least")
     parser.add_argument("--leads", action="store_true", help="leads only")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (at least 1)")
+    parser.add_argument(
+        "--playout",
+        metavar="LEVEL",
+        help="play the differing cards out: LEVEL for the side to play, club for the other",
+    )
     parser.add_argument("--out", help="write every position's cards and regrets here")
     opts = parser.parse_args()
     if opts.jobs < 1:
         sys.exit(f"--jobs {opts.jobs}: give at least 1 worker process")
     if len(set(opts.levels)) != len(opts.levels):
         sys.exit("--levels: a level is given twice")
-    for level in (*opts.levels, opts.reach):
+    for level in (*opts.levels, opts.reach, *([opts.playout] if opts.playout else [])):
         try:
             make_player(level)  # an unknown level fails before any play
         except ValueError as exc:
@@ -224,6 +264,18 @@ def main() -> None:
     with ProcessPoolExecutor(max_workers=opts.jobs, mp_context=fork) as pool:
         values = list(pool.map(_values, range(len(found)), chunksize=8))
         chosen = list(pool.map(_choice, tasks))
+        margins: dict[tuple[int, int], float] = {}
+        if opts.playout:
+            cards: dict[int, set[int]] = defaultdict(set)
+            for _, i, card, _ in chosen:
+                cards[i].add(card)
+            jobs = [
+                (opts.playout, opts.seed, i, card)
+                for i in sorted(cards)
+                if len(cards[i]) > 1
+                for card in sorted(cards[i])
+            ]
+            margins = {(i, c): m for i, c, m in pool.map(_playout, jobs)}
     seconds = time.perf_counter() - start
     rows: list[dict[str, Any]] = []
     for i, (state, seat) in enumerate(found):
@@ -237,6 +289,7 @@ def main() -> None:
                 "cards_in_hand": state.holdings[seat].bit_count(),
                 "place": len(state.trick) + 1,
                 "card": {},
+                "value": {},
                 "regret": {},
                 "cpu": {},
             }
@@ -244,8 +297,18 @@ def main() -> None:
     for level, i, card, cpu in chosen:
         top = max(values[i].values())
         rows[i]["card"][level] = card
+        rows[i]["value"][level] = values[i][card]
         rows[i]["regret"][level] = top - values[i][card]
         rows[i]["cpu"][level] = cpu
+    if opts.playout:
+        for row in rows:
+            i, anchor = row["position"], row["card"][opts.levels[0]]
+            if any(card != anchor for card in row["card"].values()):
+                row["margin"] = {lv: margins[i, card] for lv, card in row["card"].items()}
+            row["gain"] = {
+                lv: row["margin"][lv] - row["margin"][opts.levels[0]] if "margin" in row else 0.0
+                for lv in row["card"]
+            }
     print(f"{seconds:.0f} s; CPU seconds per level:", end="")
     for level in opts.levels:
         print(f" {level} {sum(r['cpu'][level] for r in rows):.1f}", end="")

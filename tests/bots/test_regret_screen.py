@@ -68,3 +68,29 @@ def test_bad_arguments_are_named() -> None:
     assert done.returncode != 0 and "nosuchlevel" in done.stderr
     done = _run("--levels", "club", "--variant", "nosuchgame")
     assert done.returncode != 0 and "nosuchgame" in done.stderr
+
+
+def test_the_cards_played_out(tmp_path: Path) -> None:
+    # --playout: where the levels' cards differ, each is played out in the real deal, the
+    # side to play by the playout level, the other by the club rules
+    out = tmp_path / "playout.json"
+    done = _run(
+        "--levels", "oracle", "club", "--seed", "3", "--games", "0:1", "--tricks", "7:2",
+        "--contracts", "S,NT,NOLO", "--playout", "oracle", "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    differ = [r for r in rows if r["card"]["oracle"] != r["card"]["club"]]
+    assert differ, "no position where the club rules' card differs"
+    for r in rows:
+        if r in differ:
+            # the oracle's side never ends below a card's double-dummy value, whatever the
+            # club rules do against it, and the gain is the two cards' margins apart
+            for level in ("oracle", "club"):
+                assert r["margin"][level] >= r["value"][level]
+            assert r["gain"]["club"] == r["margin"]["club"] - r["margin"]["oracle"]
+        else:
+            assert "margin" not in r and r["gain"] == {"oracle": 0.0, "club": 0.0}
+    assert "played out, gain on oracle" in done.stdout
+    done = _run("--levels", "club", "--playout", "nosuchlevel")
+    assert done.returncode != 0 and "nosuchlevel" in done.stderr
