@@ -203,6 +203,21 @@ def play_together(
     return done
 
 
+def play_until_turn(people: list[Person], person: Person, choice: bool = False) -> dict[str, Any]:
+    """Play on (:func:`play_together`) until it is ``person``'s turn at a version their
+    page has not acted at (so no click of theirs is still on its way to the server),
+    with more than one legal card when ``choice``; their page's look then."""
+    while True:
+        look = person.page.evaluate(LOOK)
+        if (
+            look["mine"]
+            and look["version"] != person.acted_at
+            and (not choice or len(look["legal"]) > 1)
+        ):
+            return look
+        play_together(people, steps=1)
+
+
 def final_score(page: Page) -> tuple[str, str]:
     return (
         str(page.locator("[data-score-ns]").text_content()),
@@ -372,10 +387,7 @@ def test_away_on_their_turn_a_bot_plays_then_they_come_back(
         north = join(browser, "N", links["N"], "Nina")
         host.page.locator("#dlg-invite .close").click()
         # play until it is North's turn with a choice of cards
-        while not (
-            north.page.evaluate(LOOK)["mine"] and len(north.page.evaluate(LOOK)["legal"]) > 1
-        ):
-            play_together([host, north], steps=1)
+        play_until_turn([host, north], north, choice=True)
         held = hand_cards(north.page)
         page = host.page
         page.evaluate(WATCH_NORTH)

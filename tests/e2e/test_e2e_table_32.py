@@ -26,7 +26,7 @@ from .pages import (
     version,
     wait_my_turn,
 )
-from .test_e2e_friends import LOOK, close_all, create_table, join, new_person, play_together
+from .test_e2e_friends import close_all, create_table, join, new_person, play_until_turn
 
 
 def strings(lang: str = "en") -> dict[str, str]:
@@ -249,8 +249,7 @@ def test_item_5_a_friend_who_leaves_is_shown_counting_down_and_back(
         north = join(browser, "N", links["N"], "Nina")
         host.page.locator("#dlg-invite .close").click()
         # play until it is North's turn; North closes their page then
-        while not north.page.evaluate(LOOK)["mine"]:
-            play_together([host, north], steps=1)
+        play_until_turn([host, north], north)
         north.context.close()
         en = strings()
         status = host.page.locator("#status")
