@@ -22,8 +22,15 @@ playing its deals again. It writes every deal's score per level.
 some deals), pairs the two levels' scores deal by deal on the deals both have, and prints
 each level's mean against the opponent, the paired difference ``a - b`` with its normal
 95% interval (mean ± 1.96·sd/√n), the deals that score differently and the difference by
-contract. The decisions of a match level do not depend on time, so the machine's load
-changes how long a run takes, not its figures.
+contract (``--below 400``: only the ladder's 400 deals of games ``0:34``). Files of
+different variants or seeds are refused. The decisions of a match level do not depend on
+time, so the machine's load changes how long a run takes, not its figures.
+
+A run records the commit that played it. ``benchmarks/baselines/`` keeps the default
+expert's scores on the ladder's deals (``felagsvist-seed1.json``, ``-seed2.json``), so a
+candidate run with ``--a`` alone pairs with them (``pair CAND.json
+benchmarks/baselines/felagsvist-seed1.json --a CAND --b expert --below 400``) as long as
+the default plays as at the baseline's commit.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import math
 import random
 import re
 import statistics
+import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -281,18 +289,44 @@ def run(opts: argparse.Namespace) -> None:
         "games": opts.games,
         "seconds": seconds,
         "contracts": opts.contracts,
+        "commit": _commit(),
         "levels": out,
     }
     Path(opts.out).write_text(json.dumps(doc) + "\n", encoding="utf-8")
     print(f"{len(tasks)} games in {seconds:.0f} s -> {opts.out}")
 
 
+def _commit() -> str | None:
+    """The checkout's commit (a stored run says which code played it), or None."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() or None
+
+
 def _load(paths: list[str]) -> tuple[dict[str, dict[int, dict[str, Any]]], set[str]]:
-    """Per level, per deal index, the deal's row; and the opponents seen."""
+    """Per level, per deal index, the deal's row; and the opponents seen. Files of
+    different variants or seeds (deal indices that name different deals) are refused."""
     levels: dict[str, dict[int, dict[str, Any]]] = {}
     opponents: set[str] = set()
+    dealt: dict[tuple[str, int], list[str]] = {}
     for p in paths:
-        doc = json.loads(Path(p).read_text(encoding="utf-8"))
+        try:
+            doc = json.loads(Path(p).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            sys.exit(f"{p}: not a run's scores ({exc})")
+        if not isinstance(doc, dict) or not {"variant", "seed", "ew"} <= doc.keys():
+            sys.exit(f"{p}: not a run's scores (no variant, seed and ew)")
+        dealt.setdefault((doc["variant"], doc["seed"]), []).append(p)
         opponents.add(doc["ew"])
         if "levels" in doc:
             found = doc["levels"]
@@ -301,6 +335,11 @@ def _load(paths: list[str]) -> tuple[dict[str, dict[int, dict[str, Any]]], set[s
         for level, rows in found.items():
             for row in rows:
                 levels.setdefault(level, {})[row["index"]] = row
+    if len(dealt) > 1:
+        sys.exit(
+            "the files deal different deals: "
+            + "; ".join(f"{v} seed {sd}: {', '.join(ps)}" for (v, sd), ps in dealt.items())
+        )
     return levels, opponents
 
 
@@ -323,6 +362,8 @@ def pair(opts: argparse.Namespace) -> None:
         sys.exit(f"pairing needs exactly two levels, the files hold {sorted(levels)}")
     a, b = sorted(levels, key=lambda name: (name != opts.a, name))
     common = sorted(set(levels[a]) & set(levels[b]))
+    if opts.below is not None:
+        common = [i for i in common if i < opts.below]
     if len(common) < 2:
         sys.exit("fewer than two deals in common")
     sa = [levels[a][i]["score"] for i in common]
@@ -368,6 +409,11 @@ def main() -> None:
     p.add_argument("files", nargs="+")
     p.add_argument("--a", default="expert-weighted", help="the level listed first")
     p.add_argument("--b", help="the other level (needed when the files hold more than two)")
+    p.add_argument(
+        "--below",
+        type=int,
+        help="only deals numbered below this (400: the ladder's deals of games 0:34)",
+    )
     opts = parser.parse_args()
     if opts.command == "run":
         run(opts)

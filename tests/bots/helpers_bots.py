@@ -1,11 +1,15 @@
-"""Shared helpers of the bot tests: positions reached by seeded play."""
+"""Shared helpers of the bot tests: positions reached by seeded play, the benchmark
+scripts run as a person runs them."""
 
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from whistkit.bots import BeginnerBot
 from whistkit.cards import SUIT_MASKS, iter_cards
@@ -156,3 +160,18 @@ def _after(
     h = list(hands)
     h[seat] &= ~(1 << card)
     return (h[0], h[1], h[2], h[3]), (*trick, card), leader
+
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def run_benchmark(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python benchmarks/SCRIPT ARGS...``; its errors are messages, never tracebacks."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done

@@ -5,19 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "regret.py"
+from helpers_bots import run_benchmark
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=300
-    )
-    assert "Traceback" not in done.stderr, done.stderr  # errors are messages, not crashes
-    return done
+    return run_benchmark("regret.py", *args)
 
 
 def test_the_oracle_has_no_regret_and_the_filters_hold(tmp_path: Path) -> None:

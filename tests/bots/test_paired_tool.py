@@ -1,0 +1,58 @@
+"""benchmarks/paired.py, the paired match: a run records its deals and commit, ``pair``
+pairs two levels on the deals both played (``--below``: the first deals only) and
+refuses files that deal different deals."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from helpers_bots import run_benchmark
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return run_benchmark("paired.py", *args)
+
+
+def _play(out: Path, seed: str, *levels: str) -> dict[str, Any]:
+    args = ["run", "--a", levels[0], "--seed", seed, "--games", "0:1", "--jobs", "1"]
+    if len(levels) > 1:
+        args += ["--b", levels[1]]
+    done = _run(*args, "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    doc: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return doc
+
+
+def test_a_stored_level_pairs_with_a_later_run_and_below_keeps_the_first_deals(
+    tmp_path: Path,
+) -> None:
+    both = _play(tmp_path / "both.json", "3", "club", "beginner")
+    assert {len(rows) for rows in both["levels"].values()} == {12}  # a game of Félagsvist
+    assert both["commit"]  # the checkout's commit: which code played the stored scores
+    # the club level alone, later: the same deals play the same
+    alone = _play(tmp_path / "club.json", "3", "club")
+    assert alone["levels"]["club"] == both["levels"]["club"]
+    done = _run(
+        "pair", str(tmp_path / "club.json"), str(tmp_path / "both.json"),
+        "--a", "club", "--b", "beginner", "--below", "6",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "6 deals" in done.stdout
+    scores = {lv: [r["score"] for r in rows[:6]] for lv, rows in both["levels"].items()}
+    mean = sum(a - b for a, b in zip(scores["club"], scores["beginner"], strict=True)) / 6
+    assert f"club - beginner, 6 deals: {mean:+.3f}" in done.stdout
+
+
+def test_files_of_other_deals_are_refused_by_name(tmp_path: Path) -> None:
+    _play(tmp_path / "s3.json", "3", "club")
+    _play(tmp_path / "s4.json", "4", "beginner")
+    done = _run("pair", str(tmp_path / "s3.json"), str(tmp_path / "s4.json"), "--a", "club")
+    assert done.returncode != 0
+    assert "different deals" in done.stderr and "seed 3" in done.stderr
+    assert "seed 4" in done.stderr and "s4.json" in done.stderr
+    (tmp_path / "bad.json").write_text("[1, 2]\n", encoding="utf-8")
+    done = _run("pair", str(tmp_path / "bad.json"), str(tmp_path / "s3.json"), "--a", "club")
+    assert done.returncode != 0 and "bad.json: not a run's scores" in done.stderr
