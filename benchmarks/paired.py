@@ -213,7 +213,9 @@ def make_player(level: str) -> match.Player:
     """A match level, ``expert:key=value:...`` (the match expert with those settings;
     ``worlds`` may be a dict of tricks left to worlds in normal contracts, over the
     default schedule, ``misere_worlds`` the same in misère; ``lookahead`` a dict of tricks
-    left to own moves searched, over the default, ``misere_lookahead`` in misère only),
+    left to own moves searched, over Félagsvist's default (``pimc.LOOKAHEAD``; Swedish
+    spel's, ``LOOKAHEAD_SPEL``, has two own moves at 8-4: give those tricks too),
+    ``misere_lookahead`` in misère only),
     ``hybrid:K`` or ``oracle-club``."""
     name, _, rest = level.partition(":")
     if name == "hybrid" and rest.isdigit():

@@ -5,13 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers_bots import TinySolver, late_positions
+from helpers_bots import TinySolver, late_positions, positions
 
 from whistkit import solver
 from whistkit.bots import ClubBot, ExpertBot, OracleBot
 from whistkit.bots.pimc import hand_scorer
 from whistkit.seats import side_of
-from whistkit.state import Contract, State
+from whistkit.state import PLAY, Contract, State
 
 
 def true_values(solver: TinySolver, state: State) -> tuple[dict[int, int], int]:
@@ -133,14 +133,16 @@ def test_misere_looks_ahead_where_the_misere_schedule_says() -> None:
     """The misère schedule (``LOOKAHEAD_MISERE``, measured in docs/bots.md: Nóló at 11-9
     tricks left, two own moves; at 8-4, three) sends Nóló's decisions there through the
     look-ahead with its depth, Grand's at the same tricks through plain PIMC (11 left) or
-    two own moves (6 left, ``LOOKAHEAD``); with it empty Nóló's go as Grand's."""
+    three own moves (6 left, ``LOOKAHEAD``); with it empty Nóló's go as Grand's at 11 left.
+    Swedish spel keeps two own moves at 6 left (``LOOKAHEAD_SPEL``)."""
     from whistkit.bots import pimc
     from whistkit.bots.lookahead import Lookahead
     from whistkit.deal import deal_cards
     from whistkit.state import Deal, new_game
 
     assert [pimc.default_lookahead(n, True) for n in (12, 11, 9, 8, 4, 3)] == [1, 2, 2, 3, 3, 2]
-    assert [pimc.default_lookahead(n, False) for n in (11, 8, 4)] == [1, 2, 2]
+    assert [pimc.default_lookahead(n, False) for n in (11, 8, 4, 3)] == [1, 3, 3, 2]
+    assert [pimc.default_lookahead(n, False, "swedish") for n in (11, 8, 4)] == [1, 2, 2]
     depths: list[tuple[bool, int]] = []
     values = Lookahead.values
 
@@ -168,9 +170,24 @@ def test_misere_looks_ahead_where_the_misere_schedule_says() -> None:
         depths.clear()
         for number in (3, 6):
             decide(number, 6)
-        assert depths == [(False, 2), (True, 3)]
+        assert depths == [(False, 3), (True, 3)]
         depths.clear()
         mp.setattr(pimc, "LOOKAHEAD_MISERE", {})
         decide(6, 11)
         decide(6, 6)
-        assert depths == [(True, 2)]
+        assert depths == [(True, 3)]
+        depths.clear()
+        # a Swedish spel hand played on by the club rules to 6 cards in hand
+        rng = random.Random(5)
+        spel = next(
+            st
+            for st in positions("swedish", 60, 5)
+            if st.phase == PLAY
+            and st.contract is not None
+            and not st.contract.misere
+            and st.holdings[st.to_play].bit_count() >= 7
+        )
+        while spel.holdings[spel.to_play].bit_count() > 6 or spel.legal_mask().bit_count() < 2:
+            spel = spel.apply(ClubBot().choose(spel.view(spel.to_play), rng))
+        ExpertBot(worlds=lambda tricks, misere: 4).choose(spel.view(spel.to_play), random.Random(0))
+        assert depths == [(False, 2)]

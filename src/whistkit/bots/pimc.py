@@ -89,8 +89,12 @@ CHAIN_BURN = 50
 CHAIN_THIN = 10
 # Own moves held consistent across the worlds by tricks left (whistkit.bots.lookahead);
 # elsewhere 1, plain PIMC. The worlds are grouped by a coarse view of the other seats'
-# cards (OBSERVE); with exact cards the look-ahead from 8 tricks left played worse.
-LOOKAHEAD = {8: 2, 7: 2, 6: 2, 5: 2, 4: 2, 3: 2}
+# cards (OBSERVE); with exact cards the look-ahead from 8 tricks left played worse. Three
+# own moves at 8-4 tricks left: +0.129 (seed 1) and +0.051 (seed 2) a deal over two, on
+# the ladder's 334 trump and Grand deals of each seed (docs/bots.md, issue 35's tenth pass)
+LOOKAHEAD = {8: 3, 7: 3, 6: 3, 5: 3, 4: 3, 3: 2}
+# Swedish spel (no trump) keeps two own moves until the three are measured on its deals
+LOOKAHEAD_SPEL = {8: 2, 7: 2, 6: 2, 5: 2, 4: 2, 3: 2}
 # In misère contracts (Nóló, nollspel) over LOOKAHEAD: two own moves at 11-9 tricks left,
 # where plain PIMC played before (docs/bots.md, issue 35's sixth pass), and three at 8-4,
 # where the misère lead decides who is left to take the tricks (the seventh pass)
@@ -325,7 +329,7 @@ class ExpertBot:
     ``hit``, partner's ``partner_hit``, the rest spread over the other legal cards)
     divided by the drawing's own (:func:`~whistkit.bots.inference.policy_model`).
     ``lookahead(tricks_left, misere)`` gives the own moves held consistent across
-    the worlds (1: plain PIMC; see :func:`default_lookahead`), which group the worlds by
+    the worlds (1: plain PIMC; None: the variant's, :func:`default_lookahead`), which group the worlds by
     what the expert would see, ``observe`` (``"coarse"`` or ``"cards"``,
     :mod:`whistkit.bots.lookahead`); ``respond`` says how the other seats answer there
     until the expert's next turn (``"dd"`` double-dummy, ``"club"`` by the club rules
@@ -433,7 +437,8 @@ class ExpertBot:
         self.weigh = weigh
         self.hit = float(hit)
         self.partner_hit = float(partner_hit)
-        self.lookahead = lookahead or default_lookahead
+        # None: the variant's schedule (default_lookahead)
+        self.lookahead = lookahead
         self.lead_lookahead = dict(LEAD_LOOKAHEAD if lead_lookahead is None else lead_lookahead)
         # checked here: the look-ahead's errors are caught in play (laws-mode revokes)
         self.observe = check_observe(observe)
@@ -496,7 +501,12 @@ class ExpertBot:
         if view.contract.misere and tricks_left > SOLVE_MISERE_FROM:
             worlds = [draw() for _ in range(limit)]
             return self._play_rollout(view, cards, rng, worlds, score, _weights(weigh, worlds))
-        depth = self.lookahead(tricks_left, view.contract.misere)
+        misere = view.contract.misere
+        depth = (
+            default_lookahead(tricks_left, misere, view.variant)
+            if self.lookahead is None
+            else self.lookahead(tricks_left, misere)
+        )
         if depth <= 1 and not view.trick and not view.contract.misere:
             depth = self.lead_lookahead.get(tricks_left, 1)
         drawn: deque[list[int]] = deque()
@@ -766,10 +776,12 @@ def _weights(
     return [w * len(raw) / total for w in raw]
 
 
-def default_lookahead(tricks_left: int, misere: bool) -> int:
-    """Own moves held consistent across the worlds (1: plain PIMC)."""
+def default_lookahead(tricks_left: int, misere: bool, variant: str = "felagsvist") -> int:
+    """Own moves held consistent across the worlds (1: plain PIMC) in the variant."""
     if misere and tricks_left in LOOKAHEAD_MISERE:
         return LOOKAHEAD_MISERE[tricks_left]
+    if variant == "swedish":
+        return LOOKAHEAD_SPEL.get(tricks_left, 1)
     return LOOKAHEAD.get(tricks_left, 1)
 
 
@@ -791,6 +803,7 @@ __all__ = [
     "LOOKAHEAD",
     "LOOKAHEAD_MISERE",
     "LOOKAHEAD_NODES",
+    "LOOKAHEAD_SPEL",
     "MAX_TRIES",
     "MIN_SOLVED",
     "NODE_LIMIT",
