@@ -23,7 +23,8 @@ some deals), pairs the two levels' scores deal by deal on the deals both have, a
 each level's mean against the opponent, the paired difference ``a - b`` with its normal
 95% interval (mean ± 1.96·sd/√n), the deals that score differently and the difference by
 contract (``--below 400``: only the ladder's 400 deals of games ``0:34``). Files of
-different variants or seeds are refused. The decisions of a match level do not depend on
+different variants or seeds are refused, and so is one level name scoring a deal two ways
+(runs of different code). The decisions of a match level do not depend on
 time, so the machine's load changes how long a run takes, not its figures.
 
 A run records the commit that played it. ``benchmarks/baselines/`` keeps the default
@@ -335,8 +336,15 @@ def _load(paths: list[str]) -> tuple[dict[str, dict[int, dict[str, Any]]], set[s
         else:  # whistkit match --json
             found = {doc["ns"]: doc["per_deal"]}
         for level, rows in found.items():
+            seen = levels.setdefault(level, {})
             for row in rows:
-                levels.setdefault(level, {})[row["index"]] = row
+                before = seen.get(row["index"])
+                if before is not None and before["score"] != row["score"]:
+                    sys.exit(
+                        f"{p}: {level} scores deal {row['index']} {row['score']:+g}, another"
+                        f" file {before['score']:+g}: runs of different code under one name"
+                    )
+                seen[row["index"]] = row
     if len(dealt) > 1:
         sys.exit(
             "the files deal different deals: "

@@ -53,6 +53,13 @@ def test_files_of_other_deals_are_refused_by_name(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "different deals" in done.stderr and "seed 3" in done.stderr
     assert "seed 4" in done.stderr and "s4.json" in done.stderr
+    # one level's name with other scores on the same deal: two versions of the code
+    doc = json.loads((tmp_path / "s3.json").read_text(encoding="utf-8"))
+    doc["levels"]["club"][0]["score"] += 2
+    (tmp_path / "other.json").write_text(json.dumps(doc), encoding="utf-8")
+    done = _run("pair", str(tmp_path / "s3.json"), str(tmp_path / "other.json"), "--a", "club")
+    assert done.returncode != 0 and "club scores deal 0" in done.stderr
+    assert "different code" in done.stderr
     (tmp_path / "bad.json").write_text("[1, 2]\n", encoding="utf-8")
     done = _run("pair", str(tmp_path / "bad.json"), str(tmp_path / "s3.json"), "--a", "club")
     assert done.returncode != 0 and "bad.json: not a run's scores" in done.stderr
