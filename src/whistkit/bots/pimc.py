@@ -507,7 +507,7 @@ class ExpertBot:
             if self.lookahead is None
             else self.lookahead(tricks_left, misere)
         )
-        if depth <= 1 and not view.trick and not view.contract.misere:
+        if depth <= 1 and not view.trick and not misere:
             depth = self.lead_lookahead.get(tricks_left, 1)
         drawn: deque[list[int]] = deque()
         if depth > 1:
