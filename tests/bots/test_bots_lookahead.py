@@ -433,6 +433,45 @@ def test_the_lead_look_ahead_searches_leads_only_in_trump_and_no_trump_contracts
     assert min(seen.values()) >= 2, seen
 
 
+def test_the_grand_look_ahead_searches_grand_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ExpertBot(grand_lookahead={k: 2}): with k tricks left in Félagsvist's Grand (NT),
+    # leads and follows alike hold the expert's next move consistent; the trump
+    # contracts and Nóló stay plain PIMC there
+    calls: list[tuple[int, int]] = []
+    values = Lookahead.values
+
+    def counted(self: Lookahead, worlds, cards, depth, weights=None):  # type: ignore[no-untyped-def]
+        calls.append((self.view.hand_sizes[self.view.seat], depth))
+        return values(self, worlds, cards, depth, weights)
+
+    monkeypatch.setattr(Lookahead, "values", counted)
+    bot = ExpertBot(
+        worlds=lambda left, misere: 8,
+        lookahead=lambda left, misere: 1,
+        grand_lookahead={4: 2},
+    )
+    seen = {"grand": 0, "trumps": 0, "misere": 0}
+    for i, state in enumerate(late_positions("felagsvist", 160, seed=6, tricks_left=5)):
+        view = state.view(state.to_play)
+        cards = [a for a in view.legal if type(a) is int]
+        if view.contract is None or len(cards) < 2 or view.hand_sizes[view.seat] != 4:
+            continue
+        code = view.contract.code
+        kind = "misere" if view.contract.misere else "grand" if code == "NT" else "trumps"
+        calls.clear()
+        bot.choose(view, random.Random(i))
+        assert calls == ([(4, 2)] if kind == "grand" else []), kind
+        seen[kind] += 1
+    assert min(seen.values()) >= 2, seen
+
+
+@pytest.mark.parametrize("table", [{0: 2}, {14: 2}, {9: 0}, {9: 2.0}, {"9": 3}])
+def test_look_ahead_tables_with_bad_entries_are_refused_by_name(table: dict) -> None:  # type: ignore[type-arg]
+    for name in ("grand_lookahead", "lead_lookahead"):
+        with pytest.raises(ValueError, match=name):
+            ExpertBot(**{name: table})
+
+
 def _tail_playout(state: State, card: int) -> int:
     """The tricks the side to move at ``state`` takes from it on when it plays ``card``,
     then its side plays the lowest of its double-dummy best cards and each opponent the

@@ -106,6 +106,9 @@ LOOKAHEAD_NODES = 30_000_000
 # has none (docs/bots.md: most of the tricks the expert gives up are on leads at 10 to 5
 # tricks left)
 LEAD_LOOKAHEAD: dict[int, int] = {}
+# Own moves held consistent in Félagsvist's Grand (no trump, code NT) by tricks left, over
+# LOOKAHEAD (docs/bots.md, issue 35's eleventh pass); Swedish spel has LOOKAHEAD_SPEL
+LOOKAHEAD_GRAND: dict[int, int] = {}
 OBSERVE = "coarse"
 # How the other seats answer inside the look-ahead until the expert's next turn:
 # double-dummy ("dd"), by the club rules from their hands in each world ("club": the
@@ -335,7 +338,8 @@ class ExpertBot:
     until the expert's next turn (``"dd"`` double-dummy, ``"club"`` by the club rules
     from their hands in each world, ``"club-opponents"``, the default, the opponents so and partner double-dummy; a lead
     look-ahead ``lead_lookahead`` maps tricks left to own moves held consistent at the
-    expert's leads in normal contracts where ``lookahead`` gives 1). With ``tail`` the
+    expert's leads in normal contracts where ``lookahead`` gives 1; ``grand_lookahead``
+    the own moves by tricks left in Félagsvist's Grand, over ``lookahead``). With ``tail`` the
     look-ahead's last own move is valued by playing each world out to the end, the
     expert's side double-dummy and the opponents as ``respond`` says; ``gate`` maps
     tricks left to standard errors: plain PIMC there plays the club rules' card unless
@@ -377,6 +381,7 @@ class ExpertBot:
         partner_hit: float = PARTNER_HIT,
         lookahead: Callable[[int, bool], int] | None = None,
         lead_lookahead: Mapping[int, int] | None = None,
+        grand_lookahead: Mapping[int, int] | None = None,
         observe: str = OBSERVE,
         respond: str = RESPONSE,
         tail: bool = TAIL,
@@ -440,6 +445,22 @@ class ExpertBot:
         # None: the variant's schedule (default_lookahead)
         self.lookahead = lookahead
         self.lead_lookahead = dict(LEAD_LOOKAHEAD if lead_lookahead is None else lead_lookahead)
+        self.grand_lookahead = dict(LOOKAHEAD_GRAND if grand_lookahead is None else grand_lookahead)
+        for name, table in (
+            ("lead_lookahead", self.lead_lookahead),
+            ("grand_lookahead", self.grand_lookahead),
+        ):
+            for left, moves in table.items():
+                if (
+                    type(left) is not int
+                    or not 1 <= left <= 13
+                    or type(moves) is not int
+                    or moves < 1
+                ):
+                    raise ValueError(
+                        f"{name} must map tricks left (1-13) to own moves (1 or more),"
+                        f" not {left!r}: {moves!r}"
+                    )
         # checked here: the look-ahead's errors are caught in play (laws-mode revokes)
         self.observe = check_observe(observe)
         self.respond = check_respond(respond)
@@ -507,6 +528,8 @@ class ExpertBot:
             if self.lookahead is None
             else self.lookahead(tricks_left, misere)
         )
+        if view.contract.code == "NT" and tricks_left in self.grand_lookahead:
+            depth = self.grand_lookahead[tricks_left]
         if depth <= 1 and not view.trick and not misere:
             depth = self.lead_lookahead.get(tricks_left, 1)
         drawn: deque[list[int]] = deque()
@@ -801,6 +824,7 @@ __all__ = [
     "CHAIN_THIN",
     "LEAD_LOOKAHEAD",
     "LOOKAHEAD",
+    "LOOKAHEAD_GRAND",
     "LOOKAHEAD_MISERE",
     "LOOKAHEAD_NODES",
     "LOOKAHEAD_SPEL",
