@@ -143,6 +143,8 @@ def test_misere_looks_ahead_where_the_misere_schedule_says() -> None:
     assert [pimc.default_lookahead(n, True) for n in (12, 11, 9, 8, 4, 3)] == [1, 2, 2, 3, 3, 2]
     assert [pimc.default_lookahead(n, False) for n in (11, 8, 4, 3)] == [1, 3, 3, 2]
     assert [pimc.default_lookahead(n, False, "swedish") for n in (11, 8, 4)] == [1, 2, 2]
+    # Félagsvist's Grand: three own moves from 9 tricks left (over the schedule)
+    assert ExpertBot().grand_lookahead == {9: 3}
     depths: list[tuple[bool, int]] = []
     values = Lookahead.values
 
