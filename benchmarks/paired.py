@@ -215,8 +215,9 @@ def make_player(level: str) -> match.Player:
     ``worlds`` may be a dict of tricks left to worlds in normal contracts, over the
     default schedule, ``misere_worlds`` the same in misère; ``lookahead`` a dict of tricks
     left to own moves searched, over Félagsvist's default (``pimc.LOOKAHEAD``; Swedish
-    spel's, ``LOOKAHEAD_SPEL``, has two own moves at 8-4: give those tricks too),
-    ``misere_lookahead`` in misère only),
+    spel's, ``LOOKAHEAD_SPEL``, has two own moves at 8-4: give those tricks too; Grand's
+    ``grand_lookahead``, by default ``LOOKAHEAD_GRAND``, stays over it: give
+    ``grand_lookahead={}`` to drop it), ``misere_lookahead`` in misère only),
     ``hybrid:K`` or ``oracle-club``."""
     name, _, rest = level.partition(":")
     if name == "hybrid" and rest.isdigit():

@@ -342,7 +342,9 @@ class ExpertBot:
     from their hands in each world, ``"club-opponents"``, the default, the opponents so and partner double-dummy; a lead
     look-ahead ``lead_lookahead`` maps tricks left to own moves held consistent at the
     expert's leads in normal contracts where ``lookahead`` gives 1; ``grand_lookahead``
-    the own moves by tricks left in Félagsvist's Grand, over ``lookahead``). With ``tail`` the
+    the own moves by tricks left in Félagsvist's Grand, over ``lookahead`` too, so a
+    plain-PIMC ``lookahead`` needs ``grand_lookahead={}`` as well; None:
+    ``LOOKAHEAD_GRAND``). With ``tail`` the
     look-ahead's last own move is valued by playing each world out to the end, the
     expert's side double-dummy and the opponents as ``respond`` says; ``gate`` maps
     tricks left to standard errors: plain PIMC there plays the club rules' card unless
