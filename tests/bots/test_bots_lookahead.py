@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -179,6 +179,7 @@ def test_expert_plays_the_best_card_of_its_look_ahead(weigh: bool) -> None:
         assert (weights is not None) == (weigh and view.played != ())
         values = _lookahead(view, drawn, cards, 2, weights=weights)
         card = bot.choose(view, random.Random(i))
+        assert type(card) is int
         assert math.isclose(values[card], max(values.values()), abs_tol=1e-9)
         assert bot.last_worlds == worlds
 
@@ -241,6 +242,7 @@ def test_club_answers_are_the_club_bots_cards(variant: str, laws: bool) -> None:
                 seat = line.to_play
                 assert real.to_play == seat and real.holdings == line.hands
                 expected = ClubBot().choose(real.view(seat), random.Random(i))
+                assert type(expected) is int
                 legal = real.legal_mask()
                 got = ahead._club(line) if legal & (legal - 1) else expected
                 assert got == expected, f"{variant} position {i}, {seat} after {card}"
@@ -372,7 +374,11 @@ def test_misere_first_tricks_searched_by_the_rollouts_or_the_club_rules() -> Non
         chose = 0
         for _ in range(2):  # the lead and the second hand
             view = state.view(state.to_play)
-            for make, worlds in ((lambda: ExpertBot(worlds=rules), 0), (ExpertBot, 16)):
+            makers: tuple[tuple[Callable[[], ExpertBot], int], ...] = (
+                (lambda: ExpertBot(worlds=rules), 0),
+                (ExpertBot, 16),
+            )
+            for make, worlds in makers:
                 bot = make()
                 card = bot.choose(view, random.Random(k))
                 assert card in view.legal
@@ -467,21 +473,25 @@ def _tail_playout(state: State, card: int) -> int:
     assert state.contract is not None
     misere = state.contract.misere
     real = state.apply(card)
-    won = len(real.trick_winners) > len(state.trick_winners) and side_of(real.leader) == side
+    contract = real.contract
+    assert contract is not None
+    won = int(len(real.trick_winners) > len(state.trick_winners) and side_of(real.leader) == side)
     while real.phase == "play":
         seat, before = real.to_play, len(real.trick_winners)
         legal = real.legal_mask()
         if not legal & (legal - 1):
             got = legal.bit_length() - 1
         elif side_of(seat) == side:
-            pos = position_for(solver, real.holdings, real.trick, real.leader, real.contract)
+            pos = position_for(solver, real.holdings, real.trick, real.leader, contract)
             values = solver.solve_cards(pos)
             best = min(values.values()) if misere else max(values.values())
             got = min(c for c, v in values.items() if v == best)
         else:
-            got = ClubBot().choose(real.view(seat), random.Random(0))
+            club = ClubBot().choose(real.view(seat), random.Random(0))
+            assert type(club) is int
+            got = club
         if len(real.trick_winners) == 12 and len(real.trick) == 3:
-            last = (real.leader + trick_winner_index((*real.trick, got), real.contract)) & 3
+            last = (real.leader + trick_winner_index((*real.trick, got), contract)) & 3
             return won + (side_of(last) == side)
         real = real.apply(got)
         if len(real.trick_winners) > before:
@@ -551,6 +561,7 @@ def _reply_playout(state: State, card: int) -> int:
             won += side_of(real.trick_winners[-1]) == side
     if real.phase != "play":
         return won
+    assert real.contract is not None
     pos = position_for(solver, real.holdings, real.trick, real.leader, real.contract)
     if real.trick:  # partner to play: its best card, our side's tricks
         values = solver.solve_cards(pos)
@@ -618,7 +629,8 @@ def test_reply_reaches_plain_pimc_at_its_tricks_only() -> None:
                 assert calls and set(calls) <= {0, 2}
             else:
                 assert calls == []
-    for bad in ((0,), (14,), ("9",)):
+    bads: list[Any] = [(0,), (14,), ("9",)]
+    for bad in bads:
         with pytest.raises(ValueError, match="reply must hold tricks left"):
             ExpertBot(reply=bad)
 
