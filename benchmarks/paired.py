@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import json
 import math
 import random
@@ -63,7 +64,7 @@ from whistkit.bots.pimc import (
 )
 from whistkit.cards import Card, cards_of
 from whistkit.match import _GameSpec, _play_game, deals_per_game
-from whistkit.seats import Seat, side_of
+from whistkit.seats import SEATS, Seat, side_of
 from whistkit.state import Action, State, trick_winner_index
 from whistkit.variants import get_variant
 
@@ -210,6 +211,28 @@ class OracleClub(OracleBot):
         return max(good, key=lambda c: (dd[c], -c))
 
 
+class SeesPartner:
+    """``sees-partner``: the match expert (``sees-partner:key=value`` with settings, as
+    ``expert:``) with its partner's hand placed face up in its view, so it draws its worlds
+    knowing partner's cards and infers only the opponents'. A measuring stick: how much of
+    the gap to the oracle a perfect model of partner could close."""
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self.bot = ExpertBot(**settings)
+        self.name = "sees-partner"
+
+    def act(self, state: State, seat: Seat, rng: random.Random) -> Action:
+        view = state.view(seat)
+        if state.phase == "play":
+            partner = (seat + 2) & 3
+            public = dict(view.public)
+            revealed = dict(public.get("revealed") or {})
+            revealed[SEATS[partner]] = cards_of(state.holdings[partner])
+            public["revealed"] = revealed
+            view = dataclasses.replace(view, public=public)
+        return self.bot.choose(view, rng)
+
+
 def make_player(level: str) -> match.Player:
     """A match level, ``expert:key=value:...`` (the match expert with those settings;
     ``worlds`` may be a dict of tricks left to worlds in normal contracts, over the
@@ -218,12 +241,14 @@ def make_player(level: str) -> match.Player:
     spel's, ``LOOKAHEAD_SPEL``, has two own moves at 8-4: give those tricks too; Grand's
     ``grand_lookahead``, by default ``LOOKAHEAD_GRAND``, stays over it: give
     ``grand_lookahead={}`` to drop it), ``misere_lookahead`` in misère only),
-    ``hybrid:K`` or ``oracle-club``."""
+    ``hybrid:K``, ``oracle-club`` or ``sees-partner[:key=value...]``."""
     name, _, rest = level.partition(":")
     if name == "hybrid" and rest.isdigit():
         return Hybrid(int(rest))
     if level == "oracle-club":
         return OracleClub()
+    if name == "sees-partner":
+        return SeesPartner(expert_settings(level, rest))
     if name != "expert" or not rest:
         return _make_player(level)
     settings = expert_settings(level, rest)

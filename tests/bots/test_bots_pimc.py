@@ -120,6 +120,33 @@ def test_the_gate_keeps_the_club_rules_card_unless_another_clearly_gains() -> No
     assert gated >= 10 and differ >= 1, (gated, differ)
 
 
+def test_the_convention_plays_the_club_card_within_its_margin_of_the_best() -> None:
+    # ExpertBot(convention=d): the club rules' card wherever its mean over the worlds is
+    # within d margin points of the best card's, in plain PIMC and in the look-ahead
+    # alike; a margin wider than any hand's (25.9 points) gives the club card every time,
+    # none (the default) plays other cards at some of the same positions
+    def plain(left: int, misere: bool) -> int:
+        return 1
+
+    def ahead(left: int, misere: bool) -> int:
+        return 2
+
+    views = [
+        s.view(s.to_play)
+        for s in late_positions("felagsvist", 200, seed=9, tricks_left=4)
+        if s.contract is not None and s.legal_mask().bit_count() >= 2
+    ]
+    differ = 0
+    for depth in (plain, ahead):
+        wide = ExpertBot(solver=solver, worlds=lambda left, m: 8, lookahead=depth, convention=25.9)
+        free = ExpertBot(solver=solver, worlds=lambda left, m: 8, lookahead=depth)
+        for i, view in enumerate(views):
+            club = ClubBot().choose(view, random.Random(i))
+            assert wide.choose(view, random.Random(i)) == club
+            differ += free.choose(view, random.Random(i)) != club
+    assert len(views) >= 20 and differ >= 2, (len(views), differ)
+
+
 def test_tail_and_gate_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="tail must be True or False, not 'yes'"):
         ExpertBot(tail="yes")  # type: ignore[arg-type]
@@ -127,6 +154,10 @@ def test_tail_and_gate_settings_are_checked() -> None:
         ExpertBot(gate={14: 1.0})
     with pytest.raises(ValueError, match="not 13: 'x'"):
         ExpertBot(gate={13: "x"})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="convention must be margin points from 0 up to 26"):
+        ExpertBot(convention=-0.5)
+    with pytest.raises(ValueError, match="not 'x'"):
+        ExpertBot(convention="x")  # type: ignore[arg-type]
 
 
 def test_misere_looks_ahead_where_the_misere_schedule_says() -> None:

@@ -113,6 +113,25 @@ def test_voids_and_sizes_constrain_the_count() -> None:
     assert count_deals(view) == len(_brute_force_deals(view))
 
 
+def test_a_revealed_list_places_every_card_of_it_in_its_owner_s_hand() -> None:
+    # view.public["revealed"] with a list of cards for a seat (benchmarks/paired.py's
+    # sees-partner: partner's whole hand face up) pins them all: every world deals that
+    # seat exactly those cards, and the count is that of the other two hidden hands
+    state = _late_position()
+    view = state.view(state.to_play)
+    partner = (view.seat + 2) & 3
+    shown = sorted(iter_cards(state.holdings[partner]))
+    open_view = dataclasses.replace(
+        view, public={**view.public, "revealed": {"NESW"[partner]: shown}}
+    )
+    assert Knowledge.from_view(open_view).held[partner] == state.holdings[partner]
+    worlds = sample_deals(open_view, 40, random.Random(4))
+    assert all(w[partner] == state.holdings[partner] for w in worlds)
+    assert all(_consistent(view, w) for w in worlds)
+    expected = sum(1 for w in _brute_force_deals(view) if w[partner] == state.holdings[partner])
+    assert count_deals(open_view) == expected < count_deals(view)
+
+
 def test_inconsistent_view_is_named() -> None:
     state = _late_position()
     view = state.view(state.to_play)

@@ -63,3 +63,31 @@ def test_files_of_other_deals_are_refused_by_name(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text("[1, 2]\n", encoding="utf-8")
     done = _run("pair", str(tmp_path / "bad.json"), str(tmp_path / "s3.json"), "--a", "club")
     assert done.returncode != 0 and "bad.json: not a run's scores" in done.stderr
+
+
+def test_sees_partner_draws_its_worlds_with_partner_s_real_hand() -> None:
+    # paired.py's sees-partner level: the match expert with partner's hand face up in its
+    # view (a measuring stick for a perfect model of partner); the view it decides on
+    # places all of partner's cards, and nothing of the opponents'
+    import importlib.util
+    import random
+
+    from helpers_bots import late_positions
+
+    from whistkit.bots.knowledge import Knowledge
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "paired.py"
+    spec = importlib.util.spec_from_file_location("paired_tool", path)
+    assert spec is not None and spec.loader is not None
+    paired = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(paired)
+    player = paired.make_player("sees-partner:worlds={4: 8, 3: 8}")
+    seen: list[Any] = []
+    choose = player.bot.choose
+    player.bot.choose = lambda view, rng: seen.append(view) or choose(view, rng)
+    for i, state in enumerate(late_positions("felagsvist", 6, seed=4, tricks_left=4)):
+        seat = state.to_play
+        assert player.act(state, seat, random.Random(i)) in state.legal_actions()
+        held = Knowledge.from_view(seen[-1]).held
+        assert held[(seat + 2) & 3] == state.holdings[(seat + 2) & 3]
+        assert held[(seat + 1) & 3] == held[(seat + 3) & 3] == 0

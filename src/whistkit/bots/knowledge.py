@@ -35,7 +35,9 @@ def publicly_held(view: View) -> tuple[Hand, Hand, Hand, Hand]:
 
     Reads ``view.public``: ``"turned"`` (classic whist: the dealer's face-up card, listed
     until played) and ``"revealed"`` (Swedish: seat name -> revealed bottom card, which
-    stays in its owner's hand until played). Cards may be codes (``"TD"``) or ints.
+    stays in its owner's hand until played; a list of cards places them all, as the
+    measurement players of ``benchmarks/paired.py`` do with a whole hand). Cards may be
+    codes (``"TD"``) or ints.
     """
     held = [0, 0, 0, 0]
     public: Mapping[str, Any] = view.public
@@ -45,11 +47,11 @@ def publicly_held(view: View) -> tuple[Hand, Hand, Hand, Hand]:
     revealed = public.get("revealed")
     if isinstance(revealed, Mapping):
         for seat, value in revealed.items():
-            card = _card(value)
-            if card is None:
-                continue
             owner = SEATS.index(seat) if isinstance(seat, str) else int(seat) & 3
-            held[owner] |= 1 << card
+            for one in value if isinstance(value, (list, tuple)) else (value,):
+                card = _card(one)
+                if card is not None:
+                    held[owner] |= 1 << card
     played = 0
     for c in view.played:
         played |= 1 << c

@@ -141,6 +141,14 @@ WEIGH = False
 REPLY: frozenset[int] = frozenset()
 
 
+# Play the club rules' card wherever its mean over the worlds is within this many margin
+# points (two to a trick) of the best card's, so that partner, who reads the expert's
+# cards by the club rules (inference.policy_model), reads them right more often; 0: the
+# best mean only, the club rules splitting exact ties (docs/bots.md, issue 35's
+# thirteenth pass)
+CONVENTION = 0.0
+
+
 def default_solver() -> Any:
     """The double-dummy solver module, with an error that says what is missing."""
     try:
@@ -252,6 +260,27 @@ def _beats_by(
         if mean > gain and _clear_gain(diffs, se, weights):
             best, gain = card, mean
     return best
+
+
+def _pick(
+    view: View,
+    cards: list[Card],
+    totals: Mapping[Card, float],
+    mass: float,
+    rng: random.Random,
+    convention: float,
+    tol: float,
+) -> Card:
+    """The card with the best of ``totals`` (sums over worlds of total weight ``mass``),
+    ties within ``tol`` split by the club rules; with ``convention`` the club rules' card
+    wherever its mean is within that many points of the best mean."""
+    top = max(totals.values())
+    best = [c for c in cards if totals[c] >= top - tol]
+    if convention > 0.0 and len(best) < len(cards):
+        club = ClubBot().choose(view, rng)
+        if type(club) is int and club in totals and totals[club] >= top - convention * mass - tol:
+            return club
+    return _tie_break(view, best, rng)
 
 
 def _tie_break(view: View, best: list[Card], rng: random.Random) -> Card:
@@ -395,6 +424,7 @@ class ExpertBot:
         club_prior: float = CLUB_PRIOR,
         sharp: float = SHARP_MISS,
         reply: Iterable[int] | None = None,
+        convention: float = CONVENTION,
         lookahead_nodes: int | None = LOOKAHEAD_NODES,
     ) -> None:
         if bidding not in BIDDING:
@@ -477,6 +507,11 @@ class ExpertBot:
         if isinstance(reply, int):
             raise ValueError(f"reply must be a collection of tricks left, not {reply!r}")
         self.reply = frozenset(REPLY if reply is None else reply)
+        if type(convention) not in (int, float) or not 0.0 <= convention < 26.0:
+            raise ValueError(
+                f"convention must be margin points from 0 up to 26, not {convention!r}"
+            )
+        self.convention = float(convention)
         if not all(type(t) is int and 1 <= t <= 13 for t in self.reply):
             raise ValueError(f"reply must hold tricks left from 1 to 13, not {reply!r}")
         if lookahead_nodes is not None and (
@@ -601,15 +636,14 @@ class ExpertBot:
         if se is not None:
             per_card = {c: [row[c] for row in rows] for c in cards}
             return _beats_by(per_card, _club_card(view, rng), se, weights)
-        top = max(totals.values())
         # equal in every world but for rounding of the weighted sums: a tie
         tol = (
             1e-9
             if weights is None
             else 1e-9 * max(1.0, sum(weights)) * max(1.0, max(abs(v) for v in totals.values()))
         )
-        best = [c for c in cards if totals[c] >= top - tol]
-        return _tie_break(view, best, rng)
+        mass = float(len(rows)) if weights is None else sum(weights)
+        return _pick(view, cards, totals, mass, rng, self.convention, tol)
 
     def _pimc_rows(
         self, view: View, worlds: list[list[int]], cards: list[Card], score: Scorer
@@ -743,9 +777,9 @@ class ExpertBot:
             # laws mode: a revoke in the current trick is no double-dummy position
             return _club_card(view, rng)
         self.last_worlds = len(worlds)
-        top = max(totals.values())
         tol = 1e-9 * max(1.0, max(abs(v) for v in totals.values()))
-        return _tie_break(view, [c for c in cards if totals[c] >= top - tol], rng)
+        mass = float(len(worlds)) if weights is None else sum(weights)
+        return _pick(view, cards, totals, mass, rng, self.convention, tol)
 
     def _play_rollout(
         self,
