@@ -194,3 +194,45 @@ def test_a_weight_does_not_depend_on_the_worlds_judged_before() -> None:
             assert shared(world, floor) == fresh(world, floor)
             misses += shared(world) < 1.0
         assert misses  # the worlds differ in how well the club rules explain them
+
+
+def test_partner_s_leads_have_a_factor_of_their_own() -> None:
+    # policy_model(partner_lead_miss=f): partner's leads weigh f where the club rules
+    # would lead otherwise, partner's follows still partner_miss. As S sees it after N
+    # (the partner) led the 2S and E played: in every world the lead's factor is 1 or f,
+    # the rest of the weight (E's card) the same whatever f is (docs/bots.md, issue 35's
+    # thirteenth pass)
+    import random
+
+    import pytest
+
+    from whistkit.bots import ExpertBot
+    from whistkit.bots.inference import policy_model
+    from whistkit.bots.sampling import sampler_for
+
+    state = _hand_state(1, "2S 4S")
+    view = state.view(2)
+    models = {}
+    for lead_miss in (None, 0.25, 1.0):
+        model = policy_model(view, partner_miss=0.5, partner_lead_miss=lead_miss)
+        assert model is not None
+        models[lead_miss] = model[0]
+    # the true world: E's 4S is the club rules' card, N's 2S is not (they lead the AS)
+    assert [models[f](state.holdings, 0.0) for f in (None, 0.25, 1.0)] == [0.5, 0.25, 1.0]
+    sampler = sampler_for(view)
+    rng = random.Random(5)
+    missed = 0
+    for _ in range(200):
+        world = sampler.sample(rng)
+        rest = models[1.0](world, 0.0)  # the lead left out: E's card alone
+        if rest == 0.0:
+            continue
+        as_before = models[None](world, 0.0) / rest  # partner_miss, as before the setting
+        assert as_before in (1.0, 0.5)
+        assert models[0.25](world, 0.0) / rest == (1.0 if as_before == 1.0 else 0.25)
+        missed += as_before == 0.5
+    assert missed >= 5
+    # the expert passes it on, and refuses a factor that is no likelihood
+    assert ExpertBot(partner_lead_miss=1.0).partner_lead_miss == 1.0
+    with pytest.raises(ValueError, match="partner_lead_miss must be a likelihood"):
+        ExpertBot(partner_lead_miss=0.0)

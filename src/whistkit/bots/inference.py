@@ -43,6 +43,12 @@ PENALTY = 0.2
 # opponent and by partner (an expert or a person: the club rules describe it less well)
 MISS = 0.1
 PARTNER_MISS = 0.5
+# the same for partner's leads alone (None: PARTNER_MISS). Measured on the expert's own
+# play (docs/bots.md, issue 35's thirteenth pass): its leads are the club rules' card in
+# its true hand about as often as in the hands partner can imagine for it (0.46 against
+# 0.46 in trumps and Grand), so a lead tells partner nothing under this model, where a
+# follow does (0.88 against 0.74: a calibrated factor of 0.4)
+PARTNER_LEAD_MISS: float | None = None
 # the softened club policy's probability of the club rules' card (the rest spread evenly
 # over the other legal cards), for an opponent and for partner: with two legal cards
 # these give a card the rules would not play the odds MISS and PARTNER_MISS give it
@@ -311,6 +317,7 @@ def policy_model(
     partner_hit: float = PARTNER_HIT,
     club_prior: float = CLUB_PRIOR,
     sharp: float = SHARP_MISS,
+    partner_lead_miss: float | None = PARTNER_LEAD_MISS,
 ) -> tuple[Callable[[tuple[Hand, ...], float], float], Callable[[tuple[Hand, ...]], float]] | None:
     """The policy model's two likelihoods of the other seats' cards so far, sharing one
     replay of each past hand: ``(weight, ratio)``.
@@ -327,13 +334,20 @@ def policy_model(
     ``ratio`` then stand for the softened policy's posterior (Rebstock, Solinas, Buro and
     Sturtevant 2019, docs/bots.md): a forced card tells more than a chosen one, and a
     card the rules would not play is less likely the more other cards the seat had.
+    ``partner_lead_miss`` (None: ``partner_miss``) stands for ``partner_miss`` at
+    partner's leads.
     """
     contract = view.contract
     if contract is None:
         return None
     moments = _moments(view)
-    if partner_miss >= 1.0:
-        moments = [m for m in moments if (m.seat ^ view.seat) & 1]
+    lead_miss = partner_miss if partner_lead_miss is None else partner_lead_miss
+    # partner's moments whose factor is 1 tell nothing: left out
+    moments = [
+        m
+        for m in moments
+        if (m.seat ^ view.seat) & 1 or (lead_miss if m.led < 0 else partner_miss) < 1.0
+    ]
     if not moments:
         return None
     keys = rank_keys(contract)
@@ -346,6 +360,11 @@ def policy_model(
     trumps = 0 if contract.trump is None else SUIT_MASKS[contract.trump]
     led_suits = [SUIT_MASKS[m.led] if m.led >= 0 else 0 for m in moments]  # 0: a lead
     opponent = [bool((m.seat ^ view.seat) & 1) for m in moments]
+    # each moment's factor for a card the club rules would not play
+    missed = [
+        miss if opponent[i] else lead_miss if m.led < 0 else partner_miss
+        for i, m in enumerate(moments)
+    ]
 
     def judge(i: int, world: tuple[Hand, ...]) -> tuple[bool, int]:
         """Does the club rules' card explain moment ``i`` in ``world``, and how many legal
@@ -377,7 +396,7 @@ def policy_model(
             for i in range(len(moments)):
                 ok, _ = judge(i, world)
                 if not ok:
-                    w *= miss if opponent[i] else partner_miss
+                    w *= missed[i]
                     if w < floor:
                         return w
             return w
@@ -388,7 +407,7 @@ def policy_model(
                 if opponent[i]:
                     misses[seats[i]] += 1
                 else:
-                    w *= partner_miss
+                    w *= missed[i]
                 # more misses only lower it: below the floor now, below it at the end
                 bound = (
                     w * mixed(misses[0]) * mixed(misses[1]) * mixed(misses[2]) * mixed(misses[3])
@@ -538,6 +557,7 @@ __all__ = [
     "PARTNER_DD_FROM",
     "PARTNER_DD_NODES",
     "PARTNER_HIT",
+    "PARTNER_LEAD_MISS",
     "PARTNER_MISS",
     "PENALTY",
     "SHARP_MISS",

@@ -44,6 +44,7 @@ from .inference import (
     PARTNER_DD,
     PARTNER_DD_NODES,
     PARTNER_HIT,
+    PARTNER_LEAD_MISS,
     PARTNER_MISS,
     SHARP_MISS,
     partner_dd_weight,
@@ -410,6 +411,7 @@ class ExpertBot:
         model: bool = True,
         miss: float = MISS,
         partner_miss: float = PARTNER_MISS,
+        partner_lead_miss: float | None = PARTNER_LEAD_MISS,
         weigh: bool = WEIGH,
         hit: float = HIT,
         partner_hit: float = PARTNER_HIT,
@@ -474,6 +476,14 @@ class ExpertBot:
         self.model = model
         self.miss = miss
         self.partner_miss = partner_miss
+        if partner_lead_miss is not None and (
+            type(partner_lead_miss) not in (int, float) or not 0.0 < partner_lead_miss <= 1.0
+        ):
+            raise ValueError(
+                "partner_lead_miss must be a likelihood above 0 and at most 1 (or None: as"
+                f" partner_miss), not {partner_lead_miss!r}"
+            )
+        self.partner_lead_miss = partner_lead_miss
         self.weigh = weigh
         self.hit = float(hit)
         self.partner_hit = float(partner_hit)
@@ -676,6 +686,7 @@ class ExpertBot:
                 self.partner_hit,
                 self.club_prior,
                 self.sharp,
+                self.partner_lead_miss,
             )
             if self.infer and self.model
             else None
