@@ -17,6 +17,9 @@ club rules, and at every North-South decision with two or more legal cards asks:
   seat then: ``--worlds`` deals drawn uniformly from partner's view at that moment, among
   those where the seat holds the card it played?
 
+``--out`` keeps each decision with the seat's hand, the cards played before it and the
+card chosen, so that other models of the expert's play can be fitted to the same data.
+
 Over the decisions of a kind, if the club rules' verdict were all partner learned from
 the card, the likelihood of a card the rules would not play, relative to one they would,
 is ``((1 - a) / (1 - b)) / (a / b)``: the *calibrated factor* printed beside ``a`` and
@@ -103,6 +106,12 @@ def _hand(args: tuple[str, int, int, int]) -> list[dict[str, Any]]:
                     "misere": view.contract.misere,
                     "a": judge(state.holdings[seat]),
                     "b": sum(known) / len(known) if known else None,
+                    # the decision itself, for fitting other models of it later
+                    "contract": view.contract.code,
+                    "seat": seat,
+                    "hand": state.holdings[seat],
+                    "played": list(view.played),
+                    "card": card,
                 }
             )
         else:

@@ -25,6 +25,8 @@ def test_the_club_level_is_always_its_own_club_card_and_the_worlds_vary(tmp_path
     assert sum(r["b"] for r in judged) / len(judged) < 0.95
     assert "club, seed 11, 2 hands each, 6 worlds a decision" in done.stdout
     assert "leads, trumps and Grand" in done.stdout
+    first = judged[0]  # the decision itself, kept for fitting other models
+    assert first["hand"] >> first["card"] & 1 and first["contract"] == "H"
 
 
 def test_bad_settings_are_named() -> None:
