@@ -383,7 +383,11 @@ class ExpertBot:
     partner's cards played with few tricks left (``PARTNER_DD_FROM``) by whether it was
     among partner's double-dummy best cards in the world, a factor ``partner_dd`` if not
     (:func:`~whistkit.bots.inference.partner_dd_weight`: a model of a partner who is an
-    expert; off by default). ``bidding``
+    expert; off by default). ``partner_lead_miss`` gives partner's leads a factor of
+    their own in the policy model (None: ``partner_miss``); with ``convention`` the
+    expert plays the club rules' card wherever its mean is within that many margin points
+    of the best card's (0, the default: the best mean). Both measured and not kept
+    (docs/bots.md, issue 35's thirteenth pass). ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
     ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
