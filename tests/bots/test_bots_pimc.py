@@ -11,7 +11,7 @@ from whistkit import solver
 from whistkit.bots import ClubBot, ExpertBot, OracleBot
 from whistkit.bots.pimc import hand_scorer
 from whistkit.seats import side_of
-from whistkit.state import PLAY, Contract, State
+from whistkit.state import PLAY, Contract, State, View
 
 
 def true_values(solver: TinySolver, state: State) -> tuple[dict[int, int], int]:
@@ -93,19 +93,27 @@ def test_scorer_follows_swedish_and_classic_scoring() -> None:
     assert hand_scorer("english", Contract("S", 0), 0, (6, 5))(0) == -1
 
 
+def plain(left: int, misere: bool) -> int:
+    """A look-ahead schedule of plain PIMC everywhere."""
+    return 1
+
+
+def _views_with_a_choice(n: int, tricks_left: int) -> list[View]:
+    """Views of the seat to play, seed 9's late Félagsvist positions, with two or more
+    legal cards."""
+    return [
+        s.view(s.to_play)
+        for s in late_positions("felagsvist", n, seed=9, tricks_left=tricks_left)
+        if s.contract is not None and s.legal_mask().bit_count() >= 2
+    ]
+
+
 def test_the_gate_keeps_the_club_rules_card_unless_another_clearly_gains() -> None:
     # ExpertBot(gate={n: se}): with n tricks left plain PIMC plays the club rules' card
     # unless another card gains on it by se standard errors world by world; a gate
     # nothing can pass gives the club card every time, and without the gate the expert
     # plays other cards at some of the same positions
-    def plain(left: int, misere: bool) -> int:
-        return 1
-
-    views = [
-        s.view(s.to_play)
-        for s in late_positions("felagsvist", 300, seed=9, tricks_left=5)
-        if s.contract is not None and s.legal_mask().bit_count() >= 2
-    ]
+    views = _views_with_a_choice(300, tricks_left=5)
     shut = ExpertBot(
         solver=solver, worlds=lambda left, m: 12, lookahead=plain, gate={4: 1e9, 5: 1e9}
     )
@@ -125,17 +133,10 @@ def test_the_convention_plays_the_club_card_within_its_margin_of_the_best() -> N
     # within d margin points of the best card's, in plain PIMC and in the look-ahead
     # alike; a margin wider than any hand's (25.9 points) gives the club card every time,
     # none (the default) plays other cards at some of the same positions
-    def plain(left: int, misere: bool) -> int:
-        return 1
-
     def ahead(left: int, misere: bool) -> int:
         return 2
 
-    views = [
-        s.view(s.to_play)
-        for s in late_positions("felagsvist", 200, seed=9, tricks_left=4)
-        if s.contract is not None and s.legal_mask().bit_count() >= 2
-    ]
+    views = _views_with_a_choice(200, tricks_left=4)
     differ = 0
     for depth in (plain, ahead):
         wide = ExpertBot(solver=solver, worlds=lambda left, m: 8, lookahead=depth, convention=25.9)
