@@ -17,8 +17,8 @@ club rules, and at every North-South decision with two or more legal cards asks:
   seat then: ``--worlds`` deals drawn uniformly from partner's view at that moment, among
   those where the seat holds the card it played?
 
-``--out`` keeps each decision with the seat's hand, the cards played before it and the
-card chosen, so that other models of the expert's play can be fitted to the same data.
+``--out`` keeps each decision with the seat's hand, the cards played before it, the
+card chosen and the hand's seed and number (``deal``), so that other models of the expert's play can be fitted to the same data.
 
 Over the decisions of a kind, if the club rules' verdict were all partner learned from
 the card, the likelihood of a card the rules would not play, relative to one they would,
@@ -108,6 +108,8 @@ def _hand(args: tuple[str, int, int, int]) -> list[dict[str, Any]]:
                     "b": sum(known) / len(known) if known else None,
                     # the decision itself, for fitting other models of it later
                     "contract": view.contract.code,
+                    "seed": seed,
+                    "deal": hand,
                     "seat": seat,
                     "hand": state.holdings[seat],
                     "played": list(view.played),

@@ -37,6 +37,7 @@ from ..state import Contract, View, trick_winner_index
 from .bottom import club_wants_red, earlier_seats
 from .club import club_card
 from .knowledge import Knowledge, rank_keys
+from .leads import coefficients, lead_probability
 
 PENALTY = 0.2
 # the policy model's likelihood of a card the club rules would not have played, by an
@@ -50,6 +51,10 @@ PARTNER_MISS = 0.5
 # follow does (0.88 against 0.74: a calibrated factor of 0.4). Yet not reading them (1.0)
 # gave -0.132 and -0.025 a deal on 204 deals of each ladder, paired: not kept
 PARTNER_LEAD_MISS: float | None = None
+# partner's leads read by a model of the expert's leads (whistkit.bots.leads: a logit
+# fitted to its own leads) in place of the club rules' verdict: each lead weighs the
+# world by p(card | partner's hand then). Off (False) until measured paired
+LEAD_MODEL = False
 # the softened club policy's probability of the club rules' card (the rest spread evenly
 # over the other legal cards), for an opponent and for partner: with two legal cards
 # these give a card the rules would not play the odds MISS and PARTNER_MISS give it
@@ -319,6 +324,7 @@ def policy_model(
     club_prior: float = CLUB_PRIOR,
     sharp: float = SHARP_MISS,
     partner_lead_miss: float | None = PARTNER_LEAD_MISS,
+    lead_model: bool = LEAD_MODEL,
 ) -> tuple[Callable[[tuple[Hand, ...], float], float], Callable[[tuple[Hand, ...]], float]] | None:
     """The policy model's two likelihoods of the other seats' cards so far, sharing one
     replay of each past hand: ``(weight, ratio)``.
@@ -336,7 +342,9 @@ def policy_model(
     Sturtevant 2019, docs/bots.md): a forced card tells more than a chosen one, and a
     card the rules would not play is less likely the more other cards the seat had.
     ``partner_lead_miss`` (None: ``partner_miss``) stands for ``partner_miss`` at
-    partner's leads.
+    partner's leads. With ``lead_model`` partner's leads are read by
+    :mod:`whistkit.bots.leads` instead: each weighs a world by the model's probability
+    of the card led from partner's hand then (in ``weight`` and ``ratio`` alike).
     """
     contract = view.contract
     if contract is None:
@@ -347,7 +355,9 @@ def policy_model(
     moments = [
         m
         for m in moments
-        if (m.seat ^ view.seat) & 1 or (lead_miss if m.led < 0 else partner_miss) < 1.0
+        if (m.seat ^ view.seat) & 1
+        or (m.led < 0 and lead_model)
+        or (lead_miss if m.led < 0 else partner_miss) < 1.0
     ]
     if not moments:
         return None
@@ -366,6 +376,19 @@ def policy_model(
         miss if opponent[i] else lead_miss if m.led < 0 else partner_miss
         for i, m in enumerate(moments)
     ]
+
+    # partner's leads read by the lead model: p(card | hand then), one per hand
+    modelled = [lead_model and not opponent[i] and m.led < 0 for i, m in enumerate(moments)]
+    coef = coefficients(contract)
+    probabilities: list[dict[Hand, float]] = [{} for _ in moments]
+
+    def lead_p(i: int, world: tuple[Hand, ...]) -> float:
+        m, seen = moments[i], probabilities[i]
+        hand = world[m.seat] | m.later
+        p = seen.get(hand)
+        if p is None:
+            p = seen[hand] = lead_probability(m.card, hand, m.before, contract, coef)
+        return p
 
     def judge(i: int, world: tuple[Hand, ...]) -> tuple[bool, int]:
         """Does the club rules' card explain moment ``i`` in ``world``, and how many legal
@@ -395,6 +418,11 @@ def policy_model(
         w = 1.0
         if club_prior <= 0.0:
             for i in range(len(moments)):
+                if modelled[i]:
+                    w *= lead_p(i, world)
+                    if w < floor:
+                        return w
+                    continue
                 ok, _ = judge(i, world)
                 if not ok:
                     w *= missed[i]
@@ -403,23 +431,28 @@ def policy_model(
             return w
         misses = [0, 0, 0, 0]  # per seat: an opponent's cards the rules would not play
         for i in range(len(moments)):
-            ok, _ = judge(i, world)
-            if not ok:
+            if modelled[i]:
+                w *= lead_p(i, world)
+            else:
+                ok, _ = judge(i, world)
+                if ok:
+                    continue
                 if opponent[i]:
                     misses[seats[i]] += 1
                 else:
                     w *= missed[i]
-                # more misses only lower it: below the floor now, below it at the end
-                bound = (
-                    w * mixed(misses[0]) * mixed(misses[1]) * mixed(misses[2]) * mixed(misses[3])
-                )
-                if bound < floor:
-                    return bound
+            # more misses only lower it: below the floor now, below it at the end
+            bound = w * mixed(misses[0]) * mixed(misses[1]) * mixed(misses[2]) * mixed(misses[3])
+            if bound < floor:
+                return bound
         return w * mixed(misses[0]) * mixed(misses[1]) * mixed(misses[2]) * mixed(misses[3])
 
     def ratio(world: tuple[Hand, ...]) -> float:
         r = 1.0
         for i in range(len(moments)):
+            if modelled[i]:
+                r *= lead_p(i, world)  # the same in both models: it cancels
+                continue
             ok, n = judge(i, world)
             if n <= 1:
                 continue  # forced: probability 1 under both models
@@ -553,6 +586,7 @@ def world_weight(
 __all__ = [
     "CLUB_PRIOR",
     "HIT",
+    "LEAD_MODEL",
     "MISS",
     "PARTNER_DD",
     "PARTNER_DD_FROM",

@@ -40,6 +40,7 @@ from .club import ClubBot
 from .inference import (
     CLUB_PRIOR,
     HIT,
+    LEAD_MODEL,
     MISS,
     PARTNER_DD,
     PARTNER_DD_NODES,
@@ -387,7 +388,9 @@ class ExpertBot:
     their own in the policy model (None: ``partner_miss``); with ``convention`` the
     expert plays the club rules' card wherever its mean is within that many margin points
     of the best card's (0, the default: the best mean). Both measured and not kept
-    (docs/bots.md, issue 35's thirteenth pass). ``bidding``
+    (docs/bots.md, issue 35's thirteenth pass). With ``lead_model`` partner's leads are
+    read by a model fitted to the expert's own leads (:mod:`whistkit.bots.leads`) in
+    place of the club rules' verdict. ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
     ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
@@ -416,6 +419,7 @@ class ExpertBot:
         miss: float = MISS,
         partner_miss: float = PARTNER_MISS,
         partner_lead_miss: float | None = PARTNER_LEAD_MISS,
+        lead_model: bool = LEAD_MODEL,
         weigh: bool = WEIGH,
         hit: float = HIT,
         partner_hit: float = PARTNER_HIT,
@@ -488,6 +492,9 @@ class ExpertBot:
                 f" partner_miss), not {partner_lead_miss!r}"
             )
         self.partner_lead_miss = partner_lead_miss
+        if type(lead_model) is not bool:
+            raise ValueError(f"lead_model must be True or False, not {lead_model!r}")
+        self.lead_model = lead_model
         self.weigh = weigh
         self.hit = float(hit)
         self.partner_hit = float(partner_hit)
@@ -691,6 +698,7 @@ class ExpertBot:
                 self.club_prior,
                 self.sharp,
                 self.partner_lead_miss,
+                self.lead_model,
             )
             if self.infer and self.model
             else None

@@ -1,0 +1,210 @@
+"""Fit and measure a model of the expert's leads (``whistkit.bots.leads``) on its own play.
+
+Usage:
+  python benchmarks/lead_model.py DATA.json [DATA.json ...] [--worlds 40] [--l2 1.0]
+
+``DATA.json`` is ``benchmarks/partner_model.py --out``'s file: every North-South decision
+of its hands, each with the seat's hand, the cards played before, the card chosen and
+the hand's seed and number. The leads (two or more cards in hand) are kept; for each, the
+seat's partner imagines ``--worlds`` hands for the leader, drawn uniformly from its view
+then among those holding the card led (as ``partner_model.py`` draws them).
+
+The model is a conditional logit over the cards of the leader's hand (``leads.py``); one
+set of coefficients for trump and no-trump contracts, one for misère, fitted by maximum
+likelihood with an L2 penalty ``--l2``. Printed per set, on the hands of each seed with
+the coefficients fitted on the other seeds' hands (held out), then fitted on all:
+
+- ``log-loss``: the mean of ``-log p(card | real hand)``; ``uniform`` beside it is the
+  same for a model that leads any card alike (``log n``);
+- ``top-1``: how often the model's likeliest card is the card led;
+- ``info``: the mean of ``log p(card | real hand) - log mean p(card | imagined hand)``,
+  in nats: how much the lead tells partner about the hand, the worlds weighed by the
+  model. ``club`` beside it is the same for the club-rule reading the inference uses
+  (1 for the club rules' card, ``PARTNER_MISS`` for any other; from the data's ``a`` and
+  ``b``).
+
+The last lines are the coefficients fitted on all the data, to be written into
+``leads.COEF_TRUMPS`` and ``leads.COEF_MISERE``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+
+from whistkit.bots.inference import PARTNER_MISS
+from whistkit.bots.leads import FEATURES, lead_features
+from whistkit.bots.sampling import sample_deals
+from whistkit.deal import deal_cards
+from whistkit.state import Deal, State, new_game
+
+
+@dataclass
+class Lead:
+    seed: int
+    misere: bool
+    real: np.ndarray  # features of every card of the real hand, the card led first
+    imagined: list[np.ndarray]  # the same for each imagined hand holding the card
+    club: float | None  # the club-rule reading's info, from a and b
+
+
+def _state(seed: int, hand: int, played: list[int]) -> State:
+    dealer = hand % 4
+    state = new_game("felagsvist", dealer=dealer).replace(hand_number=hand % 6 + 1)
+    state = state.apply(Deal(deal_cards(random.Random(seed * 1000 + hand), dealer).hands))
+    for card in played:
+        state = state.apply(card)
+    return state
+
+
+def _matrix(hand: int, gone: int, card: int, contract: Any) -> np.ndarray:
+    feats = lead_features(hand, gone, contract)
+    rows = [feats[card]] + [f for c, f in feats.items() if c != card]
+    return np.array(rows, dtype=float)
+
+
+def _club_info(row: dict[str, Any]) -> float | None:
+    a, b = row["a"], row["b"]
+    if a is None or b is None:
+        return None
+    mean = b + PARTNER_MISS * (1.0 - b)
+    return math.log((1.0 if a else PARTNER_MISS) / mean)
+
+
+def load(paths: list[str], n_worlds: int) -> list[Lead]:
+    leads = []
+    for path in paths:
+        try:
+            rows = json.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise SystemExit(f"{path}: no such file") from None
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"{path}: not JSON ({exc})") from None
+        for row in rows:
+            if not row["lead"] or row["hand"].bit_count() < 2:
+                continue
+            if "deal" not in row:
+                raise SystemExit(f"{path}: rows without 'seed' and 'deal' (an older file)")
+            state = _state(row["seed"], row["deal"], row["played"])
+            seat, card = row["seat"], row["card"]
+            assert state.holdings[seat] == row["hand"], "the replay does not match the data"
+            contract = state.contract
+            assert contract is not None
+            gone = 0
+            for c in row["played"]:
+                gone |= 1 << c
+            rng = random.Random(row["deal"] * 100 + len(row["played"]))
+            worlds = sample_deals(state.view(seat ^ 2), n_worlds, rng)
+            imagined = [
+                _matrix(w[seat], gone, card, contract) for w in worlds if w[seat] >> card & 1
+            ]
+            leads.append(
+                Lead(
+                    row["seed"],
+                    contract.misere,
+                    _matrix(row["hand"], gone, card, contract),
+                    imagined,
+                    _club_info(row),
+                )
+            )
+    return leads
+
+
+def _log_p(theta: np.ndarray, m: np.ndarray) -> float:
+    s = m @ theta
+    top = s.max()
+    return float(s[0] - top - math.log(np.exp(s - top).sum()))
+
+
+def fit(leads: list[Lead], l2: float) -> np.ndarray:
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        total = l2 * float(theta @ theta) / 2.0
+        grad = l2 * theta
+        for lead in leads:
+            s = lead.real @ theta
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            total -= math.log(p[0])
+            grad = grad - (lead.real[0] - p @ lead.real)
+        return total, grad
+
+    result = minimize(loss, np.zeros(len(FEATURES)), jac=True, method="L-BFGS-B")
+    return np.asarray(result.x)
+
+
+def measure(theta: np.ndarray, leads: list[Lead]) -> dict[str, float]:
+    logloss = uniform = top = info = 0.0
+    n_info = 0
+    club = [lead.club for lead in leads if lead.club is not None]
+    for lead in leads:
+        lp = _log_p(theta, lead.real)
+        logloss -= lp
+        uniform += math.log(len(lead.real))
+        top += float(np.argmax(lead.real @ theta) == 0)
+        if lead.imagined:
+            mean = sum(math.exp(_log_p(theta, m)) for m in lead.imagined) / len(lead.imagined)
+            info += lp - math.log(mean)
+            n_info += 1
+    n = len(leads)
+    return {
+        "n": n,
+        "log-loss": logloss / n,
+        "uniform": uniform / n,
+        "top-1": top / n,
+        "info": info / max(n_info, 1),
+        "club": sum(club) / max(len(club), 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("data", nargs="+")
+    parser.add_argument("--worlds", type=int, default=40)
+    parser.add_argument("--l2", type=float, default=1.0)
+    opts = parser.parse_args()
+    if opts.worlds < 1:
+        parser.error(f"--worlds must be at least 1, not {opts.worlds}")
+    if opts.l2 < 0:
+        parser.error(f"--l2 must not be negative, not {opts.l2}")
+    leads = load(opts.data, opts.worlds)
+    print(f"{len(leads)} leads from {', '.join(opts.data)}; {opts.worlds} worlds each")
+    fitted = {}
+    for name, misere in (("trumps and Grand", False), ("misere", True)):
+        kind = [lead for lead in leads if lead.misere == misere]
+        seeds = sorted({lead.seed for lead in kind})
+        print(f"\n{name}: {len(kind)} leads")
+        if not kind:
+            fitted[name] = np.zeros(len(FEATURES))  # nothing to fit: every card alike
+            continue
+        for seed in seeds if len(seeds) > 1 else []:
+            theta = fit([x for x in kind if x.seed != seed], opts.l2)
+            r = measure(theta, [x for x in kind if x.seed == seed])
+            print(
+                f"  seed {seed} held out: n {r['n']}, log-loss {r['log-loss']:.3f} "
+                f"(uniform {r['uniform']:.3f}), top-1 {r['top-1']:.2f}, "
+                f"info {r['info']:+.3f} (club {r['club']:+.3f})"
+            )
+        theta = fit(kind, opts.l2)
+        r = measure(theta, kind)
+        print(
+            f"  all, in sample: log-loss {r['log-loss']:.3f} (uniform {r['uniform']:.3f}), "
+            f"top-1 {r['top-1']:.2f}, info {r['info']:+.3f} (club {r['club']:+.3f})"
+        )
+        for f, t in zip(FEATURES, theta, strict=True):
+            print(f"    {f:14s} {t:+.3f}")
+        fitted[name] = theta
+    for name, const in (("trumps and Grand", "COEF_TRUMPS"), ("misere", "COEF_MISERE")):
+        values = ", ".join(f"{t:.3f}" for t in fitted[name])
+        print(f"{const} = ({values})")
+
+
+if __name__ == "__main__":
+    main()

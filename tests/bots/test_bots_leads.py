@@ -1,0 +1,97 @@
+"""The model of the expert's leads (whistkit.bots.leads) and how the inference reads
+partner's leads with it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from test_bots_inference import _hand_state
+
+from whistkit.bots import ExpertBot, leads
+from whistkit.bots.inference import policy_model
+from whistkit.bots.leads import FEATURES, lead_features, lead_probability
+from whistkit.bots.sampling import sampler_for
+from whistkit.cards import parse_card, parse_hand
+from whistkit.state import Contract
+
+HEARTS = Contract("H", 1)
+NOLO = Contract("NOLO", None, misere=True)
+
+
+def _named(hand: str, gone: str, card: str, contract: Contract = HEARTS) -> dict[str, float]:
+    feats = lead_features(parse_hand(hand), parse_hand(gone) if gone else 0, contract)
+    return dict(zip(FEATURES, feats[parse_card(card)], strict=True))
+
+
+def test_features_describe_the_card_in_its_hand() -> None:
+    hand = "AS KS 9S 8S 2S 5H 4H 7D QC"  # five spades, two hearts (trumps), JD gone
+    ace = _named(hand, "", "AS")
+    assert ace["length"] == 5 and ace["longest"] == 1 and ace["top"] == 1
+    assert ace["master"] == 1 and ace["touch_below"] == 1 and ace["touch_above"] == 0
+    assert ace["depth"] == 0 and ace["others"] == 8 and ace["honour"] == 1
+    assert ace["bottom"] == 0 and ace["trump"] == 0
+    nine = _named(hand, "", "9S")
+    assert nine["master"] == 0 and nine["touch_below"] == 1 and nine["touch_above"] == 0
+    assert nine["honour"] == 0
+    # with the ten, jack and queen gone the nine touches the king and is master
+    nine = _named(hand, "TS JS QS", "9S")
+    assert nine["touch_above"] == 1 and nine["master"] == 1 and nine["others"] == 5
+    assert _named(hand, "", "2S")["bottom"] == 1
+    trump = _named(hand, "", "5H")
+    assert trump["trump"] == 1 and trump["trump_length"] == 2 and trump["doubleton"] == 1
+    single = _named(hand, "", "7D")
+    assert single["singleton"] == 1 and single["ruff_short"] == 1 and single["bottom"] == 0
+    # no trumps in Nóló: a singleton sets up no ruff
+    assert _named(hand, "", "7D", NOLO)["ruff_short"] == 0
+
+
+def test_the_probabilities_are_a_distribution_led_by_the_coefficients() -> None:
+    hand = parse_hand("AS KS 9S 8S 2S 5H 4H 7D QC")
+    zero = (0.0,) * len(FEATURES)
+    cards = [c for c in range(52) if hand >> c & 1]
+    assert sum(lead_probability(c, hand, 0, HEARTS, zero) for c in cards) == pytest.approx(1)
+    assert lead_probability(parse_card("AS"), hand, 0, HEARTS, zero) == pytest.approx(1 / 9)
+    tops = tuple(3.0 if f == "top" else 0.0 for f in FEATURES)
+    p = {c: lead_probability(c, hand, 0, HEARTS, tops) for c in cards}
+    assert max(p, key=p.__getitem__) in {parse_card(c) for c in ("AS", "5H", "7D", "QC")}
+    assert p[parse_card("AS")] > 5 * p[parse_card("2S")]
+
+
+def test_partner_s_lead_weighs_each_world_by_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    # As S sees it after N (the partner) led the 2S and E played: with lead_model the
+    # lead's factor in a world is the model's probability of the 2S from N's hand there
+    # (the other cards' factors as without the lead); with zero coefficients it is 1/13
+    # in every world, and it differs between worlds with the fitted ones
+    state = _hand_state(1, "2S 4S")
+    view = state.view(2)
+    without = policy_model(view, partner_lead_miss=1.0)
+    modelled = policy_model(view, lead_model=True)
+    assert without is not None and modelled is not None
+    sampler = sampler_for(view)
+    rng = random.Random(3)
+    two = parse_card("2S")
+    seen = set()
+    for _ in range(60):
+        world = sampler.sample(rng)
+        rest = without[0](world, 0.0)
+        if rest == 0.0:
+            continue
+        north = world[0] | 1 << two
+        p = lead_probability(two, north, 0, HEARTS, leads.COEF_TRUMPS)
+        assert modelled[0](world, 0.0) == pytest.approx(rest * p)
+        assert modelled[1](world) == pytest.approx(without[1](world))  # it cancels
+        seen.add(round(p, 9))
+    assert len(seen) > 5
+    monkeypatch.setattr(leads, "COEF_TRUMPS", (0.0,) * len(FEATURES))
+    flat = policy_model(view, lead_model=True)
+    assert flat is not None
+    world = state.holdings
+    assert flat[0](world, 0.0) == pytest.approx(without[0](world, 0.0) / 13)
+
+
+def test_the_expert_takes_the_setting_and_refuses_a_wrong_one() -> None:
+    assert ExpertBot(lead_model=True).lead_model is True
+    assert ExpertBot().lead_model is False
+    with pytest.raises(ValueError, match="lead_model must be True or False"):
+        ExpertBot(lead_model="yes")  # type: ignore[arg-type]
