@@ -1,7 +1,7 @@
 """Fit and measure a model of the expert's leads (``whistkit.bots.leads``) on its own play.
 
 Usage:
-  python benchmarks/lead_model.py DATA.json [DATA.json ...] [--worlds 40] [--l2 1.0]
+  python benchmarks/lead_model.py DATA.json [DATA.json ...] [--worlds 40] [--l2 1.0] [--free]
 
 ``DATA.json`` is ``benchmarks/partner_model.py --out``'s file: every North-South decision
 of its hands, each with the seat's hand, the cards played before, the card chosen and
@@ -25,6 +25,11 @@ the coefficients fitted on the other seeds' hands (held out), then fitted on all
 
 The last lines are the coefficients fitted on all the data, to be written into
 ``leads.COEF_TRUMPS`` and ``leads.COEF_MISERE``.
+
+With ``--free`` the free model instead (``leads.FREE_FEATURES``: the same features and the
+club rules' verdict, the club rules' card or one equal to it), for leads and for
+discards (a follow in another suit than the one led), each in trumps and Grand and in
+misère; the last lines are then ``leads.COEF_FREE``.
 """
 
 from __future__ import annotations
@@ -33,16 +38,19 @@ import argparse
 import json
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
 
+from whistkit.bots.club import club_card
 from whistkit.bots.inference import PARTNER_MISS
-from whistkit.bots.leads import FEATURES, lead_features
+from whistkit.bots.knowledge import Knowledge
+from whistkit.bots.leads import FEATURES, FREE_FEATURES, equal_cards, lead_features
 from whistkit.bots.sampling import sample_deals
+from whistkit.cards import cards_in
 from whistkit.deal import deal_cards
 from whistkit.state import Deal, State, new_game
 
@@ -50,6 +58,7 @@ from whistkit.state import Deal, State, new_game
 @dataclass
 class Lead:
     seed: int
+    kind: str  # "lead" or "discard"
     misere: bool
     real: np.ndarray  # features of every card of the real hand, the card led first
     imagined: list[np.ndarray]  # the same for each imagined hand holding the card
@@ -65,8 +74,15 @@ def _state(seed: int, hand: int, played: list[int]) -> State:
     return state
 
 
-def _matrix(hand: int, gone: int, card: int, contract: Any) -> np.ndarray:
-    feats = lead_features(hand, gone, contract)
+def _matrix(hand: int, gone: int, card: int, contract: Any, then: Any = None) -> np.ndarray:
+    """The features of each card of ``hand``, ``card`` first; with the view ``then`` the
+    free model's (the club rules' card from ``hand`` there)."""
+    club = None
+    if then is not None:
+        know0 = Knowledge.from_view(then)
+        know = know0.with_hand(hand, know0.unseen & ~hand)
+        club = equal_cards(club_card(then, list(cards_in(hand)), know), hand, gone, contract)
+    feats = lead_features(hand, gone, contract, club)
     rows = [feats[card]] + [f for c, f in feats.items() if c != card]
     return np.array(rows, dtype=float)
 
@@ -79,7 +95,7 @@ def _club_info(row: dict[str, Any]) -> float | None:
     return math.log((1.0 if a else PARTNER_MISS) / mean)
 
 
-def load(paths: list[str], n_worlds: int) -> list[Lead]:
+def load(paths: list[str], n_worlds: int, free: bool = False) -> list[Lead]:
     leads = []
     for path in paths:
         try:
@@ -89,7 +105,14 @@ def load(paths: list[str], n_worlds: int) -> list[Lead]:
         except json.JSONDecodeError as exc:
             raise SystemExit(f"{path}: not JSON ({exc})") from None
         for row in rows:
-            if not row["lead"] or row["hand"].bit_count() < 2:
+            if row["hand"].bit_count() < 2:
+                continue
+            played = row["played"]
+            if row["lead"]:
+                kind = "lead"
+            elif free and row["card"] // 13 != played[len(played) - len(played) % 4] // 13:
+                kind = "discard"
+            else:
                 continue
             if "deal" not in row:
                 raise SystemExit(f"{path}: rows without 'seed' and 'deal' (an older file)")
@@ -103,14 +126,16 @@ def load(paths: list[str], n_worlds: int) -> list[Lead]:
                 gone |= 1 << c
             rng = random.Random(row["deal"] * 100 + len(row["played"]))
             worlds = sample_deals(state.view(seat ^ 2), n_worlds, rng)
+            then = replace(state.view(seat), hand=0, legal=()) if free else None
             imagined = [
-                _matrix(w[seat], gone, card, contract) for w in worlds if w[seat] >> card & 1
+                _matrix(w[seat], gone, card, contract, then) for w in worlds if w[seat] >> card & 1
             ]
             leads.append(
                 Lead(
                     row["seed"],
+                    kind,
                     contract.misere,
-                    _matrix(row["hand"], gone, card, contract),
+                    _matrix(row["hand"], gone, card, contract, then),
                     imagined,
                     _club_info(row),
                 )
@@ -136,7 +161,7 @@ def fit(leads: list[Lead], l2: float) -> np.ndarray:
             grad = grad - (lead.real[0] - p @ lead.real)
         return total, grad
 
-    result = minimize(loss, np.zeros(len(FEATURES)), jac=True, method="L-BFGS-B")
+    result = minimize(loss, np.zeros(leads[0].real.shape[1]), jac=True, method="L-BFGS-B")
     return np.asarray(result.x)
 
 
@@ -169,41 +194,55 @@ def main() -> None:
     parser.add_argument("data", nargs="+")
     parser.add_argument("--worlds", type=int, default=40)
     parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--free", action="store_true", help="the free model")
     opts = parser.parse_args()
     if opts.worlds < 1:
         parser.error(f"--worlds must be at least 1, not {opts.worlds}")
     if opts.l2 < 0:
         parser.error(f"--l2 must not be negative, not {opts.l2}")
-    leads = load(opts.data, opts.worlds)
-    print(f"{len(leads)} leads from {', '.join(opts.data)}; {opts.worlds} worlds each")
+    leads = load(opts.data, opts.worlds, opts.free)
+    names = FREE_FEATURES if opts.free else FEATURES
+    print(f"{len(leads)} decisions from {', '.join(opts.data)}; {opts.worlds} worlds each")
+    kinds = ("lead", "discard") if opts.free else ("lead",)
     fitted = {}
-    for name, misere in (("trumps and Grand", False), ("misere", True)):
-        kind = [lead for lead in leads if lead.misere == misere]
-        seeds = sorted({lead.seed for lead in kind})
-        print(f"\n{name}: {len(kind)} leads")
-        if not kind:
-            fitted[name] = np.zeros(len(FEATURES))  # nothing to fit: every card alike
-            continue
-        for seed in seeds if len(seeds) > 1 else []:
-            theta = fit([x for x in kind if x.seed != seed], opts.l2)
-            r = measure(theta, [x for x in kind if x.seed == seed])
+    for kind in kinds:
+        for misere in (False, True):
+            name = f"{kind}s, {'misere' if misere else 'trumps and Grand'}"
+            group = [x for x in leads if x.kind == kind and x.misere == misere]
+            seeds = sorted({x.seed for x in group})
+            print(f"\n{name}: {len(group)} decisions")
+            if not group:
+                fitted[kind, misere] = np.zeros(len(names))  # nothing to fit: all alike
+                continue
+            for seed in seeds if len(seeds) > 1 else []:
+                theta = fit([x for x in group if x.seed != seed], opts.l2)
+                r = measure(theta, [x for x in group if x.seed == seed])
+                print(
+                    f"  seed {seed} held out: n {r['n']}, log-loss {r['log-loss']:.3f} "
+                    f"(uniform {r['uniform']:.3f}), top-1 {r['top-1']:.2f}, "
+                    f"info {r['info']:+.3f} (club {r['club']:+.3f})"
+                )
+            theta = fit(group, opts.l2)
+            r = measure(theta, group)
             print(
-                f"  seed {seed} held out: n {r['n']}, log-loss {r['log-loss']:.3f} "
-                f"(uniform {r['uniform']:.3f}), top-1 {r['top-1']:.2f}, "
-                f"info {r['info']:+.3f} (club {r['club']:+.3f})"
+                f"  all, in sample: log-loss {r['log-loss']:.3f} (uniform {r['uniform']:.3f}),"
+                f" top-1 {r['top-1']:.2f}, info {r['info']:+.3f} (club {r['club']:+.3f})"
             )
-        theta = fit(kind, opts.l2)
-        r = measure(theta, kind)
-        print(
-            f"  all, in sample: log-loss {r['log-loss']:.3f} (uniform {r['uniform']:.3f}), "
-            f"top-1 {r['top-1']:.2f}, info {r['info']:+.3f} (club {r['club']:+.3f})"
-        )
-        for f, t in zip(FEATURES, theta, strict=True):
-            print(f"    {f:14s} {t:+.3f}")
-        fitted[name] = theta
-    for name, const in (("trumps and Grand", "COEF_TRUMPS"), ("misere", "COEF_MISERE")):
-        values = ", ".join(f"{t:.3f}" for t in fitted[name])
-        print(f"{const} = ({values})")
+            for f, t in zip(names, theta, strict=True):
+                print(f"    {f:14s} {t:+.3f}")
+            fitted[kind, misere] = theta
+
+    def values(theta: np.ndarray) -> str:
+        return ", ".join(f"{t:.3f}" for t in theta)
+
+    if opts.free:
+        print("COEF_FREE = {")
+        for (kind, misere), theta in fitted.items():
+            print(f'    ("{kind}", {misere}): ({values(theta)}),')
+        print("}")
+    else:
+        print(f"COEF_TRUMPS = ({values(fitted['lead', False])})")
+        print(f"COEF_MISERE = ({values(fitted['lead', True])})")
 
 
 if __name__ == "__main__":

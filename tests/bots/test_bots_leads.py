@@ -10,7 +10,13 @@ from test_bots_inference import _hand_state
 
 from whistkit.bots import ExpertBot, leads
 from whistkit.bots.inference import policy_model
-from whistkit.bots.leads import FEATURES, lead_features, lead_probability
+from whistkit.bots.leads import (
+    FEATURES,
+    FREE_FEATURES,
+    equal_cards,
+    lead_features,
+    lead_probability,
+)
 from whistkit.bots.sampling import sampler_for
 from whistkit.cards import parse_card, parse_hand
 from whistkit.state import Contract
@@ -95,3 +101,44 @@ def test_the_expert_takes_the_setting_and_refuses_a_wrong_one() -> None:
     assert ExpertBot().lead_model is False
     with pytest.raises(ValueError, match="lead_model must be True or False"):
         ExpertBot(lead_model="yes")  # type: ignore[arg-type]
+
+
+def test_equal_cards_are_those_with_nothing_out_between() -> None:
+    hand = parse_hand("AS QS JS 9S 2S 5H")
+    # the king is out: the ace stands alone; queen and jack touch, and the nine too once
+    # the ten is gone
+    assert equal_cards(parse_card("AS"), hand, 0, HEARTS) == parse_hand("AS")
+    assert equal_cards(parse_card("QS"), hand, 0, HEARTS) == parse_hand("QS JS")
+    gone = parse_hand("TS KS")
+    assert equal_cards(parse_card("9S"), hand, gone, HEARTS) == parse_hand("AS QS JS 9S")
+
+
+def test_the_free_model_reads_partner_s_discards(monkeypatch: pytest.MonkeyPatch) -> None:
+    # As E sees it after W (its partner), void in spades, discarded the 8D: with
+    # free_model the discard weighs each world by the free model's probability of the
+    # 8D from W's hand there, in place of the club rules' verdict (1 or PARTNER_MISS).
+    # With every coefficient 0 that is 1/12 (twelve cards then) in every world, so the
+    # weight is the club reading's times 1/12 or 2/12 (here 2/12: the club rules would not
+    # discard the 8D from these hands); with the fitted ones it varies
+    state = _hand_state(1, "3S QS 7S 6S 4S 8S 8D")
+    view = state.view(1)
+    base = policy_model(view)
+    fitted = policy_model(view, free_model=True)
+    zeros = {k: (0.0,) * len(FREE_FEATURES) for k in leads.COEF_FREE}
+    monkeypatch.setattr(leads, "COEF_FREE", zeros)
+    flat = policy_model(view, free_model=True)
+    assert base is not None and fitted is not None and flat is not None
+    sampler = sampler_for(view)
+    rng = random.Random(4)
+    ratios, varied = set(), set()
+    for _ in range(80):
+        world = sampler.sample(rng)
+        w = base[0](world, 0.0)
+        if w == 0.0:
+            continue
+        ratios.add(round(flat[0](world, 0.0) / w * 12, 9))
+        varied.add(round(fitted[0](world, 0.0) / w, 9))
+    assert ratios and ratios <= {1.0, 2.0}
+    assert len(varied) > 4
+    with pytest.raises(ValueError, match="free_model must be True or False"):
+        ExpertBot(free_model=1)  # type: ignore[arg-type]

@@ -37,7 +37,7 @@ from ..state import Contract, View, trick_winner_index
 from .bottom import club_wants_red, earlier_seats
 from .club import club_card
 from .knowledge import Knowledge, rank_keys
-from .leads import coefficients, lead_probability
+from .leads import coefficients, equal_cards, free_coefficients, lead_probability
 
 PENALTY = 0.2
 # the policy model's likelihood of a card the club rules would not have played, by an
@@ -55,6 +55,11 @@ PARTNER_LEAD_MISS: float | None = None
 # fitted to its own leads) in place of the club rules' verdict: each lead weighs the
 # world by p(card | partner's hand then). Off (False) until measured paired
 LEAD_MODEL = False
+# partner's leads and discards (a card of another suit than the one led) read by the free
+# model (whistkit.bots.leads: hand features and the club rules' verdict, fitted to the
+# expert's own play), each weighing the world by p(card | partner's hand then). Off
+# (False) until measured paired
+FREE_MODEL = False
 # the softened club policy's probability of the club rules' card (the rest spread evenly
 # over the other legal cards), for an opponent and for partner: with two legal cards
 # these give a card the rules would not play the odds MISS and PARTNER_MISS give it
@@ -325,6 +330,7 @@ def policy_model(
     sharp: float = SHARP_MISS,
     partner_lead_miss: float | None = PARTNER_LEAD_MISS,
     lead_model: bool = LEAD_MODEL,
+    free_model: bool = FREE_MODEL,
 ) -> tuple[Callable[[tuple[Hand, ...], float], float], Callable[[tuple[Hand, ...]], float]] | None:
     """The policy model's two likelihoods of the other seats' cards so far, sharing one
     replay of each past hand: ``(weight, ratio)``.
@@ -344,7 +350,9 @@ def policy_model(
     ``partner_lead_miss`` (None: ``partner_miss``) stands for ``partner_miss`` at
     partner's leads. With ``lead_model`` partner's leads are read by
     :mod:`whistkit.bots.leads` instead: each weighs a world by the model's probability
-    of the card led from partner's hand then (in ``weight`` and ``ratio`` alike).
+    of the card led from partner's hand then (in ``weight`` and ``ratio`` alike);
+    with ``free_model`` partner's leads and discards are, by the free model (hand
+    features and the club rules' verdict).
     """
     contract = view.contract
     if contract is None:
@@ -357,6 +365,7 @@ def policy_model(
         for m in moments
         if (m.seat ^ view.seat) & 1
         or (m.led < 0 and lead_model)
+        or (free_model and (m.led < 0 or m.card // 13 != m.led))
         or (lead_miss if m.led < 0 else partner_miss) < 1.0
     ]
     if not moments:
@@ -378,8 +387,18 @@ def policy_model(
     ]
 
     # partner's leads read by the lead model: p(card | hand then), one per hand
-    modelled = [lead_model and not opponent[i] and m.led < 0 for i, m in enumerate(moments)]
-    coef = coefficients(contract)
+    # (the free model: leads and discards, the club rules' verdict a feature)
+    free = [
+        free_model and not opponent[i] and (m.led < 0 or m.card // 13 != m.led)
+        for i, m in enumerate(moments)
+    ]
+    modelled = [
+        free[i] or (lead_model and not opponent[i] and m.led < 0) for i, m in enumerate(moments)
+    ]
+    coefs = [
+        free_coefficients(contract, m.led < 0) if free[i] else coefficients(contract)
+        for i, m in enumerate(moments)
+    ]
     probabilities: list[dict[Hand, float]] = [{} for _ in moments]
 
     def lead_p(i: int, world: tuple[Hand, ...]) -> float:
@@ -387,7 +406,13 @@ def policy_model(
         hand = world[m.seat] | m.later
         p = seen.get(hand)
         if p is None:
-            p = seen[hand] = lead_probability(m.card, hand, m.before, contract, coef)
+            club = None
+            if free[i]:
+                know = m.know.with_hand(hand, m.know.unseen & ~hand)
+                choice = club_card(m.view, list(cards_in(hand)), know)
+                club = equal_cards(choice, hand, m.before, contract)
+            p = lead_probability(m.card, hand, m.before, contract, coefs[i], club)
+            seen[hand] = p
         return p
 
     def judge(i: int, world: tuple[Hand, ...]) -> tuple[bool, int]:
@@ -585,6 +610,7 @@ def world_weight(
 
 __all__ = [
     "CLUB_PRIOR",
+    "FREE_MODEL",
     "HIT",
     "LEAD_MODEL",
     "MISS",

@@ -51,6 +51,8 @@ FEATURES = (
     "short_top",  # the highest of one or two
 )
 N_FEATURES = len(FEATURES)
+# the free model's: a lead or a discard, the club rules' verdict among the features
+FREE_FEATURES = (*FEATURES, "club")  # the club rules' card or one equal to it
 
 # Fitted by `python benchmarks/lead_model.py` (its docstring; docs/bots.md, issue 35's
 # fourteenth pass) on 2,818 leads of North-South experts against club players: the
@@ -67,6 +69,35 @@ COEF_MISERE: tuple[float, ...] = (
     0.096, 0.000, 0.103, -0.260, -0.205, -0.185, -0.888, 0.000, 0.000, 0.237, 1.367,
 )  # fmt: skip
 assert len(COEF_TRUMPS) == len(COEF_MISERE) == N_FEATURES
+# The free model (FREE_FEATURES) for leads and for discards, in trumps and Grand (False)
+# and in misère (True): fitted by `python benchmarks/lead_model.py --free --worlds 20` on
+# the same decisions (4,973: 2,818 leads, 2,155 discards). Held out seed by seed it tells
+# partner, in nats a card: leads in trumps and Grand +0.13 to +0.22, in Nóló +0.34 to
+# +0.61; discards +0.35 to +0.54 and +0.08 to +0.39 (the club rules' verdict alone
+# +0.15 to +0.19 and +0.10 to +0.16).
+COEF_FREE: dict[tuple[str, bool], tuple[float, ...]] = {
+    ("lead", False): (
+        -0.006, 0.788, -0.121, 0.405, 1.127, 1.480, 0.427, 0.863, -2.591, 0.592, -0.006,
+        -0.387, -0.029, 0.648, -0.005, -0.126, -0.264, -0.277, 2.996, -0.879, 0.750, -0.317,
+        0.338, 0.741,
+    ),
+    ("lead", True): (
+        -0.301, 1.135, -0.554, -0.098, -1.237, 0.865, -0.346, 0.937, -2.242, 0.000, 0.000,
+        0.448, 0.055, 0.000, -0.061, -0.262, -0.202, -0.117, -0.891, 0.000, 0.000, 0.218,
+        1.427, 0.872,
+    ),
+    ("discard", False): (
+        0.076, 0.902, 0.064, -0.021, -1.005, 0.888, -0.233, 0.223, -2.459, 0.705, 0.016,
+        0.488, 0.067, 1.008, -0.255, 0.060, -0.699, -0.327, -0.468, 1.050, -0.203, 1.033,
+        0.627, 1.602,
+    ),
+    ("discard", True): (
+        -0.718, 0.740, -0.541, 0.591, 0.469, 1.079, -0.532, 0.792, -0.850, 0.000, 0.000,
+        -2.387, 0.132, 0.000, 0.000, 0.190, -0.356, -0.032, 1.928, 0.000, 0.000, 0.862,
+        0.640, 1.304,
+    ),
+}  # fmt: skip
+assert all(len(c) == len(FREE_FEATURES) for c in COEF_FREE.values())
 
 
 def _rank_space(cards: Hand, suit: int, aces_low: bool) -> int:
@@ -75,8 +106,14 @@ def _rank_space(cards: Hand, suit: int, aces_low: bool) -> int:
     return ((bits << 1) | (bits >> 12)) & 0x1FFF if aces_low else bits
 
 
-def lead_features(hand: Hand, gone: Hand, contract: Contract) -> dict[Card, tuple[float, ...]]:
-    """The features of leading each card of ``hand``, the cards ``gone`` already played."""
+def lead_features(
+    hand: Hand, gone: Hand, contract: Contract, club: Hand | None = None
+) -> dict[Card, tuple[float, ...]]:
+    """The features of leading each card of ``hand``, the cards ``gone`` already played;
+    with ``club`` (the club rules' card and the cards equal to it) ``FREE_FEATURES``."""
+    extra: tuple[tuple[float, ...], tuple[float, ...]] = (
+        ((), ()) if club is None else ((0.0,), (1.0,))
+    )
     aces_low = contract.aces_low
     trump = contract.trump
     lengths = [(hand & m).bit_count() for m in SUIT_MASKS]
@@ -125,7 +162,23 @@ def lead_features(hand: Hand, gone: Hand, contract: Contract) -> dict[Card, tupl
                 is_trump * master,
                 1.0 if length >= 4 and bottom else 0.0,
                 1.0 if length <= 2 and top else 0.0,
-            )
+            ) + extra[club is not None and club >> c & 1]
+    return out
+
+
+def equal_cards(card: Card, hand: Hand, gone: Hand, contract: Contract) -> Hand:
+    """``card`` and the cards of ``hand`` worth the same: of its suit, with no card still
+    out in another hand ranked between them."""
+    s = card // 13
+    aces_low = contract.aces_low
+    others = _rank_space(~gone & ~hand, s, aces_low)
+    p = (card % 13 + 1) % 13 if aces_low else card % 13
+    out = 1 << card
+    for c in cards_in(hand & SUIT_MASKS[s]):
+        q = (c % 13 + 1) % 13 if aces_low else c % 13
+        lo, hi = min(p, q), max(p, q)
+        if not others & ((1 << hi) - (2 << lo)):
+            out |= 1 << c
     return out
 
 
@@ -134,12 +187,24 @@ def coefficients(contract: Contract) -> tuple[float, ...]:
     return COEF_MISERE if contract.misere else COEF_TRUMPS
 
 
+def free_coefficients(contract: Contract, lead: bool) -> tuple[float, ...]:
+    """The fitted coefficients of the free model (``FREE_FEATURES``) for a lead or a
+    discard (a card of another suit than the one led) in ``contract``."""
+    return COEF_FREE[("lead" if lead else "discard", contract.misere)]
+
+
 def lead_probability(
-    card: Card, hand: Hand, gone: Hand, contract: Contract, coef: Sequence[float]
+    card: Card,
+    hand: Hand,
+    gone: Hand,
+    contract: Contract,
+    coef: Sequence[float],
+    club: Hand | None = None,
 ) -> float:
-    """``p(card | hand)`` under the model with coefficients ``coef``."""
+    """``p(card | hand)`` under the model with coefficients ``coef`` (with ``club``, the
+    club rules' card and those equal to it, the free model's)."""
     total = mine = 0.0
-    for c, f in lead_features(hand, gone, contract).items():
+    for c, f in lead_features(hand, gone, contract, club).items():
         score = exp(sum(map(mul, coef, f)))
         total += score
         if c == card:

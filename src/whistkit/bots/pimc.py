@@ -39,6 +39,7 @@ from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
 from .inference import (
     CLUB_PRIOR,
+    FREE_MODEL,
     HIT,
     LEAD_MODEL,
     MISS,
@@ -390,7 +391,9 @@ class ExpertBot:
     of the best card's (0, the default: the best mean). Both measured and not kept
     (docs/bots.md, issue 35's thirteenth pass). With ``lead_model`` partner's leads are
     read by a model fitted to the expert's own leads (:mod:`whistkit.bots.leads`) in
-    place of the club rules' verdict. ``bidding``
+    place of the club rules' verdict; with ``free_model`` its leads and discards by a
+    model fitted the same way with the club rules' verdict among its features (both off
+    until measured). ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
     ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
@@ -420,6 +423,7 @@ class ExpertBot:
         partner_miss: float = PARTNER_MISS,
         partner_lead_miss: float | None = PARTNER_LEAD_MISS,
         lead_model: bool = LEAD_MODEL,
+        free_model: bool = FREE_MODEL,
         weigh: bool = WEIGH,
         hit: float = HIT,
         partner_hit: float = PARTNER_HIT,
@@ -495,6 +499,9 @@ class ExpertBot:
         if type(lead_model) is not bool:
             raise ValueError(f"lead_model must be True or False, not {lead_model!r}")
         self.lead_model = lead_model
+        if type(free_model) is not bool:
+            raise ValueError(f"free_model must be True or False, not {free_model!r}")
+        self.free_model = free_model
         self.weigh = weigh
         self.hit = float(hit)
         self.partner_hit = float(partner_hit)
@@ -699,6 +706,7 @@ class ExpertBot:
                 self.sharp,
                 self.partner_lead_miss,
                 self.lead_model,
+                self.free_model,
             )
             if self.infer and self.model
             else None
