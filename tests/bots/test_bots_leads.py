@@ -142,3 +142,20 @@ def test_the_free_model_reads_partner_s_discards(monkeypatch: pytest.MonkeyPatch
     assert len(varied) > 4
     with pytest.raises(ValueError, match="free_model must be True or False"):
         ExpertBot(free_model=1)  # type: ignore[arg-type]
+
+
+def test_the_expert_reads_by_the_free_model_in_felagsvist_only() -> None:
+    # fitted to Félagsvist's play and measured there: the same view under another
+    # variant's name is drawn from as without the setting
+    from dataclasses import replace
+
+    view = _hand_state(1, "3S QS 7S 6S 4S 8S 8D").view(1)
+
+    def draws(bot: ExpertBot, v: object) -> list[list[int]]:
+        draw, _ = bot._drawer(v, random.Random(9))  # type: ignore[arg-type]
+        return [list(draw()) for _ in range(12)]
+
+    plain, free = ExpertBot(), ExpertBot(free_model=True)
+    assert draws(free, view) != draws(plain, view)
+    other = replace(view, variant="classic")
+    assert draws(free, other) == draws(plain, other)

@@ -392,8 +392,8 @@ class ExpertBot:
     (docs/bots.md, issue 35's thirteenth pass). With ``lead_model`` partner's leads are
     read by a model fitted to the expert's own leads (:mod:`whistkit.bots.leads`) in
     place of the club rules' verdict; with ``free_model`` its leads and discards by a
-    model fitted the same way with the club rules' verdict among its features (both off
-    until measured). ``bidding``
+    model fitted the same way with the club rules' verdict among its features, in
+    Félagsvist, where it was fitted and measured. ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
     ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
@@ -706,7 +706,8 @@ class ExpertBot:
                 self.sharp,
                 self.partner_lead_miss,
                 self.lead_model,
-                self.free_model,
+                # fitted to and measured in Félagsvist's play: elsewhere the club reading
+                self.free_model and view.variant == "felagsvist",
             )
             if self.infer and self.model
             else None
