@@ -27,9 +27,10 @@ The last lines are the coefficients fitted on all the data, to be written into
 ``leads.COEF_TRUMPS`` and ``leads.COEF_MISERE``.
 
 With ``--free`` the free model instead (``leads.FREE_FEATURES``: the same features and the
-club rules' verdict, the club rules' card or one equal to it), for leads and for
-discards (a follow in another suit than the one led), each in trumps and Grand and in
-misère; the last lines are then ``leads.COEF_FREE``.
+club rules' verdict, the club rules' card or one equal to it), for leads, for discards (a
+follow in another suit than the one led) and for follows in the suit led (two or more
+cards of it held; the model over those cards), each in trumps and Grand and in misère;
+the last lines are then ``leads.COEF_FREE``.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from whistkit.bots.inference import PARTNER_MISS
 from whistkit.bots.knowledge import Knowledge
 from whistkit.bots.leads import FEATURES, FREE_FEATURES, equal_cards, lead_features
 from whistkit.bots.sampling import sample_deals
-from whistkit.cards import cards_in
+from whistkit.cards import SUIT_MASKS, cards_in
 from whistkit.deal import deal_cards
 from whistkit.state import Deal, State, new_game
 
@@ -58,7 +59,7 @@ from whistkit.state import Deal, State, new_game
 @dataclass
 class Lead:
     seed: int
-    kind: str  # "lead" or "discard"
+    kind: str  # "lead", "discard" or "follow"
     misere: bool
     real: np.ndarray  # features of every card of the real hand, the card led first
     imagined: list[np.ndarray]  # the same for each imagined hand holding the card
@@ -74,16 +75,20 @@ def _state(seed: int, hand: int, played: list[int]) -> State:
     return state
 
 
-def _matrix(hand: int, gone: int, card: int, contract: Any, then: Any = None) -> np.ndarray:
-    """The features of each card of ``hand``, ``card`` first; with the view ``then`` the
-    free model's (the club rules' card from ``hand`` there)."""
+def _matrix(
+    hand: int, gone: int, card: int, contract: Any, then: Any = None, suit: int | None = None
+) -> np.ndarray:
+    """The features of each card of ``hand`` (of the suit mask ``suit`` alone if given: a
+    follow), ``card`` first; with the view ``then`` the free model's (the club rules'
+    card from ``hand`` there)."""
+    legal = hand if suit is None else hand & suit
     club = None
     if then is not None:
         know0 = Knowledge.from_view(then)
         know = know0.with_hand(hand, know0.unseen & ~hand)
-        club = equal_cards(club_card(then, list(cards_in(hand)), know), hand, gone, contract)
+        club = equal_cards(club_card(then, list(cards_in(legal)), know), hand, gone, contract)
     feats = lead_features(hand, gone, contract, club)
-    rows = [feats[card]] + [f for c, f in feats.items() if c != card]
+    rows = [feats[card]] + [f for c, f in feats.items() if c != card and legal >> c & 1]
     return np.array(rows, dtype=float)
 
 
@@ -108,12 +113,18 @@ def load(paths: list[str], n_worlds: int, free: bool = False) -> list[Lead]:
             if row["hand"].bit_count() < 2:
                 continue
             played = row["played"]
+            follow_suit = None  # the whole hand
             if row["lead"]:
                 kind = "lead"
-            elif free and row["card"] // 13 != played[len(played) - len(played) % 4] // 13:
+            elif not free:
+                continue
+            elif row["card"] // 13 != played[len(played) - len(played) % 4] // 13:
                 kind = "discard"
             else:
-                continue
+                kind = "follow"
+                follow_suit = SUIT_MASKS[row["card"] // 13]
+                if (row["hand"] & follow_suit).bit_count() < 2:
+                    continue
             if "deal" not in row:
                 raise SystemExit(f"{path}: rows without 'seed' and 'deal' (an older file)")
             state = _state(row["seed"], row["deal"], row["played"])
@@ -128,14 +139,16 @@ def load(paths: list[str], n_worlds: int, free: bool = False) -> list[Lead]:
             worlds = sample_deals(state.view(seat ^ 2), n_worlds, rng)
             then = replace(state.view(seat), hand=0, legal=()) if free else None
             imagined = [
-                _matrix(w[seat], gone, card, contract, then) for w in worlds if w[seat] >> card & 1
+                _matrix(w[seat], gone, card, contract, then, follow_suit)
+                for w in worlds
+                if w[seat] >> card & 1
             ]
             leads.append(
                 Lead(
                     row["seed"],
                     kind,
                     contract.misere,
-                    _matrix(row["hand"], gone, card, contract, then),
+                    _matrix(row["hand"], gone, card, contract, then, follow_suit),
                     imagined,
                     _club_info(row),
                 )
@@ -203,7 +216,7 @@ def main() -> None:
     leads = load(opts.data, opts.worlds, opts.free)
     names = FREE_FEATURES if opts.free else FEATURES
     print(f"{len(leads)} decisions from {', '.join(opts.data)}; {opts.worlds} worlds each")
-    kinds = ("lead", "discard") if opts.free else ("lead",)
+    kinds = ("lead", "discard", "follow") if opts.free else ("lead",)
     fitted = {}
     for kind in kinds:
         for misere in (False, True):

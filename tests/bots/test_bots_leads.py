@@ -159,3 +159,36 @@ def test_the_expert_reads_by_the_free_model_in_felagsvist_only() -> None:
     assert draws(free, view) != draws(plain, view)
     other = replace(view, variant="classic")
     assert draws(free, other) == draws(plain, other)
+
+
+def test_the_follow_model_reads_partner_s_follows_in_trumps_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As N sees it after S (its partner) followed the 3S lead with the 7S: with
+    # follow_model the follow weighs each world by the free model's probability of the
+    # 7S among S's spades there, in place of the club rules' verdict (1 or
+    # PARTNER_MISS). With every coefficient 0 that is one over S's spades then, so the
+    # weight is the club reading's times 1/k or 2/k; in Nóló (hand 6) the follows keep
+    # the verdict
+    zeros = {k: (0.0,) * len(FREE_FEATURES) for k in leads.COEF_FREE}
+    monkeypatch.setattr(leads, "COEF_FREE", zeros)
+    spades = parse_hand("AS KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S")
+    sampler_rng = random.Random(6)
+    for number, trumps in ((1, True), (6, False)):
+        state = _hand_state(number, "3S QS 7S")
+        view = state.view(0)
+        base = policy_model(view)
+        flat = policy_model(view, follow_model=True)
+        assert base is not None and flat is not None
+        sampler = sampler_for(view)
+        ratios = set()
+        for _ in range(60):
+            world = sampler.sample(sampler_rng)
+            w = base[0](world, 0.0)
+            if w == 0.0:
+                continue
+            k = ((world[2] | 1 << parse_card("7S")) & spades).bit_count()
+            ratios.add(round(flat[0](world, 0.0) / w * (k if trumps else 1), 9))
+        assert ratios and ratios <= ({1.0, 2.0} if trumps else {1.0})
+    with pytest.raises(ValueError, match="follow_model must be True or False"):
+        ExpertBot(follow_model=None)  # type: ignore[arg-type]

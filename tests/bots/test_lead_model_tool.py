@@ -35,13 +35,13 @@ def test_it_fits_on_the_decisions_and_prints_the_coefficients(tmp_path: Path) ->
     assert loss < uniform
     coef = [line for line in text.splitlines() if line.startswith("COEF_TRUMPS = (")]
     assert len(coef) == 1 and coef[0].count(",") == len(FEATURES) - 1
-    # the free model: leads and discards, the club rules' verdict a feature (the club
+    # the free model: leads, discards and follows, the club rules' verdict a feature (the club
     # level plays it always, so its coefficient is large in sample)
     done = run_benchmark("lead_model.py", str(out), "--worlds", "4", "--free")
     assert done.returncode == 0, done.stderr
     assert "discards, trumps and Grand" in done.stdout
     entries = [line for line in done.stdout.splitlines() if line.startswith('    ("')]
-    assert len(entries) == 4
+    assert len(entries) == 6  # leads, discards and follows; trumps and misère
     assert all(e.count(",") == len(FREE_FEATURES) + 1 for e in entries)
     club = [line for line in done.stdout.splitlines() if line.startswith("    club ")]
     assert club and float(club[0].split()[1]) > 1.0

@@ -60,6 +60,10 @@ LEAD_MODEL = False
 # expert's own play), each weighing the world by p(card | partner's hand then). Off
 # (False) until measured paired
 FREE_MODEL = False
+# partner's follows in the suit led, in the trump contracts and Grand, read by the free
+# model's follow coefficients in place of the club rules' verdict (in misère the model
+# told less than the verdict, held out). Off (False) until measured paired
+FOLLOW_MODEL = False
 # the softened club policy's probability of the club rules' card (the rest spread evenly
 # over the other legal cards), for an opponent and for partner: with two legal cards
 # these give a card the rules would not play the odds MISS and PARTNER_MISS give it
@@ -331,6 +335,7 @@ def policy_model(
     partner_lead_miss: float | None = PARTNER_LEAD_MISS,
     lead_model: bool = LEAD_MODEL,
     free_model: bool = FREE_MODEL,
+    follow_model: bool = FOLLOW_MODEL,
 ) -> tuple[Callable[[tuple[Hand, ...], float], float], Callable[[tuple[Hand, ...]], float]] | None:
     """The policy model's two likelihoods of the other seats' cards so far, sharing one
     replay of each past hand: ``(weight, ratio)``.
@@ -352,7 +357,8 @@ def policy_model(
     :mod:`whistkit.bots.leads` instead: each weighs a world by the model's probability
     of the card led from partner's hand then (in ``weight`` and ``ratio`` alike);
     with ``free_model`` partner's leads and discards are, by the free model (hand
-    features and the club rules' verdict).
+    features and the club rules' verdict); with ``follow_model`` its follows in the
+    suit led too, in the trump contracts and Grand.
     """
     contract = view.contract
     if contract is None:
@@ -366,6 +372,7 @@ def policy_model(
         if (m.seat ^ view.seat) & 1
         or (m.led < 0 and lead_model)
         or (free_model and (m.led < 0 or m.card // 13 != m.led))
+        or follow_model
         or (lead_miss if m.led < 0 else partner_miss) < 1.0
     ]
     if not moments:
@@ -388,16 +395,23 @@ def policy_model(
 
     # partner's leads read by the lead model: p(card | hand then), one per hand
     # (the free model: leads and discards, the club rules' verdict a feature)
+    kinds = [
+        "lead" if m.led < 0 else "discard" if m.card // 13 != m.led else "follow" for m in moments
+    ]
     free = [
-        free_model and not opponent[i] and (m.led < 0 or m.card // 13 != m.led)
-        for i, m in enumerate(moments)
+        not opponent[i]
+        and (
+            (free_model and kind != "follow")
+            or (follow_model and kind == "follow" and not contract.misere)
+        )
+        for i, kind in enumerate(kinds)
     ]
     modelled = [
         free[i] or (lead_model and not opponent[i] and m.led < 0) for i, m in enumerate(moments)
     ]
     coefs = [
-        free_coefficients(contract, m.led < 0) if free[i] else coefficients(contract)
-        for i, m in enumerate(moments)
+        free_coefficients(contract, kinds[i]) if free[i] else coefficients(contract)
+        for i in range(len(moments))
     ]
     probabilities: list[dict[Hand, float]] = [{} for _ in moments]
 
@@ -406,12 +420,13 @@ def policy_model(
         hand = world[m.seat] | m.later
         p = seen.get(hand)
         if p is None:
-            club = None
+            club = legal = None
             if free[i]:
+                legal = hand & led_suits[i] if kinds[i] == "follow" else hand
                 know = m.know.with_hand(hand, m.know.unseen & ~hand)
-                choice = club_card(m.view, list(cards_in(hand)), know)
+                choice = club_card(m.view, list(cards_in(legal)), know)
                 club = equal_cards(choice, hand, m.before, contract)
-            p = lead_probability(m.card, hand, m.before, contract, coefs[i], club)
+            p = lead_probability(m.card, hand, m.before, contract, coefs[i], club, legal)
             seen[hand] = p
         return p
 
@@ -610,6 +625,7 @@ def world_weight(
 
 __all__ = [
     "CLUB_PRIOR",
+    "FOLLOW_MODEL",
     "FREE_MODEL",
     "HIT",
     "LEAD_MODEL",

@@ -69,32 +69,45 @@ COEF_MISERE: tuple[float, ...] = (
     0.096, 0.000, 0.103, -0.260, -0.205, -0.185, -0.888, 0.000, 0.000, 0.237, 1.367,
 )  # fmt: skip
 assert len(COEF_TRUMPS) == len(COEF_MISERE) == N_FEATURES
-# The free model (FREE_FEATURES) for leads and for discards, in trumps and Grand (False)
-# and in misère (True): fitted by `python benchmarks/lead_model.py --free --worlds 20` on
-# the same decisions (4,973: 2,818 leads, 2,155 discards). Held out seed by seed it tells
-# partner, in nats a card: leads in trumps and Grand +0.13 to +0.22, in Nóló +0.34 to
-# +0.61; discards +0.35 to +0.54 and +0.08 to +0.39 (the club rules' verdict alone
-# +0.15 to +0.19 and +0.10 to +0.16).
+# The free model (FREE_FEATURES) for leads, discards and follows, in trumps and Grand
+# (False) and in misère (True): fitted by `python benchmarks/lead_model.py --free
+# --worlds 20` on the same decisions (8,951: 2,818 leads, 2,155 discards, 3,978 follows
+# with two or more cards of the suit led). Held out seed by seed it tells partner, in
+# nats a card: leads in trumps and Grand +0.13 to +0.22, in Nóló +0.34 to +0.61;
+# discards +0.35 to +0.54 and +0.08 to +0.39; follows +0.19 to +0.30 and -0.09 to -0.02
+# (the club rules' verdict alone: leads +0.00 to +0.08, discards +0.15 to +0.19 and
+# +0.10 to +0.16, follows +0.04 to +0.09 and +0.01 to +0.06). So the follows in misère
+# stay with the verdict (inference.FOLLOW_MODEL: the trump contracts and Grand only).
 COEF_FREE: dict[tuple[str, bool], tuple[float, ...]] = {
     ("lead", False): (
         -0.006, 0.788, -0.121, 0.405, 1.127, 1.480, 0.427, 0.863, -2.591, 0.592, -0.006,
-        -0.387, -0.029, 0.648, -0.005, -0.126, -0.264, -0.277, 2.996, -0.879, 0.750, -0.317,
-        0.338, 0.741,
+        -0.387, -0.029, 0.648, -0.005, -0.126, -0.264, -0.277, 2.996, -0.879, 0.750,
+        -0.317, 0.338, 0.741,
     ),
     ("lead", True): (
-        -0.301, 1.135, -0.554, -0.098, -1.237, 0.865, -0.346, 0.937, -2.242, 0.000, 0.000,
-        0.448, 0.055, 0.000, -0.061, -0.262, -0.202, -0.117, -0.891, 0.000, 0.000, 0.218,
-        1.427, 0.872,
+        -0.301, 1.135, -0.554, -0.098, -1.237, 0.865, -0.346, 0.937, -2.242, 0.000,
+        0.000, 0.448, 0.055, 0.000, -0.061, -0.262, -0.202, -0.117, -0.891, 0.000,
+        0.000, 0.218, 1.427, 0.872,
     ),
     ("discard", False): (
         0.076, 0.902, 0.064, -0.021, -1.005, 0.888, -0.233, 0.223, -2.459, 0.705, 0.016,
-        0.488, 0.067, 1.008, -0.255, 0.060, -0.699, -0.327, -0.468, 1.050, -0.203, 1.033,
-        0.627, 1.602,
+        0.488, 0.067, 1.008, -0.255, 0.060, -0.699, -0.327, -0.468, 1.050, -0.203,
+        1.033, 0.627, 1.602,
     ),
     ("discard", True): (
         -0.718, 0.740, -0.541, 0.591, 0.469, 1.079, -0.532, 0.792, -0.850, 0.000, 0.000,
         -2.387, 0.132, 0.000, 0.000, 0.190, -0.356, -0.032, 1.928, 0.000, 0.000, 0.862,
         0.640, 1.304,
+    ),
+    ("follow", False): (
+        0.000, 0.000, 0.000, 0.000, -0.499, 0.915, -0.567, 0.368, -2.485, 0.000, 0.000,
+        -0.629, 0.000, 0.000, 1.587, 0.000, 0.000, 0.000, 0.325, -0.201, -1.167, 0.454,
+        0.437, 2.132,
+    ),
+    ("follow", True): (
+        0.000, 0.000, 0.000, 0.000, -0.209, -0.634, 0.426, 0.265, -1.375, 0.000, 0.000,
+        -0.533, 0.000, 0.000, -0.858, 0.000, 0.000, 0.000, 1.325, 0.000, 0.000, 0.312,
+        0.457, 2.118,
     ),
 }  # fmt: skip
 assert all(len(c) == len(FREE_FEATURES) for c in COEF_FREE.values())
@@ -187,10 +200,11 @@ def coefficients(contract: Contract) -> tuple[float, ...]:
     return COEF_MISERE if contract.misere else COEF_TRUMPS
 
 
-def free_coefficients(contract: Contract, lead: bool) -> tuple[float, ...]:
-    """The fitted coefficients of the free model (``FREE_FEATURES``) for a lead or a
-    discard (a card of another suit than the one led) in ``contract``."""
-    return COEF_FREE[("lead" if lead else "discard", contract.misere)]
+def free_coefficients(contract: Contract, kind: str) -> tuple[float, ...]:
+    """The fitted coefficients of the free model (``FREE_FEATURES``) for a ``kind`` of
+    card in ``contract``: ``"lead"``, ``"discard"`` (a card of another suit than the one
+    led) or ``"follow"`` (a card of the suit led)."""
+    return COEF_FREE[(kind, contract.misere)]
 
 
 def lead_probability(
@@ -200,11 +214,15 @@ def lead_probability(
     contract: Contract,
     coef: Sequence[float],
     club: Hand | None = None,
+    legal: Hand | None = None,
 ) -> float:
     """``p(card | hand)`` under the model with coefficients ``coef`` (with ``club``, the
-    club rules' card and those equal to it, the free model's)."""
+    club rules' card and those equal to it, the free model's), over the cards of
+    ``legal`` (None: the whole hand)."""
     total = mine = 0.0
     for c, f in lead_features(hand, gone, contract, club).items():
+        if legal is not None and not legal >> c & 1:
+            continue
         score = exp(sum(map(mul, coef, f)))
         total += score
         if c == card:

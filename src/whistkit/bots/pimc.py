@@ -39,6 +39,7 @@ from .bidding import bottom_action, expert_wants_red, is_bottom_choice
 from .club import ClubBot
 from .inference import (
     CLUB_PRIOR,
+    FOLLOW_MODEL,
     FREE_MODEL,
     HIT,
     LEAD_MODEL,
@@ -392,8 +393,9 @@ class ExpertBot:
     (docs/bots.md, issue 35's thirteenth pass). With ``lead_model`` partner's leads are
     read by a model fitted to the expert's own leads (:mod:`whistkit.bots.leads`) in
     place of the club rules' verdict; with ``free_model`` its leads and discards by a
-    model fitted the same way with the club rules' verdict among its features, in
-    Félagsvist, where it was fitted and measured. ``bidding``
+    model fitted the same way with the club rules' verdict among its features, and with
+    ``follow_model`` its follows in the suit led in the trump contracts and Grand, in
+    Félagsvist, where they were fitted and measured. ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
     ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
@@ -424,6 +426,7 @@ class ExpertBot:
         partner_lead_miss: float | None = PARTNER_LEAD_MISS,
         lead_model: bool = LEAD_MODEL,
         free_model: bool = FREE_MODEL,
+        follow_model: bool = FOLLOW_MODEL,
         weigh: bool = WEIGH,
         hit: float = HIT,
         partner_hit: float = PARTNER_HIT,
@@ -502,6 +505,9 @@ class ExpertBot:
         if type(free_model) is not bool:
             raise ValueError(f"free_model must be True or False, not {free_model!r}")
         self.free_model = free_model
+        if type(follow_model) is not bool:
+            raise ValueError(f"follow_model must be True or False, not {follow_model!r}")
+        self.follow_model = follow_model
         self.weigh = weigh
         self.hit = float(hit)
         self.partner_hit = float(partner_hit)
@@ -708,6 +714,7 @@ class ExpertBot:
                 self.lead_model,
                 # fitted to and measured in Félagsvist's play: elsewhere the club reading
                 self.free_model and view.variant == "felagsvist",
+                self.follow_model and view.variant == "felagsvist",
             )
             if self.infer and self.model
             else None
