@@ -418,7 +418,9 @@ def policy_model(
     def lead_p(i: int, world: tuple[Hand, ...]) -> float:
         m, seen = moments[i], probabilities[i]
         hand = world[m.seat] | m.later
-        p = seen.get(hand)
+        # a follow's features and the club rules' card read only the suit led and trumps
+        key = hand & (led_suits[i] | trumps) if kinds[i] == "follow" else hand
+        p = seen.get(key)
         if p is None:
             club = legal = None
             if free[i]:
@@ -427,7 +429,7 @@ def policy_model(
                 choice = club_card(m.view, list(cards_in(legal)), know)
                 club = equal_cards(choice, hand, m.before, contract)
             p = lead_probability(m.card, hand, m.before, contract, coefs[i], club, legal)
-            seen[hand] = p
+            seen[key] = p
         return p
 
     def judge(i: int, world: tuple[Hand, ...]) -> tuple[bool, int]:
