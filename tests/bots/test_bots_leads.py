@@ -192,3 +192,29 @@ def test_the_follow_model_reads_partner_s_follows_in_trumps_only(
         assert ratios and ratios <= ({1.0, 2.0} if trumps else {1.0})
     with pytest.raises(ValueError, match="follow_model must be True or False"):
         ExpertBot(follow_model=None)  # type: ignore[arg-type]
+
+
+def test_the_models_probabilities_can_be_softened() -> None:
+    # model_power: each modelled card's probability raised to it, the rest unchanged
+    state = _hand_state(1, "3S QS 7S 6S 4S 8S 8D")
+    view = state.view(1)
+    base = policy_model(view, partner_miss=1.0)  # partner's cards left out
+    full = policy_model(view, partner_miss=1.0, free_model=True)
+    half = policy_model(view, partner_miss=1.0, free_model=True, model_power=0.5)
+    assert base is not None and full is not None and half is not None
+    sampler = sampler_for(view)
+    rng = random.Random(8)
+    checked = 0
+    for _ in range(40):
+        world = sampler.sample(rng)
+        w = base[0](world, 0.0)
+        if w == 0.0:
+            continue
+        p = full[0](world, 0.0) / w  # the 8D discard's probability (6S was forced)
+        assert 0.0 < p < 1.0
+        assert half[0](world, 0.0) / w == pytest.approx(p**0.5)
+        checked += 1
+    assert checked
+    assert ExpertBot(model_power=0.5).model_power == 0.5
+    with pytest.raises(ValueError, match="model_power must be above 0 and at most 1"):
+        ExpertBot(model_power=0.0)

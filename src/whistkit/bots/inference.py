@@ -64,6 +64,10 @@ FREE_MODEL = False
 # model's follow coefficients in place of the club rules' verdict (in misère the model
 # told less than the verdict, held out). Off (False) until measured paired
 FOLLOW_MODEL = False
+# the models' probabilities above are raised to this power (1.0: as fitted; below 1
+# softer, for evidence the product over a hand's cards counts as independent when the
+# expert's cards are not)
+MODEL_POWER = 1.0
 # the softened club policy's probability of the club rules' card (the rest spread evenly
 # over the other legal cards), for an opponent and for partner: with two legal cards
 # these give a card the rules would not play the odds MISS and PARTNER_MISS give it
@@ -336,6 +340,7 @@ def policy_model(
     lead_model: bool = LEAD_MODEL,
     free_model: bool = FREE_MODEL,
     follow_model: bool = FOLLOW_MODEL,
+    model_power: float = MODEL_POWER,
 ) -> tuple[Callable[[tuple[Hand, ...], float], float], Callable[[tuple[Hand, ...]], float]] | None:
     """The policy model's two likelihoods of the other seats' cards so far, sharing one
     replay of each past hand: ``(weight, ratio)``.
@@ -358,7 +363,8 @@ def policy_model(
     of the card led from partner's hand then (in ``weight`` and ``ratio`` alike);
     with ``free_model`` partner's leads and discards are, by the free model (hand
     features and the club rules' verdict); with ``follow_model`` its follows in the
-    suit led too, in the trump contracts and Grand.
+    suit led too, in the trump contracts and Grand. Each such probability is raised to
+    ``model_power``.
     """
     contract = view.contract
     if contract is None:
@@ -429,6 +435,8 @@ def policy_model(
                 choice = club_card(m.view, list(cards_in(legal)), know)
                 club = equal_cards(choice, hand, m.before, contract)
             p = lead_probability(m.card, hand, m.before, contract, coefs[i], club, legal)
+            if model_power != 1.0:
+                p **= model_power
             seen[key] = p
         return p
 
@@ -632,6 +640,7 @@ __all__ = [
     "HIT",
     "LEAD_MODEL",
     "MISS",
+    "MODEL_POWER",
     "PARTNER_DD",
     "PARTNER_DD_FROM",
     "PARTNER_DD_NODES",

@@ -44,6 +44,7 @@ from .inference import (
     HIT,
     LEAD_MODEL,
     MISS,
+    MODEL_POWER,
     PARTNER_DD,
     PARTNER_DD_NODES,
     PARTNER_HIT,
@@ -395,7 +396,8 @@ class ExpertBot:
     place of the club rules' verdict; with ``free_model`` its leads and discards by a
     model fitted the same way with the club rules' verdict among its features, and with
     ``follow_model`` its follows in the suit led in the trump contracts and Grand, in
-    Félagsvist, where they were fitted and measured. ``bidding``
+    Félagsvist, where they were fitted and measured; their probabilities raised to
+    ``model_power``. ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
     ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
@@ -427,6 +429,7 @@ class ExpertBot:
         lead_model: bool = LEAD_MODEL,
         free_model: bool = FREE_MODEL,
         follow_model: bool = FOLLOW_MODEL,
+        model_power: float = MODEL_POWER,
         weigh: bool = WEIGH,
         hit: float = HIT,
         partner_hit: float = PARTNER_HIT,
@@ -508,6 +511,9 @@ class ExpertBot:
         if type(follow_model) is not bool:
             raise ValueError(f"follow_model must be True or False, not {follow_model!r}")
         self.follow_model = follow_model
+        if type(model_power) not in (int, float) or not 0.0 < model_power <= 1.0:
+            raise ValueError(f"model_power must be above 0 and at most 1, not {model_power!r}")
+        self.model_power = float(model_power)
         self.weigh = weigh
         self.hit = float(hit)
         self.partner_hit = float(partner_hit)
@@ -715,6 +721,7 @@ class ExpertBot:
                 # fitted to and measured in Félagsvist's play: elsewhere the club reading
                 self.free_model and view.variant == "felagsvist",
                 self.follow_model and view.variant == "felagsvist",
+                self.model_power,
             )
             if self.infer and self.model
             else None
