@@ -46,14 +46,14 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
+from partner_model import dealt  # benchmarks/partner_model.py, beside this script
 from whistkit.bots.club import club_card
 from whistkit.bots.inference import PARTNER_MISS
 from whistkit.bots.knowledge import Knowledge
 from whistkit.bots.leads import FEATURES, FREE_FEATURES, equal_cards, lead_features
 from whistkit.bots.sampling import sample_deals
 from whistkit.cards import SUIT_MASKS, cards_in
-from whistkit.deal import deal_cards
-from whistkit.state import Deal, State, new_game
+from whistkit.state import State
 
 
 @dataclass
@@ -67,9 +67,8 @@ class Lead:
 
 
 def _state(seed: int, hand: int, played: list[int]) -> State:
-    dealer = hand % 4
-    state = new_game("felagsvist", dealer=dealer).replace(hand_number=hand % 6 + 1)
-    state = state.apply(Deal(deal_cards(random.Random(seed * 1000 + hand), dealer).hands))
+    """A decision of ``partner_model.py``'s data: its hand dealt, the cards before played."""
+    state = dealt(seed, hand)
     for card in played:
         state = state.apply(card)
     return state

@@ -79,13 +79,18 @@ def _club_explains(view: View, card: Card) -> Callable[[Hand], bool | None]:
     return judge
 
 
+def dealt(seed: int, hand: int) -> State:
+    """Hand ``hand`` of seed ``seed`` as this tool deals it (see the docstring)."""
+    dealer = hand % 4
+    state = new_game("felagsvist", dealer=dealer).replace(hand_number=hand % 6 + 1)
+    return state.apply(Deal(deal_cards(random.Random(seed * 1000 + hand), dealer).hands))
+
+
 def _hand(args: tuple[str, int, int, int]) -> list[dict[str, Any]]:
     level, seed, hand, n_worlds = args
     player = make_player(level)
     club = ClubBot()
-    dealer = hand % 4
-    state: State = new_game("felagsvist", dealer=dealer).replace(hand_number=hand % 6 + 1)
-    state = state.apply(Deal(deal_cards(random.Random(seed * 1000 + hand), dealer).hands))
+    state = dealt(seed, hand)
     rows: list[dict[str, Any]] = []
     while state.phase == "play":
         seat = state.to_play

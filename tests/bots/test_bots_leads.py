@@ -4,6 +4,7 @@ partner's leads with it."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 from test_bots_inference import _hand_state
@@ -17,9 +18,9 @@ from whistkit.bots.leads import (
     lead_features,
     lead_probability,
 )
-from whistkit.bots.sampling import sampler_for
+from whistkit.bots.sampling import World, sampler_for
 from whistkit.cards import parse_card, parse_hand
-from whistkit.state import Contract
+from whistkit.state import Contract, View
 
 HEARTS = Contract("H", 1)
 NOLO = Contract("NOLO", None, misere=True)
@@ -28,6 +29,21 @@ NOLO = Contract("NOLO", None, misere=True)
 def _named(hand: str, gone: str, card: str, contract: Contract = HEARTS) -> dict[str, float]:
     feats = lead_features(parse_hand(hand), parse_hand(gone) if gone else 0, contract)
     return dict(zip(FEATURES, feats[parse_card(card)], strict=True))
+
+
+def _weighed(
+    view: View, weight: Callable[[World, float], float], rng: random.Random, n: int
+) -> list[tuple[World, float]]:
+    """``n`` worlds drawn uniformly from ``view``, those ``weight`` leaves above 0, each
+    with its weight."""
+    sampler = sampler_for(view)
+    out = []
+    for _ in range(n):
+        world = sampler.sample(rng)
+        w = weight(world, 0.0)
+        if w > 0.0:
+            out.append((world, w))
+    return out
 
 
 def test_features_describe_the_card_in_its_hand() -> None:
@@ -74,15 +90,9 @@ def test_partner_s_lead_weighs_each_world_by_the_model(monkeypatch: pytest.Monke
     without = policy_model(view, partner_lead_miss=1.0)
     modelled = policy_model(view, lead_model=True)
     assert without is not None and modelled is not None
-    sampler = sampler_for(view)
-    rng = random.Random(3)
     two = parse_card("2S")
     seen = set()
-    for _ in range(60):
-        world = sampler.sample(rng)
-        rest = without[0](world, 0.0)
-        if rest == 0.0:
-            continue
+    for world, rest in _weighed(view, without[0], random.Random(3), 60):
         north = world[0] | 1 << two
         p = lead_probability(two, north, 0, HEARTS, leads.COEF_TRUMPS)
         assert modelled[0](world, 0.0) == pytest.approx(rest * p)
@@ -128,14 +138,8 @@ def test_the_free_model_reads_partner_s_discards(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(leads, "COEF_FREE", zeros)
     flat = policy_model(view, free_model=True)
     assert base is not None and fitted is not None and flat is not None
-    sampler = sampler_for(view)
-    rng = random.Random(4)
     ratios, varied = set(), set()
-    for _ in range(80):
-        world = sampler.sample(rng)
-        w = base[0](world, 0.0)
-        if w == 0.0:
-            continue
+    for world, w in _weighed(view, base[0], random.Random(4), 80):
         ratios.add(round(flat[0](world, 0.0) / w * 12, 9))
         varied.add(round(fitted[0](world, 0.0) / w, 9))
     assert ratios and ratios <= {1.0, 2.0}
@@ -180,13 +184,8 @@ def test_the_follow_model_reads_partner_s_follows_in_trumps_only(
         base = policy_model(view)
         flat = policy_model(view, follow_model=True)
         assert base is not None and flat is not None
-        sampler = sampler_for(view)
         ratios = set()
-        for _ in range(60):
-            world = sampler.sample(sampler_rng)
-            w = base[0](world, 0.0)
-            if w == 0.0:
-                continue
+        for world, w in _weighed(view, base[0], sampler_rng, 60):
             k = ((world[2] | 1 << parse_card("7S")) & spades).bit_count()
             ratios.add(round(flat[0](world, 0.0) / w * (k if trumps else 1), 9))
         assert ratios and ratios <= ({1.0, 2.0} if trumps else {1.0})
@@ -202,14 +201,8 @@ def test_the_models_probabilities_can_be_softened() -> None:
     full = policy_model(view, partner_miss=1.0, free_model=True)
     half = policy_model(view, partner_miss=1.0, free_model=True, model_power=0.5)
     assert base is not None and full is not None and half is not None
-    sampler = sampler_for(view)
-    rng = random.Random(8)
     checked = 0
-    for _ in range(40):
-        world = sampler.sample(rng)
-        w = base[0](world, 0.0)
-        if w == 0.0:
-            continue
+    for world, w in _weighed(view, base[0], random.Random(8), 40):
         p = full[0](world, 0.0) / w  # the 8D discard's probability (6S was forced)
         assert 0.0 < p < 1.0
         assert half[0](world, 0.0) / w == pytest.approx(p**0.5)
