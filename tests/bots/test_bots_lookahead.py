@@ -14,7 +14,7 @@ from helpers_bots import late_positions
 from whistkit import solver
 from whistkit.bots import ExpertBot
 from whistkit.bots.club import ClubBot
-from whistkit.bots.lookahead import OBSERVE, Lookahead, OverBudget, _Line
+from whistkit.bots.lookahead import OBSERVE, Lookahead, OverBudget, _legal_mask, _Line
 from whistkit.bots.pimc import _weights, hand_scorer
 from whistkit.bots.sampling import sample_deals
 from whistkit.game import Game
@@ -259,13 +259,9 @@ def test_club_opponents_answers_partner_double_dummy_and_opponents_by_the_club_r
     # plays the lowest of its double-dummy best cards in the world, each opponent the
     # club bot's card from its real view
     partner_cards = opponent_cards = 0
-    for i, state in enumerate(late_positions(variant, 40, seed=13, tricks_left=6)):
-        me = state.to_play
-        view = state.view(me)
-        cards = [a for a in view.legal if type(a) is int]
-        if view.contract is None or len(cards) < 2:
-            continue
-        contract = view.contract
+    for i, (state, view, cards) in enumerate(_choices(variant, 40, seed=13, tricks_left=6)):
+        me, contract = view.seat, view.contract
+        assert contract is not None
         ahead = Lookahead(solver, view, float, respond="club-opponents")
         root = _Line(state.holdings, tuple(state.trick), state.leader, 0, ())
         for card in cards:
@@ -286,6 +282,71 @@ def test_club_opponents_answers_partner_double_dummy_and_opponents_by_the_club_r
                         opponent_cards += 1
                 real = real.apply(got)
     assert partner_cards > 10 and opponent_cards > 20, (partner_cards, opponent_cards)
+
+
+def _replays(ahead: Lookahead, root: _Line, line: _Line) -> bool:
+    """Is ``line`` ``root`` played on by the cards in ``line.since`` after root's?"""
+    for got in line.since[len(root.since) :]:
+        if not root.hands[root.to_play] >> got & 1:
+            return False
+        root = ahead._play(root, got)
+    return root.hands == line.hands
+
+
+def test_partner_guesses_plays_one_card_for_the_worlds_partner_cannot_tell_apart() -> None:
+    # respond="partner-guesses": the opponents answer by the club rules, and partner's
+    # card is the one best summed over every world with the same cards played since the
+    # decision and the same legal cards for partner (the lowest of equals), so worlds
+    # that differ only where partner cannot see get one card, not each its own best
+    groups = differ = 0
+    for variant in ("felagsvist", "swedish"):
+        for i, (_, view, cards) in enumerate(_choices(variant, 30, seed=17, tricks_left=6)):
+            me, contract = view.seat, view.contract
+            assert contract is not None
+            drawn = [list(w) for w in sample_deals(view, 24, random.Random(i))]
+            for w in drawn:
+                w[me] = view.hand
+            ahead = Lookahead(solver, view, float, respond="partner-guesses")
+            for card in cards:
+                roots = [
+                    ahead._play(
+                        _Line((w[0], w[1], w[2], w[3]), tuple(view.trick), view.leader, 0, ()), card
+                    )
+                    for w in drawn
+                ]
+                # partner's choices, replayed from each world: (what partner has seen,
+                # its legal cards) -> [(the line at partner's turn, the card it played)]
+                chosen: dict[tuple[tuple[int, ...], int], list[tuple[_Line, int]]] = {}
+                for line in ahead._advance(roots):
+                    # a world it came from (the lines come back in another order):
+                    # every card since in the hand of the seat that played it
+                    at = next(r for r in roots if _replays(ahead, r, line))
+                    for got in line.since[len(at.since) :]:
+                        legal = _legal_mask(at)
+                        if at.to_play == me:
+                            break
+                        if side_of(at.to_play) != side_of(me):
+                            assert got == ahead._club(at) or not legal & (legal - 1)
+                        elif legal & (legal - 1):
+                            chosen.setdefault((at.since, legal), []).append((at, got))
+                        at = ahead._play(at, got)
+                for members in chosen.values():
+                    played = {got for _, got in members}
+                    assert len(played) == 1, played
+                    summed: dict[int, int] = {}
+                    bests = set()
+                    for at, _ in members:
+                        pos = position_for(solver, at.hands, at.trick, at.leader, contract)
+                        values = solver.solve_cards(pos)
+                        best = min(values.values()) if contract.misere else max(values.values())
+                        bests.add(min(c for c, v in values.items() if v == best))
+                        for c, v in values.items():
+                            summed[c] = summed.get(c, 0) + v
+                    top = min(summed.values()) if contract.misere else max(summed.values())
+                    assert played == {min(c for c, v in summed.items() if v == top)}
+                    groups += len(members) > 1
+                    differ += len(bests) > 1
+    assert groups > 20 and differ > 3, (groups, differ)
 
 
 def test_respond_is_checked() -> None:

@@ -5,7 +5,9 @@ its later turns it will know which world it is in (*strategy fusion*, docs/bots.
 happily postpones a guess, because in every world it guesses right. With a look-ahead of
 ``depth`` own moves, the expert plays each candidate card in every world, lets the other
 three seats answer in that world until its next turn (``respond``: double-dummy, by the
-club rules, or the opponents by the club rules and partner double-dummy), and groups the worlds
+club rules, the opponents by the club rules and partner double-dummy, or the opponents
+by the club rules and partner by the card best over the worlds it cannot tell apart,
+``"partner-guesses"``), and groups the worlds
 by what it would then have seen. Within a group it must play the same card in every
 world, so a group is worth the best *single* card's summed value, not the sum of each
 world's best card. At the last level each world's value comes from the
@@ -42,7 +44,7 @@ Scorer = Callable[[int], float]
 OBSERVE = ("coarse", "cards")
 
 
-RESPOND = ("dd", "club", "club-opponents")
+RESPOND = ("dd", "club", "club-opponents", "partner-guesses")
 # tail: the classes of cards played out at the last own move, those whose summed
 # double-dummy score is within TAIL_SLACK per world of the best (one Félagsvist trick),
 # at most TAIL_CLASSES of them, the best first
@@ -79,6 +81,13 @@ def touching_runs(cards: Iterable[Card], out: int, aces_low: bool) -> list[list[
                 continue
         groups.append([c])
     return groups
+
+
+def _best_card(values: dict[Card, Any], misere: bool) -> Card:
+    """The card of the most tricks for the side to play (misère: the fewest), the lowest
+    of equally good cards (the same in every world)."""
+    best = min(values.values()) if misere else max(values.values())
+    return min(c for c, v in values.items() if v == best)
 
 
 def _legal_mask(line: _Line) -> int:
@@ -457,10 +466,12 @@ class Lookahead:
                     else:
                         solving.append(line)
             if solving:
-                for line, row in zip(solving, self._solve(solving), strict=True):
-                    best = min(row.values()) if misere else max(row.values())
-                    # the lowest of the equally good cards, the same in every world
-                    moved.append(self._play(line, min(c for c, v in row.items() if v == best)))
+                rows = self._solve(solving)
+                if self.respond == "partner-guesses":
+                    moved.extend(self._partner_guesses(solving, rows))
+                else:
+                    for line, row in zip(solving, rows, strict=True):
+                        moved.append(self._play(line, _best_card(row, misere)))
             pending = moved
         return done
 
@@ -468,7 +479,29 @@ class Lookahead:
         """Does ``seat`` answer by the club rules (``respond``) rather than double-dummy?"""
         if self.respond == "club":
             return True
-        return self.respond == "club-opponents" and side_of(seat) != self.side
+        return self.respond != "dd" and side_of(seat) != self.side
+
+    def _partner_guesses(self, lines: list[_Line], rows: list[dict[Card, int]]) -> list[_Line]:
+        """``lines`` (the expert's partner to play) each after partner's card when it
+        cannot see the world: lines with the same cards played since the decision and the
+        same legal cards for partner look alike to partner as far as this trick goes, so
+        partner plays the one card best over all of them (weighted), not each line's own
+        best. The expert itself (playing to the end for the tail) keeps each line's best."""
+        misere = self.contract.misere
+        groups: dict[tuple[tuple[Card, ...], int], list[int]] = {}
+        moved: list[_Line] = []
+        for i, line in enumerate(lines):
+            if line.to_play == self.me:
+                moved.append(self._play(line, _best_card(rows[i], misere)))
+            else:
+                groups.setdefault((line.since, _legal_mask(line)), []).append(i)
+        for members in groups.values():
+            summed = {
+                c: sum(lines[i].weight * rows[i][c] for i in members) for c in rows[members[0]]
+            }
+            card = _best_card(summed, misere)
+            moved.extend(self._play(lines[i], card) for i in members)
+        return moved
 
     def _club(self, line: _Line) -> Card:
         """The club rules' card for the seat to play in ``line``, from its hand in this

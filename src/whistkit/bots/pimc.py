@@ -373,7 +373,9 @@ class ExpertBot:
     what the expert would see, ``observe`` (``"coarse"`` or ``"cards"``,
     :mod:`whistkit.bots.lookahead`); ``respond`` says how the other seats answer there
     until the expert's next turn (``"dd"`` double-dummy, ``"club"`` by the club rules
-    from their hands in each world, ``"club-opponents"``, the default, the opponents so and partner double-dummy; a lead
+    from their hands in each world, ``"club-opponents"``, the default, the opponents so and partner double-dummy,
+    ``"partner-guesses"`` the opponents so and partner's card the best over the worlds
+    with the same cards played and the same legal cards for partner); a lead
     look-ahead ``lead_lookahead`` maps tricks left to own moves held consistent at the
     expert's leads in normal contracts where ``lookahead`` gives 1; ``grand_lookahead``
     the own moves by tricks left in Félagsvist's Grand, over ``lookahead`` too, so a
