@@ -281,6 +281,54 @@ def test_absent_late_and_leaving_players(server: Server) -> None:
     asyncio.run(main())
 
 
+class Unrecorded(Person):
+    """A person whose opening of their link was never stored (the process that saw it
+    was paused past its lease, or restarted within the save delay)."""
+
+    async def look(self) -> dict[str, Any]:
+        ev = await self.server.evenings.get(self.ev.id)
+        assert ev is not None
+        state = online.player_json(ev, self.pid, BASE)
+        self.states.append(state)
+        return state
+
+
+def test_a_person_at_their_table_is_not_taken_for_absent(server: Server) -> None:
+    """Gunnar's opening of his link was lost, but he played hand 1 at his table to its
+    end: hand 2 counts him as come (listed present, his seat waiting for him, not played
+    by a stand-in at once); Einar never comes: a stand-in plays his seat at once."""
+
+    async def main() -> None:
+        ev = await server.evenings.create(online.read_new_evening(body(hands=2), "beginner"))
+        by_name = {ev.name(pid): pid for pid in ev.tokens}
+        lost, never = by_name["Gunnar"], by_name["Einar"]
+        people = [
+            (Unrecorded if pid == lost else Person)(server, ev, pid)
+            for pid in sorted(ev.tokens)
+            if pid != never
+        ]
+        checked: list[int] = []
+
+        def before_hand(hand: int, _: list[Person]) -> None:
+            if hand != 2:
+                return
+            assert lost in ev.seen and never not in ev.seen, ev.seen
+            for pid, away in ((lost, False), (never, True)):
+                t = derive(ev.evening).hand(2).table_of(pid)
+                assert t is not None
+                table = server.tables.loaded(ev.hands[1].games[t.table - 1])
+                assert isinstance(table, SharedTable)
+                assert ("NESW".index(t.seat_of(pid)) in table.away) is away, (pid, table.away)
+                checked.append(pid)
+
+        await run_evening(server, ev, people, random.Random(3), before_hand)
+        assert checked == [lost, never]
+        assert online.room_json(ev, host=True)["absent"] == [never]
+        await server.close()
+
+    asyncio.run(main())
+
+
 def test_filler_bots_make_full_tables(server: Server) -> None:
     """Five players without groups: the organiser seats two tables, three bots fill
     them; every game is four hands played, the bots get no prize."""

@@ -871,13 +871,18 @@ class Evenings:
         b = ev if basis is None else replace(basis, evening=evening)
         seated = done.hand(hand)
         prev_away: set[int] = set()
+        # at their table when the last hand ended: they have opened their link, even if
+        # the process that saw them open it lost that (paused past its lease, restarted)
+        prev_present: set[int] = set()
         if hand > 1:
             before = done.hand(hand - 1)
             tables_before = ev.hands[hand - 2]
             for t in before.tables:
-                for letter in tables_before.away[t.table - 1] if tables_before.away else []:
-                    prev_away.add(t.seat_map()[letter])
-        seen = set(ev.seen)
+                gone = tables_before.away[t.table - 1] if tables_before.away else []
+                for letter, pid in t.seat_map().items():
+                    if pid not in b.bots:
+                        (prev_away if letter in gone else prev_present).add(pid)
+        seen = set(ev.seen) | prev_present
         made: list[SharedTable] = []
         ops = []
         dealer_seat = None
@@ -924,7 +929,12 @@ class Evenings:
             tokens=[{seat_name(s): tok for s, tok in t.tokens.items()} for t in made],
             started=time.time(),
         )
-        staged = replace(b, evening=evening, hands=[*ev.hands, tables], seen=list(ev.seen))
+        staged = replace(
+            b,
+            evening=evening,
+            hands=[*ev.hands, tables],
+            seen=[*ev.seen, *sorted(prev_present - set(ev.seen))],
+        )
         await self._commit(ev, staged, ops, done)
         for table in made:
             table._stored()
