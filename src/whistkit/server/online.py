@@ -29,7 +29,7 @@ starts within :data:`GATHER_SECONDS` ends unplayed.
 **Presence.** Online nobody sits out. A person who is not at their table is played for
 by a stand-in (issue 22's rules: after the table's grace on their turn; at once when
 they were away at the end of the previous hand); a player whose link was never opened
-is listed as absent.
+is listed as absent (one at their table when the last hand ended has opened it).
 
 **Several processes** (``--bus``, docs/online.md): every change of the evening is a
 compare-and-set on the document's version (:class:`~whistkit.server.store.Stale` when
