@@ -236,7 +236,18 @@ def test_http_a_gathered_evening_with_some_players_entered(http: TestClient) -> 
     assert http.post(f"{api}/join", json={"name": "anna", "group": "A"}).json()["code"] == (
         "name_taken"
     )
+    # "joined so far" counts those who came: a joiner, and an entered player once their
+    # link is opened, not the names the host typed
+    r = http.post(f"{api}/join", json={"name": "Dóra", "group": "B"})
+    dora = r.json()["url"].split("#t=")[1]
     key = made["host_url"].split("#k=")[1]
+    room = http.get(api, params={"key": key}).json()
+    assert [p["name"] for p in room["players"] if not p["absent"]] == ["Dóra"]
+    assert http.get(f"{api}/me", params={"t": dora}).json()["joined"] == 1
+    anna = made["players"][0]["url"].split("#t=")[1]
+    assert http.get(f"{api}/me", params={"t": anna}).json()["joined"] == 2
+    room = http.get(api, params={"key": key}).json()
+    assert [p["name"] for p in room["players"] if not p["absent"]] == ["Anna", "Dóra"]
     assert http.post(f"{api}/start", params={"key": key}).status_code == 200
     state = http.get(api, params={"key": key}).json()
     assert state["current"] == 1 and len(state["hands"][0]["tables"]) == 1

@@ -1513,7 +1513,9 @@ def player_json(ev: OnlineEvening, player: int, base: str) -> dict[str, Any]:
     }
     if ev.gathering:  # the host starts it; meanwhile the page says who has come
         out["gathering"] = True
-        out["joined"] = len(ev.evening.players)
+        # those who came: joined through the link, or opened the link the host made
+        seen = set(ev.seen)
+        out["joined"] = sum(p.id in seen for p in ev.evening.players)
         return out
     if not ev.hands:
         out["unplayed"] = True  # nobody started it in time

@@ -165,7 +165,7 @@ function render(s) {
   let status;
   if (s.unplayed) status = t("room_unplayed");
   else if (s.finished) status = t("room_over");
-  else if (s.gathering) status = t("room_gathering", { n: s.players.length });
+  else if (s.gathering) status = t("room_gathering", { n: s.players.filter((p) => !p.absent).length });
   else {
     const hand = s.hands[s.current - 1];
     status = t("room_hand", { hand: s.current, hands: s.hands_total, contract: t(`contract_${hand.contract}`) });
