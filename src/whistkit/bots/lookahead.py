@@ -174,18 +174,7 @@ class Lookahead:
             raise ValueError(f"a look-ahead searches at least 2 own moves, not {depth}")
         if weights is not None and len(weights) != len(worlds):
             raise ValueError(f"{len(weights)} weights for {len(worlds)} worlds")
-        view = self.view
-        root = [
-            _Line(
-                (w[0], w[1], w[2], w[3]),
-                tuple(view.trick),
-                view.leader,
-                0,
-                (),
-                weight=1.0 if weights is None else weights[i],
-            )
-            for i, w in enumerate(worlds)
-        ]
+        root = self._roots(worlds, weights)
         values: dict[Card, float] = {}
         for group in self._equivalent(cards):
             value = self._after(root, group[0], depth)
@@ -208,10 +197,7 @@ class Lookahead:
         two ends. For positions too deep to solve (misère with 12-13 tricks left): the
         club rules stand in for the opening tricks, the solver for the rest."""
         cards = list(cards)
-        view = self.view
-        root = [
-            _Line((w[0], w[1], w[2], w[3]), tuple(view.trick), view.leader, 0, ()) for w in worlds
-        ]
+        root = self._roots(worlds)
         groups = self._equivalent(cards)
         ends: list[_Line] = []
         for group in groups:
@@ -273,11 +259,8 @@ class Lookahead:
         ``node_limit`` nodes (None: exactly), partner choosing its best card. One row per
         world (each card's score), None for a world the budget left open."""
         cards = list(cards)
-        view = self.view
         misere = self.contract.misere
-        root = [
-            _Line((w[0], w[1], w[2], w[3]), tuple(view.trick), view.leader, 0, ()) for w in worlds
-        ]
+        root = self._roots(worlds)
         groups = self._equivalent(cards)
         ends: list[_Line] = []
         for group in groups:
@@ -333,6 +316,23 @@ class Lookahead:
                 for c in group:
                     row[c] = score(line.won + extra)
         return [None if row is None else {c: row[c] for c in cards} for row in rows]
+
+    def _roots(
+        self, worlds: Sequence[Sequence[int]], weights: Sequence[float] | None = None
+    ) -> list[_Line]:
+        """A line per world at the decision (``weights``: each world's; None: 1)."""
+        view = self.view
+        return [
+            _Line(
+                (w[0], w[1], w[2], w[3]),
+                tuple(view.trick),
+                view.leader,
+                0,
+                (),
+                weight=1.0 if weights is None else weights[i],
+            )
+            for i, w in enumerate(worlds)
+        ]
 
     @staticmethod
     def _settled(line: _Line, stop: int) -> bool:
