@@ -122,7 +122,10 @@ OBSERVE = "coarse"
 # double-dummy ("dd"), by the club rules from their hands in each world ("club": the
 # model the inference already uses), or the opponents by the club rules and partner
 # double-dummy ("club-opponents", the default: paired against "club" on 240 deals of
-# seed 1, +0.175 [+0.045, +0.305] points per hand; docs/bots.md)
+# seed 1, +0.175 [+0.045, +0.305] points per hand; docs/bots.md). "partner-guesses",
+# partner's card the best over the worlds it cannot tell apart, changed 42 and 35 of the
+# ladders' 400 deals and gained nothing: -0.018 and +0.007 a deal (docs/bots.md, "Issue
+# 35, fifteenth pass")
 RESPONSE = "club-opponents"
 # At the look-ahead's last own move, value each card by playing the hand out to its end
 # in each world, the expert's side double-dummy and the opponents as RESPONSE says,
