@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from .conftest import DESKTOP, PHONE, ServerProcess
-from .pages import get_json, open_page, shots_dir
+from .pages import get_json, open_page, post_json, shots_dir
 
 SIZES = (("phone", PHONE), ("desktop", DESKTOP))
 
@@ -169,3 +169,43 @@ def test_people_join_then_the_host_starts_the_evening(
     for context, _page in people:
         context.close()
     host_context.close()
+
+
+def test_the_room_says_who_of_those_entered_has_come(
+    browser: Browser, gather_server: ServerProcess, tmp_path: Path
+) -> None:
+    """The host entered Anna and Bjarni and Dóra joined through the link: the room lists
+    all three, Anna and Bjarni as not here yet, and "joined so far" counts Dóra alone;
+    once Anna opens her link she is here and the count is two."""
+    shots = shots_dir(tmp_path)
+    players = [{"name": "Anna", "group": "A"}, {"name": "Bjarni", "group": "B"}]
+    body = {
+        "title": "Entered and joined",
+        "hands": 2,
+        "gather": True,
+        "groups": True,
+        "open_join": True,
+        "level": "beginner",
+        "players": players,
+    }
+    made = post_json(f"{gather_server.url}api/online-evenings", body)
+    api = f"{gather_server.url}api/online-evenings/{made['id']}"
+    post_json(f"{api}/join", {"name": "Dóra", "group": "B"})
+    context = browser.new_context(viewport=PHONE)
+    host = context.new_page()
+    open_page(host, made["host_url"], lang="en")
+    host.wait_for_function(
+        "() => document.querySelector('#room-joined').textContent.includes('Dóra')"
+    )
+    rows = [str(t) for t in host.locator("#room-joined li").all_text_contents()]
+    assert ["not here yet" in r for r in rows] == [True, True, False], rows
+    assert "joined so far: 1" in str(host.locator("#room-status").text_content())
+    host.screenshot(path=str(shots / "room-gather-entered-en-phone.png"))
+    get_json(f"{api}/me?t={made['players'][0]['url'].split('#t=')[1]}")  # Anna comes
+    host.wait_for_function(
+        "() => document.querySelector('#room-status').textContent.includes('so far: 2')",
+        timeout=15000,
+    )
+    rows = [str(t) for t in host.locator("#room-joined li").all_text_contents()]
+    assert ["not here yet" in r for r in rows] == [False, True, False], rows
+    context.close()

@@ -286,7 +286,9 @@ function renderGathering(s) {
   list.dataset.drawn = drawn;
   list.replaceChildren();
   for (const p of s.players) {
-    const li = cell("li", s.grouped ? `${p.name} (${t("room_group", { group: p.group })})` : p.name);
+    let text = s.grouped ? `${p.name} (${t("room_group", { group: p.group })})` : p.name;
+    if (p.absent) text += ` · ${t("room_not_here")}`; // entered by the host, link not opened
+    const li = cell("li", text);
     li.dataset.player = String(p.id);
     if (room.key) {
       const b = document.createElement("button");
