@@ -872,7 +872,9 @@ class Evenings:
         seated = done.hand(hand)
         prev_away: set[int] = set()
         # at their table when the last hand ended: they have opened their link, even if
-        # the process that saw them open it lost that (paused past its lease, restarted)
+        # the process that saw them open it lost that (paused past its lease, restarted);
+        # a table whose result was recovered (_recover) names nobody away, so its people
+        # count as come: at worst a stand-in waits the table's grace for one who never came
         prev_present: set[int] = set()
         if hand > 1:
             before = done.hand(hand - 1)
