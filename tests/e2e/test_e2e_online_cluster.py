@@ -101,7 +101,22 @@ def test_an_evening_through_nginx_on_two_processes(
                 with suppress(PlaywrightError):
                     cards.first.click(timeout=5_000)
         time.sleep(0.2)
-    assert all(played), "a person's turn never came"
+    # what each page showed (a failure says whose turn the table was at, and where)
+    shown = [
+        page.evaluate(
+            """() => {
+              const t = document.querySelector('#table');
+              return {url: location.href, turn: t.dataset.turn, mine: t.dataset.myTurn,
+                      version: t.dataset.version, phase: t.dataset.phase,
+                      table: t.dataset.eveningTable, hand: t.dataset.eveningHand,
+                      cards: document.querySelectorAll('#hand [data-card]').length,
+                      legal: document.querySelectorAll('#hand [data-legal="true"]').length,
+                      status: (document.querySelector('#status') || {}).textContent};
+            }"""
+        )
+        for _context, page in people
+    ]
+    assert all(played), f"a person's turn never came: {played}, {shown}"
     people[0][1].screenshot(path=str(shots / "cluster-hand1-is-phone.png"))
     # the host ends hand 1 (stand-ins finish it); every page moves on by itself
     host.wait_for_selector("#room-end-hand:visible")

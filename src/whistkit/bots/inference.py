@@ -38,6 +38,7 @@ from .bottom import club_wants_red, earlier_seats
 from .club import club_card
 from .knowledge import Knowledge, rank_keys
 from .leads import coefficients, equal_cards, free_coefficients, lead_probability
+from .signals import SIGNAL_MISS, signal_fits
 
 PENALTY = 0.2
 # the policy model's likelihood of a card the club rules would not have played, by an
@@ -341,6 +342,7 @@ def policy_model(
     free_model: bool = FREE_MODEL,
     follow_model: bool = FOLLOW_MODEL,
     model_power: float = MODEL_POWER,
+    signal: str | None = None,
 ) -> tuple[Callable[[tuple[Hand, ...], float], float], Callable[[tuple[Hand, ...]], float]] | None:
     """The policy model's two likelihoods of the other seats' cards so far, sharing one
     replay of each past hand: ``(weight, ratio)``.
@@ -364,7 +366,10 @@ def policy_model(
     with ``free_model`` partner's leads and discards are, by the free model (hand
     features and the club rules' verdict); with ``follow_model`` its follows in the
     suit led too, in the trump contracts and Grand. Each such probability is raised to
-    ``model_power``.
+    ``model_power``. With ``signal`` (a convention of :mod:`whistkit.bots.signals`)
+    partner's cards from a run of equal cards weigh a world 1 where the convention gives
+    that card in partner's hand then and ``SIGNAL_MISS`` where it gives another (in
+    ``weight`` and ``ratio`` alike).
     """
     contract = view.contract
     if contract is None:
@@ -379,6 +384,7 @@ def policy_model(
         or (m.led < 0 and lead_model)
         or (free_model and (m.led < 0 or m.card // 13 != m.led))
         or follow_model
+        or signal is not None
         or (lead_miss if m.led < 0 else partner_miss) < 1.0
     ]
     if not moments:
@@ -460,6 +466,22 @@ def policy_model(
         return ok, legal.bit_count()
 
     seats = [m.seat for m in moments]
+    # partner's signals: the cards of the complete tricks at each moment (a card in the
+    # trick being played still parts a run), and each hand's verdict, by its suit alone
+    signalled = [signal is not None and not opponent[i] for i in range(len(moments))]
+    complete = [m.before & ~sum(1 << c for c in m.view.trick) for m in moments]
+    fits: list[dict[Hand, float]] = [{} for _ in moments]
+
+    def signal_f(i: int, world: tuple[Hand, ...]) -> float:
+        m = moments[i]
+        hand = world[m.seat] | m.later
+        key = hand & SUIT_MASKS[m.card // 13]
+        f = fits[i].get(key)
+        if f is None:
+            assert signal is not None
+            f = 1.0 if signal_fits(signal, m.card, hand, complete[i], contract) else SIGNAL_MISS
+            fits[i][key] = f
+        return f
 
     def mixed(k: int) -> float:
         return club_prior * sharp**k + (1.0 - club_prior) * miss**k
@@ -468,6 +490,8 @@ def policy_model(
         w = 1.0
         if club_prior <= 0.0:
             for i in range(len(moments)):
+                if signalled[i]:
+                    w *= signal_f(i, world)
                 if modelled[i]:
                     w *= lead_p(i, world)
                     if w < floor:
@@ -481,6 +505,8 @@ def policy_model(
             return w
         misses = [0, 0, 0, 0]  # per seat: an opponent's cards the rules would not play
         for i in range(len(moments)):
+            if signalled[i]:
+                w *= signal_f(i, world)
             if modelled[i]:
                 w *= lead_p(i, world)
             else:
@@ -500,6 +526,8 @@ def policy_model(
     def ratio(world: tuple[Hand, ...]) -> float:
         r = 1.0
         for i in range(len(moments)):
+            if signalled[i]:
+                r *= signal_f(i, world)  # the same in both models: it cancels
             if modelled[i]:
                 r *= lead_p(i, world)  # the same in both models: it cancels
                 continue

@@ -57,6 +57,7 @@ from .inference import (
 )
 from .lookahead import Lookahead, OverBudget, check_observe, check_respond
 from .sampling import World, WorldChain, sampler_for
+from .signals import check_signal, signal_card
 
 Scorer = Callable[[int], float]
 BIDDING = ("simulate", "red", "black")
@@ -155,6 +156,9 @@ REPLY: frozenset[int] = frozenset()
 # best mean only, the club rules splitting exact ties. At 0.25: -0.216 and -0.186 a deal
 # on 204 deals of each ladder, paired (docs/bots.md, issue 35's thirteenth pass)
 CONVENTION = 0.0
+# a signalling convention among equal cards that the partnership plays and reads
+# (whistkit.bots.signals; None: the club rules split such ties and nothing is read)
+SIGNAL: str | None = None
 
 
 def default_solver() -> Any:
@@ -451,6 +455,7 @@ class ExpertBot:
         reply: Iterable[int] | None = None,
         convention: float = CONVENTION,
         lookahead_nodes: int | None = LOOKAHEAD_NODES,
+        signal: str | None = SIGNAL,
     ) -> None:
         if bidding not in BIDDING:
             raise ValueError(f"bidding must be one of {', '.join(BIDDING)}, not {bidding!r}")
@@ -567,6 +572,7 @@ class ExpertBot:
             )
         # the look-ahead's node budget: deterministic, so only with the worlds' node limit
         self.lookahead_nodes = None if self.node_limit is None else lookahead_nodes
+        self.signal = check_signal(signal)
         self.last_worlds = 0  # worlds solved at the last decision (for benchmarks)
 
     def choose(self, view: View, rng: random.Random) -> Action:
@@ -581,7 +587,15 @@ class ExpertBot:
             return ClubBot().choose(view, rng)
         if len(cards) == 1:
             return cards[0]
-        return self.play(view, cards, rng)
+        card = self.play(view, cards, rng)
+        if self.signal is None:
+            return card
+        # which of a run of equal cards: the convention's (the same value in every world)
+        complete = 0
+        for c in view.played[: len(view.played) - len(view.trick)]:
+            complete |= 1 << c
+        chosen = signal_card(self.signal, card, view.hand, complete, view.contract)
+        return chosen if chosen in cards else card
 
     def bid(self, view: View, rng: random.Random) -> Action:
         """The Swedish bottom card: simulated, or a fixed colour (for measurement)."""
@@ -727,6 +741,7 @@ class ExpertBot:
                 self.free_model and view.variant == "felagsvist",
                 self.follow_model and view.variant == "felagsvist",
                 self.model_power,
+                self.signal,
             )
             if self.infer and self.model
             else None
