@@ -68,7 +68,8 @@ class Game:
         """Let the bot whose turn it is act; returns who acted and what."""
         seat = self.state.to_play
         bot = self.bots[seat]
-        action = bot.choose(self.state.view(seat), self.bot_rngs[seat])
+        people = [s for s in range(4) if s not in self.bots]
+        action = bot.choose(self.state.view(seat).with_people(people), self.bot_rngs[seat])
         self.act(action)
         return seat, action
 

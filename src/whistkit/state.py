@@ -22,8 +22,8 @@ Every action comes in three forms (pokerkit): :meth:`State.check` raises
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, Union, runtime_checkable
 
 from ._checks import is_whole, kind_of
@@ -452,6 +452,15 @@ class View:
             if pos == 0 and leaders is not None:
                 leader = "NESW".index(leaders[t])
             yield (leader + pos) & 3, card
+
+    def with_people(self, seats: Iterable[Seat]) -> View:
+        """This view with ``public["people"]``, the seats that people play (the table
+        knows it and so does everyone at it): a bot reads no signal from a person's
+        cards (:mod:`whistkit.bots.signals`). The view itself if ``seats`` is empty."""
+        people = sorted(set(seats))
+        if not people:
+            return self
+        return replace(self, public={**self.public, "people": people})
 
     def unseen(self) -> Hand:
         """Cards this seat has not seen: neither its own nor played."""

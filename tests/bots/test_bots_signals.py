@@ -3,6 +3,7 @@ plays by a convention, and how partner's inference reads it."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -11,7 +12,9 @@ from test_bots_leads import _weighed
 
 from whistkit.bots import ExpertBot
 from whistkit.bots.inference import policy_model
-from whistkit.bots.signals import SIGNAL_MISS, signal_card, signal_fits
+from whistkit.bots.signals import SIGNAL_MISS, reads_signal, signal_card, signal_fits
+from whistkit.game import Game
+from whistkit.state import View
 from whistkit.cards import parse_card, parse_hand
 from whistkit.state import Contract
 
@@ -104,3 +107,33 @@ def test_the_expert_refuses_an_unknown_convention() -> None:
     assert ExpertBot(signal="count").signal == "count"
     with pytest.raises(ValueError, match="signal must be None or one of count, above"):
         ExpertBot(signal="loud")
+
+
+def test_partner_is_read_by_the_convention_in_felagsvist_when_a_bot_plays_it() -> None:
+    view = _hand_state(1, "3S 4S").view(2)
+    assert reads_signal(view, "above") == "above"
+    assert reads_signal(view, None) is None
+    # N (partner) is a person's seat: a person plays no convention
+    assert reads_signal(view.with_people([0]), "above") is None
+    assert reads_signal(view.with_people([2, 3]), "above") == "above"
+    assert view.with_people([]) is view
+    # elsewhere than Félagsvist it was not measured: nothing is read (or played)
+    assert reads_signal(dataclasses.replace(view, variant="swedish"), "above") is None
+
+
+def test_a_game_tells_its_bots_which_seats_people_play() -> None:
+    seen: list[View] = []
+
+    class Recorder:
+        name = "recorder"
+
+        def choose(self, view: View, rng: random.Random) -> object:
+            seen.append(view)
+            return view.legal[0]
+
+    game = Game("felagsvist", {}, seed=3, bots={s: Recorder() for s in (0, 1, 3)})
+    game.deal_if_needed()
+    for _ in range(3):  # the bots' turns, and South's own card between them
+        game.run_bots()
+        game.act(game.state.legal_actions()[0])
+    assert seen and all(v.public["people"] == [2] for v in seen)

@@ -126,6 +126,11 @@ def test_the_hint_comes_from_the_seats_view(
     assert isinstance(given, View) and given.seat == 2  # South's view, not the State
     state = server_of(quick).tables.get(game).state
     assert given.hand == state.holdings[2]
+    # the seats people play come with it (a bot reads no signal from their cards), and
+    # so they do with the table's bots' views
+    assert given.public["people"] == [2]
+    table = server_of(quick).tables.get(game)
+    assert table.bot_view(table.state, 1).public["people"] == [2]
     if variant == "swedish":  # the first decision is the bottom card to show
         assert view["phase"] == "bid"
         assert hint["action"]["type"] == "action"

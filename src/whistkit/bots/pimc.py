@@ -57,7 +57,7 @@ from .inference import (
 )
 from .lookahead import Lookahead, OverBudget, check_observe, check_respond
 from .sampling import World, WorldChain, sampler_for
-from .signals import check_signal, signal_card
+from .signals import check_signal, reads_signal, signal_card
 
 Scorer = Callable[[int], float]
 BIDDING = ("simulate", "red", "black")
@@ -406,7 +406,9 @@ class ExpertBot:
     model fitted the same way with the club rules' verdict among its features, and with
     ``follow_model`` its follows in the suit led in the trump contracts and Grand, in
     Félagsvist, where they were fitted and measured; their probabilities raised to
-    ``model_power``. ``bidding``
+    ``model_power``. With ``signal`` (:mod:`whistkit.bots.signals`, Félagsvist only) the
+    expert plays the convention's card of a run of equal cards and reads its partner's
+    cards by it (unless a person plays partner's seat). ``bidding``
     picks the Swedish bottom card's colour: ``"simulate"`` (:func:`expert_wants_red` over
     ``bid_worlds`` deals), or always ``"red"`` / ``"black"`` (baselines for measurement).
     """
@@ -588,7 +590,7 @@ class ExpertBot:
         if len(cards) == 1:
             return cards[0]
         card = self.play(view, cards, rng)
-        if self.signal is None:
+        if self.signal is None or view.variant != "felagsvist":
             return card
         # which of a run of equal cards: the convention's (the same value in every world)
         complete = 0
@@ -741,7 +743,7 @@ class ExpertBot:
                 self.free_model and view.variant == "felagsvist",
                 self.follow_model and view.variant == "felagsvist",
                 self.model_power,
-                self.signal,
+                reads_signal(view, self.signal),
             )
             if self.infer and self.model
             else None

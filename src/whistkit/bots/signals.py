@@ -13,13 +13,17 @@ seat's hand before the card to *high* (play the run's highest card) or *low* (it
 The expert playing a convention plays by it wherever its chosen card lies in a run of
 two or more (:func:`signal_card`); its partner's inference weighs each world by whether
 partner's card so chosen fits the convention in partner's hand in that world
-(:func:`signal_fits`): a card that does not weighs ``SIGNAL_MISS``.
+(:func:`signal_fits`): a card that does not weighs ``SIGNAL_MISS``. Both in Félagsvist
+only, where it was measured (docs/bots.md, issue 35's sixteenth pass); and a seat reads
+no signal from a partner whose seat a person plays (``view.public["people"]``, which
+the web game's tables and :class:`whistkit.game.Game` give their bots): a person plays
+no convention, and would be misread by one.
 """
 
 from __future__ import annotations
 
 from ..cards import SUIT_MASKS, Card, Hand, cards_in
-from ..state import Contract
+from ..state import Contract, View
 from .knowledge import rank_keys
 from .leads import equal_cards
 
@@ -35,6 +39,16 @@ def check_signal(signal: str | None) -> str | None:
     if signal is not None and signal not in SIGNALS:
         raise ValueError(f"signal must be None or one of {', '.join(SIGNALS)}, not {signal!r}")
     return signal
+
+
+def reads_signal(view: View, signal: str | None) -> str | None:
+    """The convention by which a seat reads its partner's cards in ``view``: ``signal``
+    in Félagsvist (where it was measured) when partner is not one of the seats people
+    play (``view.public["people"]``, :meth:`whistkit.state.View.with_people`: a person
+    plays no convention), else None."""
+    if signal is None or view.variant != "felagsvist":
+        return None
+    return None if (view.seat ^ 2) in view.public.get("people", ()) else signal
 
 
 def _run(card: Card, hand: Hand, gone: Hand, contract: Contract) -> list[Card]:
@@ -68,4 +82,11 @@ def signal_fits(signal: str, card: Card, hand: Hand, gone: Hand, contract: Contr
     return signal_card(signal, card, hand, gone, contract) == card
 
 
-__all__ = ["SIGNALS", "SIGNAL_MISS", "check_signal", "signal_card", "signal_fits"]
+__all__ = [
+    "SIGNALS",
+    "SIGNAL_MISS",
+    "check_signal",
+    "reads_signal",
+    "signal_card",
+    "signal_fits",
+]

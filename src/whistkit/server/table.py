@@ -559,7 +559,12 @@ class Table:
                 "not_your_turn", "a hint is given on your turn only: " + self._turn_text(seat)
             )
         seed = f"{self.id}:hint:{seat_name(seat)}:{self.version}"
-        return self.version, (level or play_level(), state.view(seat), seed)
+        return self.version, (level or play_level(), self.bot_view(state, seat), seed)
+
+    def bot_view(self, state: State, seat: Seat) -> View:
+        """``seat``'s view as a bot (or a hint) gets it: with the seats people play, a
+        stand-in's included, whose cards carry no signal (:meth:`View.with_people`)."""
+        return state.view(seat).with_people(s for s, who in self.seats.items() if who == HUMAN)
 
     def parse_action(self, seat: Seat, message: Mapping[str, Any]) -> Action:
         """The legal special action equal to a message's ``action`` object."""
@@ -792,7 +797,7 @@ class Table:
                 return
             if not self.owned():
                 return
-            action = await self.think(level, state.view(seat), self.bot_seed(seat))
+            action = await self.think(level, self.bot_view(state, seat), self.bot_seed(seat))
             if self.closed or self.state is not state or self.bot_level(seat) is None:
                 continue
             try:
