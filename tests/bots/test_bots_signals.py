@@ -13,10 +13,9 @@ from test_bots_leads import _weighed
 from whistkit.bots import ExpertBot
 from whistkit.bots.inference import policy_model
 from whistkit.bots.signals import SIGNAL_MISS, reads_signal, signal_card, signal_fits
-from whistkit.game import Game
-from whistkit.state import View
 from whistkit.cards import parse_card, parse_hand
-from whistkit.state import Contract
+from whistkit.game import Game
+from whistkit.state import Contract, View
 
 HEARTS = Contract("H", 1)
 NOLO = Contract("NOLO", None, misere=True)
