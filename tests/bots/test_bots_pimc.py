@@ -114,10 +114,15 @@ def test_the_gate_keeps_the_club_rules_card_unless_another_clearly_gains() -> No
     # nothing can pass gives the club card every time, and without the gate the expert
     # plays other cards at some of the same positions
     views = _views_with_a_choice(300, tricks_left=5)
+    # (no signal: it would play another card of the club card's run)
     shut = ExpertBot(
-        solver=solver, worlds=lambda left, m: 12, lookahead=plain, gate={4: 1e9, 5: 1e9}
+        solver=solver,
+        worlds=lambda left, m: 12,
+        lookahead=plain,
+        gate={4: 1e9, 5: 1e9},
+        signal=None,
     )
-    free = ExpertBot(solver=solver, worlds=lambda left, m: 12, lookahead=plain)
+    free = ExpertBot(solver=solver, worlds=lambda left, m: 12, lookahead=plain, signal=None)
     gated = differ = 0
     for i, view in enumerate(views):
         club = ClubBot().choose(view, random.Random(i))
@@ -139,8 +144,10 @@ def test_the_convention_plays_the_club_card_within_its_margin_of_the_best() -> N
     views = _views_with_a_choice(200, tricks_left=4)
     differ = 0
     for depth in (plain, ahead):
-        wide = ExpertBot(solver=solver, worlds=lambda left, m: 8, lookahead=depth, convention=25.9)
-        free = ExpertBot(solver=solver, worlds=lambda left, m: 8, lookahead=depth)
+        wide = ExpertBot(
+            solver=solver, worlds=lambda left, m: 8, lookahead=depth, convention=25.9, signal=None
+        )
+        free = ExpertBot(solver=solver, worlds=lambda left, m: 8, lookahead=depth, signal=None)
         for i, view in enumerate(views):
             club = ClubBot().choose(view, random.Random(i))
             assert wide.choose(view, random.Random(i)) == club

@@ -157,8 +157,11 @@ REPLY: frozenset[int] = frozenset()
 # on 204 deals of each ladder, paired (docs/bots.md, issue 35's thirteenth pass)
 CONVENTION = 0.0
 # a signalling convention among equal cards that the partnership plays and reads
-# (whistkit.bots.signals; None: the club rules split such ties and nothing is read)
-SIGNAL: str | None = None
+# (whistkit.bots.signals; None: the club rules split such ties and nothing is read).
+# "above" (the highest of a run when holding a card of the suit above it): +0.033 and
+# +0.107 a deal on the ladders of seeds 1 and 2, paired (docs/bots.md, issue 35's
+# sixteenth pass); Félagsvist only
+SIGNAL: str | None = "above"
 
 
 def default_solver() -> Any:
