@@ -117,3 +117,23 @@ def test_laws_mode_and_bad_arguments_are_refused() -> None:
         make("felagsvist", reward="money")
     with pytest.raises(ValueError, match="max_hands"):
         make("felagsvist", max_hands=0)
+
+
+def test_a_bot_policy_tells_its_bot_which_seats_others_play() -> None:
+    # the expert reads no signal from a seat another policy plays (whistkit.bots.signals)
+    seen = []
+
+    class Recorder:
+        def choose(self, view, rng):  # type: ignore[no-untyped-def]
+            seen.append(view)
+            return view.legal[0]
+
+    game = Game("felagsvist", seed=4, bots={})
+    game.deal_if_needed()
+    policy = BotPolicy("club", people=["S", 0])
+    policy.bot = Recorder()  # type: ignore[assignment]
+    policy.act(game.state.view(game.state.to_play))
+    assert seen[0].public["people"] == [0, 2]
+    BotPolicy("club").act(game.state.view(game.state.to_play))
+    with pytest.raises(ValueError, match="a seat of people"):
+        BotPolicy("club", people=[7])
