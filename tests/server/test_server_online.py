@@ -128,6 +128,9 @@ async def run_evening(
         if done.current != seen_hand:
             seen_hand = done.current or 0
             if before_hand is not None:
+                # the new hand's tables are kept live by tasks its seating started (the
+                # evening's state may be seen first): let them run before looking
+                await settle()
                 before_hand(seen_hand, people)
         for p in people:
             await p.follow()
