@@ -7,6 +7,7 @@ import dataclasses
 import random
 
 import pytest
+from helpers_bots import late_positions
 from test_bots_inference import _hand_state
 from test_bots_leads import _weighed
 
@@ -136,3 +137,30 @@ def test_a_game_tells_its_bots_which_seats_people_play() -> None:
         game.run_bots()
         game.act(game.state.legal_actions()[0])
     assert seen and all(v.public["people"] == [2] for v in seen)
+
+
+@pytest.mark.parametrize("variant", ["swedish", "english", "american"])
+def test_elsewhere_the_search_s_card_is_played(
+    monkeypatch: pytest.MonkeyPatch, variant: str
+) -> None:
+    # N holds AK32 of spades; the search's 2S is played as it is outside Félagsvist (in
+    # Félagsvist "above" makes it the 3S: test_the_expert_plays_the_convention...)
+    view = dataclasses.replace(_hand_state(1, "").view(0), variant=variant)
+    monkeypatch.setattr(ExpertBot, "play", lambda self, v, cards, rng: parse_card("2S"))
+    assert ExpertBot(signal="above").choose(view, random.Random(1)) == parse_card("2S")
+
+
+def test_swedish_and_classic_play_as_without_the_signal() -> None:
+    # the convention is Félagsvist's (measured there): elsewhere the expert with and
+    # without it chooses alike, card for card, and reads alike
+    for variant in ("swedish", "english"):
+        bots = [
+            ExpertBot(worlds=lambda left, m: 8, signal=s, bidding="red") for s in ("above", None)
+        ]
+        chosen = 0
+        for i, state in enumerate(late_positions(variant, 12, seed=4, tricks_left=4)):
+            view = state.view(state.to_play)
+            a, b = (bot.choose(view, random.Random(i)) for bot in bots)
+            assert a == b, (variant, i)
+            chosen += 1
+        assert chosen == 12
