@@ -158,9 +158,9 @@ def test_swedish_and_classic_play_as_without_the_signal() -> None:
             ExpertBot(worlds=lambda left, m: 8, signal=s, bidding="red") for s in ("above", None)
         ]
         chosen = 0
-        for i, state in enumerate(late_positions(variant, 12, seed=4, tricks_left=4)):
+        for i, state in enumerate(late_positions(variant, 40, seed=4, tricks_left=6)):
             view = state.view(state.to_play)
             a, b = (bot.choose(view, random.Random(i)) for bot in bots)
             assert a == b, (variant, i)
             chosen += 1
-        assert chosen == 12
+        assert chosen == 40

@@ -469,7 +469,10 @@ def policy_model(
     # partner's signals: the cards of the complete tricks at each moment (a card in the
     # trick being played still parts a run), and each hand's verdict, by its suit alone
     signalled = [signal is not None and not opponent[i] for i in range(len(moments))]
-    complete = [m.before & ~sum(1 << c for c in m.view.trick) for m in moments]
+    complete = [
+        m.before & ~sum(1 << c for c in m.view.trick) if signalled[i] else 0
+        for i, m in enumerate(moments)
+    ]
     fits: list[dict[Hand, float]] = [{} for _ in moments]
 
     def signal_f(i: int, world: tuple[Hand, ...]) -> float:
